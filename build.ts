@@ -1,0 +1,86 @@
+/**
+ * The command line: build | preview | dev. Thin: parses flags and calls the engine.
+ *
+ *   tsx build.ts build   [--content DIR] [--out DIR]
+ *   tsx build.ts preview [--out DIR] [--port N] [--host H]
+ *   tsx build.ts dev     [--content DIR] [--out DIR] [--port N] [--host H]
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { buildSite } from "./engine/build.js";
+import { FolderWriter } from "./engine/output.js";
+import { serve } from "./engine/serve.js";
+import { startDev } from "./engine/dev.js";
+import { printErrors, printWarnings } from "./engine/report.js";
+
+const projectRoot = path.dirname(fileURLToPath(import.meta.url));
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]`;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        content: { type: "string", default: "content" },
+        out: { type: "string", default: "dist" },
+        port: { type: "string", default: "4321" },
+        host: { type: "string", default: "127.0.0.1" },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0] ?? "build";
+  const contentDir = path.resolve(values.content);
+  const outDir = path.resolve(values.out);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port must be a number from 0 to 65535; got '${values.port}'`);
+    return 2;
+  }
+
+  switch (command) {
+    case "build": {
+      const started = performance.now();
+      const writer = new FolderWriter(outDir);
+      await writer.begin();
+      const result = await buildSite({ contentDir, projectRoot, writer });
+      printWarnings(result.warnings);
+      if (!result.ok) {
+        printErrors(result.errors);
+        console.error(`Build failed; ${path.relative(process.cwd(), outDir) || outDir} was left as it was.`);
+        return 1;
+      }
+      const ms = Math.round(performance.now() - started);
+      console.log(`Built ${result.routes.length} pages into ${path.relative(process.cwd(), outDir) || outDir} in ${ms} ms`);
+      return 0;
+    }
+    case "preview": {
+      const { url } = await serve({ root: outDir, port, host: values.host });
+      console.log(`Serving ${path.relative(process.cwd(), outDir) || outDir} at ${url}  (Ctrl+C to stop)`);
+      return new Promise<number>(() => {});
+    }
+    case "dev":
+      await startDev({ projectRoot, contentDir, outDir, port, host: values.host });
+      return new Promise<number>(() => {});
+    default:
+      console.error(`unknown command '${command}'\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") console.error("That port is already in use: pass another with --port N");
+    else if (code === "ENOENT") console.error(`not found: ${(error as NodeJS.ErrnoException).path} (run npm run build first?)`);
+    else console.error(error);
+    process.exit(1);
+  },
+);

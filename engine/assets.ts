@@ -1,0 +1,65 @@
+/**
+ * Stage 5 — assets: the client islands and the stylesheet through esbuild, with hashed file
+ * names, plus the inline boot script. Returns files to write and the manifest templates use.
+ */
+import path from "node:path";
+import { build, transform } from "esbuild";
+import { readFile } from "node:fs/promises";
+import type { AssetManifest } from "../templates/page-context.js";
+
+export interface BuiltAssets {
+  manifest: AssetManifest;
+  /** Output path (relative to the site root) → contents. */
+  files: Map<string, Uint8Array>;
+}
+
+export interface AssetOptions {
+  /** The project folder holding client/ and templates/. */
+  projectRoot: string;
+  minify?: boolean;
+}
+
+/** Bundles client/main.ts and templates/styles.css into /assets with content hashes. */
+export async function buildAssets({ projectRoot, minify = true }: AssetOptions): Promise<BuiltAssets> {
+  const outdir = path.join(projectRoot, "assets-out");
+  const result = await build({
+    absWorkingDir: projectRoot,
+    entryPoints: { main: "client/main.ts", styles: "templates/styles.css" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    target: ["es2020", "chrome100", "firefox100", "safari15"],
+    minify,
+    write: false,
+    metafile: true,
+    outdir,
+    entryNames: "[name]-[hash]",
+    chunkNames: "chunks/[name]-[hash]",
+    assetNames: "fonts/[name]-[hash]",
+    loader: { ".woff2": "file", ".woff": "file" },
+    jsx: "automatic",
+    define: { "process.env.NODE_ENV": '"production"' },
+    legalComments: "none",
+    logLevel: "silent",
+  });
+
+  const files = new Map<string, Uint8Array>();
+  const manifest: Partial<AssetManifest> = {};
+  for (const file of result.outputFiles) {
+    const rel = `assets/${path.relative(outdir, file.path).split(path.sep).join("/")}`;
+    files.set(rel, file.contents);
+    const url = `/${rel}`;
+    if (/^assets\/main-[^/]+\.js$/.test(rel)) manifest.js = url;
+    else if (/^assets\/styles-[^/]+\.css$/.test(rel)) manifest.css = url;
+    else if (/dancing-script-latin-700-normal[^/]*\.woff2$/.test(rel)) manifest.brandFont = url;
+  }
+
+  const bootSource = await readFile(path.join(projectRoot, "client/boot.ts"), "utf8");
+  const boot = await transform(bootSource, { loader: "ts", minify: true, target: "es2017" });
+  manifest.bootScript = boot.code.trim();
+
+  if (!manifest.js || !manifest.css || !manifest.brandFont) {
+    throw new Error(`asset bundle is missing an entry: ${JSON.stringify(manifest)}`);
+  }
+  return { manifest: manifest as AssetManifest, files };
+}

@@ -1,0 +1,92 @@
+/**
+ * The one error type of the generator. Every problem an author can cause becomes a
+ * `ContentError` naming the file, the line and column where known, what went wrong and
+ * what to do about it; the build collects them and prints them together.
+ */
+export interface ContentErrorInit {
+  file: string;
+  message: string;
+  hint?: string;
+  line?: number;
+  column?: number;
+  /** The front-matter key or data field at fault, e.g. `share.fallback` or `[3].link`. */
+  key?: string;
+  /** Source text of the file, used to print a code frame. */
+  source?: string;
+  cause?: unknown;
+}
+
+export class ContentError extends Error {
+  readonly file: string;
+  readonly hint?: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly key?: string;
+  readonly source?: string;
+
+  constructor(init: ContentErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "ContentError";
+    this.file = init.file;
+    this.hint = init.hint;
+    this.line = init.line;
+    this.column = init.column;
+    this.key = init.key;
+    this.source = init.source;
+  }
+
+  /** `content/articles/x.md:4:3` — the place an editor can jump to. */
+  get location(): string {
+    if (this.line === undefined) return this.file;
+    return `${this.file}:${this.line}${this.column === undefined ? "" : `:${this.column}`}`;
+  }
+}
+
+/** A problem that does not stop the build (a placeholder URL still in use, raw HTML dropped). */
+export interface ContentWarning {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+/** Several content errors found in one pass; the build fails with all of them at once. */
+export class ContentErrors extends Error {
+  constructor(readonly errors: ContentError[]) {
+    super(`${errors.length} content error${errors.length === 1 ? "" : "s"}`);
+    this.name = "ContentErrors";
+  }
+}
+
+/** Two lines of context either side of `line`, with a caret under `column`. */
+export function codeFrame(source: string, line: number, column?: number): string {
+  const lines = source.split(/\r?\n/);
+  const first = Math.max(1, line - 2);
+  const last = Math.min(lines.length, line + 2);
+  const width = String(last).length;
+  const out: string[] = [];
+  for (let n = first; n <= last; n++) {
+    const marker = n === line ? ">" : " ";
+    out.push(`${marker} ${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
+    if (n === line && column !== undefined && column > 0) {
+      out.push(`  ${" ".repeat(width)} | ${" ".repeat(column - 1)}^`);
+    }
+  }
+  return out.join("\n");
+}
+
+/** The text an author reads in the terminal for one error. */
+export function formatError(error: ContentError): string {
+  const parts = [`${error.location}: ${error.message}`];
+  if (error.source !== undefined && error.line !== undefined) {
+    parts.push(codeFrame(error.source, error.line, error.column));
+  }
+  if (error.hint) parts.push(`hint: ${error.hint}`);
+  return parts.join("\n");
+}
+
+/** Turns anything thrown into a list of ContentErrors, keeping unexpected bugs visible. */
+export function asContentErrors(thrown: unknown): ContentError[] | undefined {
+  if (thrown instanceof ContentErrors) return thrown.errors;
+  if (thrown instanceof ContentError) return [thrown];
+  return undefined;
+}

@@ -1,0 +1,132 @@
+/**
+ * Stage 2 — routes: the one place that knows every URL of the site and the file it is
+ * written to. Also checks what points at routes: cards, editions and the home page.
+ */
+import { ContentError } from "./errors.js";
+import type { Article, SiteContent } from "./content.js";
+
+export type Route =
+  | { kind: "home"; path: "/"; outFile: string; featured: ArticleVariants }
+  | { kind: "article"; path: string; outFile: string; article: ArticleVariants }
+  | { kind: "not-found"; path: "/404"; outFile: string };
+
+/** An article and, when it has one, its English version at the same route. */
+export interface ArticleVariants {
+  pt: Article;
+  en?: Article;
+}
+
+/** `/` → `index.html`; `/artigo/x` → `artigo/x.html`: every route is served at its exact path. */
+export function outFileOf(routePath: string): string {
+  return routePath === "/" ? "index.html" : `${routePath.slice(1)}.html`;
+}
+
+const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
+
+export interface RouteTable {
+  routes: Route[];
+  byPath: Map<string, Route>;
+  errors: ContentError[];
+}
+
+/** Builds the route table, failing on duplicate routes and on links to routes that do not exist. */
+export function buildRoutes(content: SiteContent): RouteTable {
+  const errors: ContentError[] = [];
+  const byRoute = new Map<string, { pt?: Article; en?: Article }>();
+
+  for (const article of content.articles) {
+    const pos = article.locate(["route"], { key: true });
+    if (RESERVED.has(article.route) || article.route.startsWith("/assets/")) {
+      errors.push(
+        new ContentError({
+          file: article.file,
+          line: pos?.line,
+          source: article.source,
+          key: "route",
+          message: `the route ${article.route} is reserved by the site`,
+          hint: "choose another `route:` or rename the file",
+        }),
+      );
+      continue;
+    }
+    const slot = byRoute.get(article.route) ?? {};
+    const taken = slot[article.lang];
+    if (taken) {
+      errors.push(
+        new ContentError({
+          file: article.file,
+          line: pos?.line ?? 1,
+          source: article.source,
+          key: "route",
+          message: `two articles have the route ${article.route}${article.lang === "en" ? " in English" : ""}: ${taken.file} and ${article.file}`,
+          hint: "give one of them another `route:` in its front matter, or rename its file",
+        }),
+      );
+      continue;
+    }
+    slot[article.lang] = article;
+    byRoute.set(article.route, slot);
+  }
+
+  const routes: Route[] = [];
+  const byPath = new Map<string, Route>();
+  const add = (route: Route) => {
+    routes.push(route);
+    byPath.set(route.path, route);
+  };
+
+  for (const [path, slot] of [...byRoute].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!slot.pt) {
+      const en = slot.en!;
+      errors.push(
+        new ContentError({
+          file: en.file,
+          line: 1,
+          source: en.source,
+          message: `the English article ${path} has no Portuguese version`,
+          hint: "every page is Portuguese first: add the Portuguese article with the same route, or set `lang: pt`",
+        }),
+      );
+      continue;
+    }
+    if (path === "/") continue;
+    add({ kind: "article", path, outFile: outFileOf(path), article: { pt: slot.pt, en: slot.en } });
+  }
+
+  const site = content.site;
+  const featured = byRoute.get(site.value.home.featured);
+  if (featured?.pt) {
+    add({ kind: "home", path: "/", outFile: "index.html", featured: { pt: featured.pt, en: featured.en } });
+  } else {
+    const pos = site.locate(["home", "featured"]);
+    errors.push(missingRoute(site.file, site.source, pos?.line, site.value.home.featured, "home.featured"));
+  }
+  add({ kind: "not-found", path: "/404", outFile: "404.html" });
+
+  content.cards.value.forEach((card, i) => {
+    if (!byPath.has(card.route)) {
+      const pos = content.cards.locate([i, "route"]);
+      errors.push(missingRoute(content.cards.file, content.cards.source, pos?.line, card.route, `[${i}].route`));
+    }
+  });
+  content.editions.value.forEach((edition, i) => {
+    if (!byPath.has(edition.route)) {
+      const pos = content.editions.locate([i, "route"]);
+      errors.push(missingRoute(content.editions.file, content.editions.source, pos?.line, edition.route, `[${i}].route`));
+    }
+  });
+
+  routes.sort((a, b) => a.path.localeCompare(b.path));
+  return { routes, byPath, errors };
+}
+
+function missingRoute(file: string, source: string, line: number | undefined, route: string, key: string): ContentError {
+  return new ContentError({
+    file,
+    line,
+    source,
+    key,
+    message: `\`${key}\` points to ${route}, but no article has that route`,
+    hint: "use the route of an existing article (see content/articles), or add the article",
+  });
+}

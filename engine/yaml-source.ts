@@ -1,0 +1,175 @@
+/**
+ * YAML and JSON sources that remember where every value came from, so a schema failure can
+ * name the line of the key at fault.
+ */
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Document, type Node } from "yaml";
+import type { z } from "zod";
+import { ContentError } from "./errors.js";
+
+export interface Position {
+  line: number;
+  column: number;
+}
+/** Finds the line of a value (or of a key, for `{ key: true }` lookups) inside a source. */
+export type Locator = (path: readonly PropertyKey[], options?: { key?: boolean }) => Position | undefined;
+
+export interface ParsedSource {
+  value: unknown;
+  locate: Locator;
+}
+
+/**
+ * Parses YAML (JSON is YAML too) and returns its value with a locator. `lineOffset` is the
+ * number of lines before the text inside the real file (front matter starts after `---`).
+ * Throws a ContentError for a syntax error.
+ */
+export function parseYamlSource(text: string, file: string, fileSource: string, lineOffset = 0): ParsedSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const pos = lineCounter.linePos(first.pos[0]);
+    throw new ContentError({
+      file,
+      line: pos.line + lineOffset,
+      column: pos.col,
+      source: fileSource,
+      message: `invalid YAML: ${first.message.split("\n")[0]}`,
+      hint:
+        first.code === "DUPLICATE_KEY"
+          ? "each key may appear once; remove or rename the repeated one"
+          : "check the indentation and quote values that contain a colon (:) or start with a special character",
+    });
+  }
+  return { value: doc.toJS(), locate: locatorFor(doc, lineCounter, lineOffset) };
+}
+
+function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number): Locator {
+  return (path, options) => {
+    let node: unknown = doc.contents;
+    let keyNode: unknown;
+    for (const segment of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+        if (!pair) break;
+        keyNode = pair.key;
+        node = pair.value ?? pair.key;
+      } else if (isSeq(node) && typeof segment === "number") {
+        const item = node.items[segment];
+        if (item === undefined) break;
+        keyNode = item;
+        node = item;
+      } else {
+        break;
+      }
+    }
+    const target = (options?.key && keyNode ? keyNode : node) as Node | null | undefined;
+    const offset = target?.range?.[0];
+    if (offset === undefined) return undefined;
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line + lineOffset, column: pos.col };
+  };
+}
+
+/** Reads a JSON file strictly; a syntax error names its line. */
+export function parseJsonSource(text: string, file: string): ParsedSource {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    const offset = Number(/position (\d+)/.exec(String(error))?.[1] ?? NaN);
+    const before = Number.isNaN(offset) ? "" : text.slice(0, offset);
+    const line = Number.isNaN(offset) ? undefined : before.split("\n").length;
+    const column = Number.isNaN(offset) ? undefined : offset - before.lastIndexOf("\n");
+    throw new ContentError({
+      file,
+      line,
+      column,
+      source: text,
+      message: `invalid JSON: ${(error as Error).message}`,
+      hint: "JSON needs double-quoted keys and strings, and no comma after the last item",
+    });
+  }
+  return parseYamlSource(text, file, text);
+}
+
+const KNOWN_MESSAGES: Record<string, (issue: z.core.$ZodIssue) => string | undefined> = {
+  invalid_type: (issue) => (issue.message.includes("received undefined") ? "is required" : undefined),
+};
+
+/** Turns zod issues into ContentErrors located at the key they concern. */
+export function schemaErrors(
+  issues: readonly z.core.$ZodIssue[],
+  file: string,
+  source: string,
+  locate: Locator,
+  prefix: readonly PropertyKey[] = [],
+  hint?: (key: string) => string | undefined,
+): ContentError[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((extra) => {
+        const pos = locate([...path, extra], { key: true }) ?? locate(path);
+        const key = formatKey([...path, extra]);
+        return new ContentError({
+          file,
+          line: pos?.line,
+          column: pos?.column,
+          source,
+          key,
+          message: `unknown key \`${key}\``,
+          hint: hint?.(key) ?? "remove it or check its spelling",
+        });
+      });
+    }
+    const pos = locate(path, { key: true }) ?? locate(path.slice(0, -1));
+    const key = formatKey(path);
+    const text = KNOWN_MESSAGES[issue.code]?.(issue) ?? issue.message;
+    return [
+      new ContentError({
+        file,
+        line: pos?.line,
+        column: pos?.column,
+        source,
+        key,
+        message: key ? `\`${key}\` ${text}` : text,
+        hint: hint?.(key),
+      }),
+    ];
+  });
+}
+
+/** `share.copyError.title`, `[3].link`, `cards[0].route`. */
+export function formatKey(path: readonly PropertyKey[]): string {
+  return path
+    .map((segment, i) => (typeof segment === "number" ? `[${segment}]` : `${i === 0 ? "" : "."}${String(segment)}`))
+    .join("");
+}
+
+/** The known name closest to `name`, when it is a plausible typo of it. */
+export function nearest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 4)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = current;
+    }
+  }
+  return row[b.length]!;
+}

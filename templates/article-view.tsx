@@ -1,0 +1,78 @@
+/** One article: its header (badge, category, date, read time, author, share) and body. */
+import { CalendarDays, Clock } from "lucide-react";
+import type { Article } from "../engine/content.js";
+import { BlockContext } from "./block-context.js";
+import { Island } from "../client/island.js";
+import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
+import type { PageContext } from "./page-context.js";
+
+export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Article; ctx: PageContext; headingLevel?: 1 | 2 }) {
+  const { meta } = article;
+  const { site } = ctx;
+  const { body, blocks } = ctx.rendered(article.file);
+  const Heading = headingLevel === 1 ? "h1" : "h2";
+  const en = article.lang === "en";
+  const share: ShareButtonProps = {
+    label: site.share.label,
+    title: meta.title,
+    text: meta.share?.text ? meta.lead : undefined,
+    copiedTitle: site.share.copiedTitle,
+    copiedMessage: meta.share?.copiedMessage ?? site.share.copiedMessage,
+    alertMessage: site.share.alertMessage,
+    settings: meta.share ?? {},
+  };
+  const series = meta.series ? ctx.seriesOf(meta.series).filter((s) => s.route !== article.route) : [];
+  return (
+    <article className="article">
+      <header className="article-header">
+        {meta.badge ? <p className="badge badge-highlight">{meta.badge}</p> : null}
+        <div className="article-meta">
+          {meta.category ? <span className="badge">{meta.category}</span> : null}
+          {meta.date ? (
+            <span className="meta-item">
+              <CalendarDays aria-hidden="true" size={16} />
+              <time dateTime={meta.date.iso}>{meta.date.text}</time>
+            </span>
+          ) : null}
+          {meta.readTime ? (
+            <span className="meta-item">
+              <Clock aria-hidden="true" size={16} />
+              {meta.readTime} min {en ? "read" : "de leitura"}
+            </span>
+          ) : null}
+        </div>
+        <Heading className="article-title">{meta.title}</Heading>
+        {meta.authorLine ? <p className="article-author-line">{meta.authorLine}</p> : null}
+        {meta.lead ? <p className="article-lead">{meta.lead}</p> : null}
+        <div className="article-byline">
+          <p className="author">
+            <span className="author-avatar" aria-hidden="true">
+              {site.author.slice(0, 1)}
+            </span>
+            <span>
+              <strong>{site.author}</strong>, {site.article.blogLabel}
+            </span>
+          </p>
+          <Island name="share" props={share}>
+            <ShareButton {...share} />
+          </Island>
+        </div>
+      </header>
+      <div className="prose">
+        <BlockContext value={blocks}>{body}</BlockContext>
+      </div>
+      {series.length > 0 ? (
+        <nav className="series-nav" aria-label={site.article.seriesTitle}>
+          <h2 className="series-title">{site.article.seriesTitle}</h2>
+          <ul>
+            {series.map((s) => (
+              <li key={s.route}>
+                <a href={s.route}>{s.title}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+    </article>
+  );
+}

@@ -1,0 +1,154 @@
+/** Blocks whose content is data from front matter or content/data. */
+import type { BlockData } from "../../engine/schema.js";
+
+export function StatCards({ data }: { data: BlockData<"stat-cards"> }) {
+  return (
+    <ul className="stat-cards">
+      {data.map((stat) => (
+        <li key={stat.value + stat.label} className="stat-card">
+          <span className="stat-value">{stat.value}</span>
+          <span className="stat-label">{stat.label}</span>
+          {stat.source ? <span className="stat-source">Fonte: {stat.source}</span> : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Pillars({ data }: { data: BlockData<"pillars"> }) {
+  return (
+    <ol className="pillars">
+      {data.map((pillar) => (
+        <li key={pillar.title} className="pillar">
+          <span className="pillar-emoji" aria-hidden="true">
+            {pillar.emoji}
+          </span>
+          <h4 className="pillar-title">{pillar.title}</h4>
+          <p>{pillar.description}</p>
+          <p className="pillar-detail">{pillar.detail}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function Plan({ data }: { data: BlockData<"plan"> }) {
+  return (
+    <ol className="plan">
+      {data.map((week) => (
+        <li key={week.week} className="plan-week">
+          <h4 className="plan-title">
+            <span className="plan-label">{typeof week.week === "number" ? `Semana ${week.week}` : week.week}</span> {week.title}
+          </h4>
+          <ul>
+            {week.tasks.map((task) => (
+              <li key={task}>{task}</li>
+            ))}
+          </ul>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function Roadmap({ data }: { data: BlockData<"roadmap"> }) {
+  let step = 0;
+  return (
+    <ol className="roadmap">
+      {data.map((phase) => (
+        <li key={phase.phase} className="roadmap-phase">
+          <h4 className="roadmap-phase-title">
+            <span className="roadmap-phase-label">{phase.phase}</span> {phase.title}
+          </h4>
+          <ol className="roadmap-steps" start={step + 1}>
+            {phase.steps.map((s) => {
+              step += 1;
+              return (
+                <li key={s.title} className="roadmap-step">
+                  <span className="roadmap-number" aria-hidden="true">
+                    {step}
+                  </span>
+                  <div>
+                    <strong>{s.title}</strong>
+                    <p>{s.description}</p>
+                  </div>
+                </li>
+              );
+            })}
+          </ol>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function References({ data }: { data: BlockData<"references"> }) {
+  return (
+    <ol className="references">
+      {data.map((ref) => {
+        const details = [ref.publisher, ref.year].filter(Boolean).join(", ");
+        return (
+          <li key={ref.title}>
+            {ref.url ? (
+              <a href={ref.url} target="_blank" rel="noopener noreferrer">
+                {ref.title}
+              </a>
+            ) : (
+              <cite>{ref.title}</cite>
+            )}
+            {details ? <span className="reference-details"> — {details}</span> : null}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export function Hashtags({ data }: { data: BlockData<"hashtags"> }) {
+  return (
+    <ul className="hashtags" aria-label="Hashtags">
+      {data.map((tag) => (
+        <li key={tag} className="hashtag">
+          {tag}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function BeforeAfter({ data }: { data: BlockData<"before-after"> }) {
+  return (
+    <div className="before-after">
+      <section className="before-after-column before" aria-label="Antes">
+        <h4>Antes</h4>
+        <ul>
+          {data.before.map((item) => (
+            <li key={item}>{item}</li>
+          ))}
+        </ul>
+      </section>
+      <section className="before-after-column after" aria-label="Depois">
+        <h4>Depois</h4>
+        <ul>
+          {data.after.map((item) => (
+            <li key={item}>{item}</li>
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}
+
+export function WinnerCards({ data }: { data: BlockData<"winner-cards"> }) {
+  return (
+    <ul className="winner-cards">
+      {data.map((card) => (
+        <li key={card.title} className={`winner-card tone-border-${card.color}`}>
+          <h4 className="winner-title">{card.title}</h4>
+          <p className="winner-tool">{card.tool}</p>
+          <p>{card.description}</p>
+        </li>
+      ))}
+    </ul>
+  );
+}

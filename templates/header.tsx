@@ -1,0 +1,38 @@
+/** The sticky header: blog title and subtitle, the brand "Cris" and the language switch. */
+import { Coffee } from "lucide-react";
+import type { SiteSettings } from "../engine/schema.js";
+import { T } from "./bilingual.js";
+import { Island } from "../client/island.js";
+import { LanguageSwitch, type LanguageSwitchProps } from "../client/islands/language-switch.js";
+
+export function Header({ site }: { site: SiteSettings }) {
+  const { header, brand } = site;
+  const switchProps: LanguageSwitchProps = { label: header.languageLabel, languages: header.languages };
+  return (
+    <header className="site-header">
+      <div className="container header-inner">
+        <a className="site-identity" href="/">
+          <span className="site-logo" aria-hidden="true">
+            <Coffee size={22} />
+          </span>
+          <span className="site-titles">
+            <span className="site-title">
+              <T pt={header.title.pt} en={header.title.en} />
+            </span>
+            <span className="site-subtitle">
+              <T pt={header.subtitle.pt} en={header.subtitle.en} />
+            </span>
+          </span>
+        </a>
+        <div className="header-actions">
+          <a className="brand" href={brand.url} target="_blank" rel="noopener noreferrer" aria-label={brand.label}>
+            {brand.name}
+          </a>
+          <Island name="language-switch" props={switchProps}>
+            <LanguageSwitch {...switchProps} />
+          </Island>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,38 @@
+/** "Receba as Últimas Análises": on every page, directly above the footer. */
+import { Mail } from "lucide-react";
+import type { SiteSettings } from "../engine/schema.js";
+import { Island } from "../client/island.js";
+import { NewsletterForm, type NewsletterFormProps } from "../client/islands/newsletter-form.js";
+
+export function Newsletter({ site }: { site: SiteSettings }) {
+  const n = site.newsletter;
+  const props: NewsletterFormProps = {
+    label: n.label,
+    placeholder: n.placeholder,
+    button: n.button,
+    busyLabel: n.busyLabel,
+    required: n.required,
+    invalid: n.invalid,
+    success: n.success,
+    failure: n.failure,
+    endpoint: n.endpoint,
+    delayMs: n.delayMs,
+  };
+  return (
+    <section className="newsletter" aria-labelledby="newsletter-title">
+      <div className="container newsletter-inner">
+        <span className="newsletter-icon" aria-hidden="true">
+          <Mail size={28} />
+        </span>
+        <h2 id="newsletter-title" className="newsletter-title">
+          {n.title}
+        </h2>
+        <p className="newsletter-text">{n.text}</p>
+        <Island name="newsletter" props={props} className="newsletter-island">
+          <NewsletterForm {...props} />
+        </Island>
+        <p className="newsletter-note">{n.note}</p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+/** What every template may need to know about the site being built. */
+import type { SiteSettings, Card } from "../engine/schema.js";
+import type { Route, ArticleVariants } from "../engine/routes.js";
+import type { ResolvedBlock } from "../engine/markdown.js";
+import type { ReactElement } from "react";
+
+/** Hashed asset URLs and the inline boot script, produced by the assets stage. */
+export interface AssetManifest {
+  css: string;
+  js: string;
+  /** Script-font file to preload for the brand name. */
+  brandFont: string;
+  /** Runs in <head> before first paint: applies the reader's language choice. */
+  bootScript: string;
+}
+
+export interface RenderedArticle {
+  body: ReactElement;
+  blocks: readonly ResolvedBlock[];
+}
+
+export interface PageContext {
+  site: SiteSettings;
+  cards: Card[];
+  assets: AssetManifest;
+  /** Markdown bodies, rendered once per article file. */
+  rendered: (file: string) => RenderedArticle;
+  /** Other articles of a series, in route order. */
+  seriesOf: (series: string) => { route: string; title: string }[];
+  route: Route;
+}
+
+export type { ArticleVariants };

@@ -1,0 +1,31 @@
+/** An article route; an article with an English version carries both, one shown at a time. */
+import { ArrowLeft } from "lucide-react";
+import { Layout } from "../layout.js";
+import { ArticleView } from "../article-view.js";
+import type { ArticleVariants, PageContext } from "../page-context.js";
+
+export function ArticlePage({ ctx, article }: { ctx: PageContext; article: ArticleVariants }) {
+  const { pt, en } = article;
+  return (
+    <Layout ctx={ctx} title={`${pt.meta.title} | ${ctx.site.name}`} description={pt.meta.description ?? pt.meta.lead ?? pt.meta.title}>
+      <div className="container article-container">
+        <a className="back-link" href="/">
+          <ArrowLeft aria-hidden="true" size={18} />
+          {ctx.site.article.back}
+        </a>
+        {en ? (
+          <>
+            <div data-l="pt">
+              <ArticleView article={pt} ctx={ctx} />
+            </div>
+            <div data-l="en" lang="en">
+              <ArticleView article={en} ctx={ctx} />
+            </div>
+          </>
+        ) : (
+          <ArticleView article={pt} ctx={ctx} />
+        )}
+      </div>
+    </Layout>
+  );
+}

@@ -1,0 +1,18 @@
+/** The 404 page, written to 404.html and served for any unknown path. */
+import { Layout } from "../layout.js";
+import type { PageContext } from "../page-context.js";
+
+export function NotFoundPage({ ctx }: { ctx: PageContext }) {
+  const { notFound } = ctx.site;
+  return (
+    <Layout ctx={ctx} title={`${notFound.title} | ${ctx.site.name}`} description={notFound.text}>
+      <div className="container not-found" lang="en">
+        <h1 className="not-found-code">{notFound.heading}</h1>
+        <p className="not-found-text">{notFound.text}</p>
+        <a className="button button-primary" href="/">
+          {notFound.back}
+        </a>
+      </div>
+    </Layout>
+  );
+}
