@@ -52,11 +52,14 @@ export function buildRoutes(content: SiteContent): RouteTable {
     const slot = byRoute.get(article.route) ?? {};
     const taken = slot[article.lang];
     if (taken) {
+      // Point at the file that claims the route explicitly, when one of them does.
+      const culprit = "route" in article.frontMatter || !("route" in taken.frontMatter) ? article : taken;
+      const at = "route" in culprit.frontMatter ? culprit.locate(["route"], { key: true }) : undefined;
       errors.push(
         new ContentError({
-          file: article.file,
-          line: pos?.line ?? 1,
-          source: article.source,
+          file: culprit.file,
+          line: at?.line ?? 1,
+          source: culprit.source,
           key: "route",
           message: `two articles have the route ${article.route}${article.lang === "en" ? " in English" : ""}: ${taken.file} and ${article.file}`,
           hint: "give one of them another `route:` in its front matter, or rename its file",

@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import { mkdtemp, readFile, writeFile, mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { buildSite } from "../engine/build.js";
+import { FolderWriter } from "../engine/output.js";
+import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot, text } from "./helpers.js";
+
+const built = await buildInMemory(fixture("basic"));
+const page = (file: string) => parseHtml(built.writer.text(file));
+
+describe("building a fixture site", () => {
+  it("succeeds and writes every route, the 404 page, hashed assets and public files", () => {
+    expect(built.errors).toEqual([]);
+    expect(built.ok).toBe(true);
+    const files = [...built.writer.files.keys()];
+    expect(files).toEqual(expect.arrayContaining(["index.html", "404.html", "primeiro.html", "guia/so-titulo.html"]));
+    expect(files.some((f) => /^assets\/main-[A-Z0-9]+\.js$/.test(f))).toBe(true);
+    expect(files.some((f) => /^assets\/styles-[A-Z0-9]+\.css$/.test(f))).toBe(true);
+    expect(files.some((f) => /^assets\/fonts\/dancing-script-latin-700-normal-[A-Z0-9]+\.woff2$/.test(f))).toBe(true);
+  });
+
+  it("puts the shared chrome on every page: header, language switch, newsletter above the footer", () => {
+    for (const file of ["index.html", "primeiro.html", "404.html"]) {
+      const doc = page(file);
+      expect(text(doc.querySelector(".site-title [data-l=pt]"))).toBe("Blog Café com a Cris");
+      expect(text(doc.querySelector(".site-title [data-l=en]"))).toBe("Coffee with Cris Blog");
+      const brand = doc.querySelector("a.brand")!;
+      expect(text(brand)).toBe("Cris");
+      expect(brand.getAttribute("target")).toBe("_blank");
+      expect(brand.getAttribute("rel")).toBe("noopener noreferrer");
+      const buttons = [...doc.querySelectorAll(".lang-switch button")];
+      expect(buttons.map((b) => [text(b), b.getAttribute("aria-pressed")])).toEqual([
+        ["Português", "true"],
+        ["English", "false"],
+      ]);
+      const newsletter = doc.querySelector("section.newsletter")!;
+      expect(newsletter.nextElementSibling?.tagName).toBe("FOOTER");
+      const input = newsletter.querySelector("input")!;
+      expect(input.getAttribute("placeholder")).toBe("seu@email.com");
+      expect(doc.querySelector(`label[for="${input.id}"]`)).not.toBeNull();
+      expect(text(newsletter.querySelector("button[type=submit]"))).toBe("Inscrever-se");
+      expect(text(doc.querySelector("footer"))).toContain("© 2025");
+      expect(doc.documentElement.getAttribute("lang")).toBe("pt-BR");
+    }
+  });
+
+  it("renders the article header: back link, badge, category, date, read time, author and share", () => {
+    const doc = page("primeiro.html");
+    expect(doc.querySelector("a.back-link")?.getAttribute("href")).toBe("/");
+    expect(text(doc.querySelector("a.back-link"))).toBe("Voltar ao Blog");
+    const pt = doc.querySelector("[data-l=pt] .article-header")!;
+    expect(text(pt.querySelector(".badge-highlight"))).toBe("Artigo da Semana");
+    expect(text(pt.querySelector(".article-meta .badge"))).toBe("Carreira");
+    expect(pt.querySelector("time")?.getAttribute("datetime")).toBe("2025-09-01");
+    expect(text(pt.querySelector(".article-meta"))).toContain("5 min de leitura");
+    expect(text(pt.querySelector(".author span:not(.author-avatar)"))).toBe("Cris, Blog");
+    expect(text(pt.querySelector(".share-button"))).toBe("Compartilhar");
+  });
+
+  it("carries both language versions of a bilingual article, English marked lang=en", () => {
+    const doc = page("primeiro.html");
+    expect(text(doc.querySelector("[data-l=pt] h1"))).toBe("Primeiro artigo");
+    const en = doc.querySelector("[data-l=en]:not(span)")!;
+    expect(en.getAttribute("lang")).toBe("en");
+    expect(text(en.querySelector("h1"))).toBe("First article");
+    expect(text(en.querySelector(".article-meta"))).toContain("5 min read");
+  });
+
+  it("drops raw HTML from Markdown and keeps the blocks", () => {
+    const html = built.writer.text("primeiro.html");
+    expect(html).not.toContain('alert("x")');
+    const doc = page("primeiro.html");
+    expect(doc.querySelectorAll(".stat-card")).toHaveLength(2);
+    expect(doc.querySelectorAll(".tool-table tbody tr")).toHaveLength(2);
+    expect(doc.querySelectorAll(".carousel-slide")).toHaveLength(2);
+    expect(built.warnings.some((w) => w.message.startsWith("raw HTML is not rendered"))).toBe(true);
+  });
+
+  it("gives a title-only article a page with defaults and nothing empty", () => {
+    const doc = page("guia/so-titulo.html");
+    expect(text(doc.querySelector("h1"))).toBe("Só título");
+    expect(doc.querySelector("time")).toBeNull();
+    expect(doc.querySelector(".article-meta .badge")).toBeNull();
+    expect(doc.querySelector("meta[name=description]")?.getAttribute("content")).toBe("Só título");
+  });
+
+  it("puts the featured article and the cards on the home page, each card a link", () => {
+    const doc = page("index.html");
+    expect(text(doc.querySelector(".home-featured h1"))).toBe("Primeiro artigo");
+    const cards = [...doc.querySelectorAll(".card-grid a.card")];
+    expect(cards.map((c) => c.getAttribute("href"))).toEqual(["/primeiro", "/guia/so-titulo"]);
+    expect(cards[0]!.querySelector("svg")).not.toBeNull();
+    expect(text(cards[0]!.querySelector(".card-title [data-l=en]"))).toBe("First article");
+  });
+
+  it("gives every page its own title and description", () => {
+    const titles = ["index.html", "primeiro.html", "guia/so-titulo.html", "404.html"].map((f) => text(page(f).querySelector("title")));
+    expect(new Set(titles).size).toBe(4);
+  });
+});
+
+describe("bad input fails the build and keeps the last good output", () => {
+  async function buildInto(contentDir: string, outDir: string) {
+    const writer = new FolderWriter(outDir);
+    await writer.begin();
+    return buildSite({ contentDir, projectRoot, writer });
+  }
+
+  it("a data row whose link is not http(s) names the data file and line", async () => {
+    const dir = await editedFixture("basic", {
+      "data/tools.json": (s) => s.replace("https://keep.google.com", "javascript:alert(1)"),
+    });
+    const result = await buildInMemory(dir);
+    expect(result.ok).toBe(false);
+    const error = result.errors[0]!;
+    expect(error.file).toMatch(/data\/tools\.json$/);
+    expect(error.line).toBe(23);
+    expect(error.message).toBe("`[1].link` must be an https:// URL");
+  });
+
+  it("a broken article leaves the previous dist/ untouched", async () => {
+    const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-out-")), "dist");
+    const good = await buildInto(fixture("basic"), outDir);
+    expect(good.ok).toBe(true);
+    const before = await readFile(path.join(outDir, "primeiro.html"), "utf8");
+
+    const broken = await editedFixture("basic", { "articles/primeiro.md": (s) => s.replace("title: Primeiro artigo", "title: [") });
+    const bad = await buildInto(broken, outDir);
+    expect(bad.ok).toBe(false);
+    expect(await readFile(path.join(outDir, "primeiro.html"), "utf8")).toBe(before);
+    const siblings = await import("node:fs/promises").then((fs) => fs.readdir(path.dirname(outDir)));
+    expect(siblings).toEqual(["dist"]);
+  });
+
+  it("an internal link to a missing route or anchor fails with its line", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\n---\n\nVeja [isto](/nao-existe) e [aquilo](/primeiro#nada).\n",
+    });
+    const result = await buildInMemory(dir);
+    expect(result.errors.map((e) => `${e.line}: ${e.message}`)).toEqual([
+      "5: broken link: no page has the route /nao-existe",
+      "5: broken link: /primeiro has no heading with the anchor #nada",
+    ]);
+  });
+
+  it("copies public/ as-is", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
+    await mkdir(path.join(root, "dist"), { recursive: true });
+    await writeFile(path.join(root, "dist", "old.txt"), "old");
+    const result = await buildInto(fixture("basic"), path.join(root, "dist"));
+    expect(result.ok).toBe(true);
+    expect(await readFile(path.join(root, "dist", "favicon.svg"), "utf8")).toContain("<svg");
+  });
+});

@@ -1,0 +1,41 @@
+/** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Window } from "happy-dom";
+import { buildSite, type BuildResult } from "../engine/build.js";
+import { MemoryWriter } from "../engine/output.js";
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures", name);
+
+export async function buildInMemory(contentDir: string): Promise<BuildResult & { writer: MemoryWriter }> {
+  const writer = new MemoryWriter();
+  const result = await buildSite({ contentDir, projectRoot, writer });
+  return { ...result, writer };
+}
+
+/** Parses HTML into a document (no scripts run). */
+export function parseHtml(html: string): Document {
+  const window = new Window({ settings: { disableJavaScriptEvaluation: true, disableJavaScriptFileLoading: true, disableCSSFileLoading: true } });
+  window.document.write(html);
+  return window.document as unknown as Document;
+}
+
+/** Copies a fixture to a temp folder and applies edits: `{ "articles/x.md": "..." }` or a function of the old text. */
+export async function editedFixture(
+  name: string,
+  edits: Record<string, string | ((old: string) => string)>,
+): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), `cafe-${name}-`));
+  await cp(fixture(name), dir, { recursive: true });
+  for (const [file, edit] of Object.entries(edits)) {
+    const target = path.join(dir, file);
+    const next = typeof edit === "string" ? edit : edit(await readFile(target, "utf8"));
+    await writeFile(target, next);
+  }
+  return dir;
+}
+
+export const text = (el: Element | null | undefined) => (el?.textContent ?? "").replace(/\s+/g, " ").trim();

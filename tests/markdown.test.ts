@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { renderToStaticMarkup } from "react-dom/server";
+import { createElement } from "react";
+import { loadContent, parseArticle, type SiteContent } from "../engine/content.js";
+import { renderMarkdown } from "../engine/markdown.js";
+import { BlockContext } from "../templates/block-context.js";
+import { fixture, parseHtml } from "./helpers.js";
+
+const site = (await loadContent(fixture("basic"))).content as SiteContent;
+
+function render(markdown: string, frontMatter = "title: Teste") {
+  const parsed = parseArticle(`---\n${frontMatter}\n---\n${markdown}`, "content/articles/teste.md", "teste.md");
+  if (!("article" in parsed)) throw new Error(parsed.errors.map((e) => e.message).join("\n"));
+  const result = renderMarkdown(parsed.article, site);
+  const html = renderToStaticMarkup(createElement(BlockContext, { value: result.blocks }, result.body));
+  return { ...result, html, doc: parseHtml(`<main>${html}</main>`) };
+}
+
+describe("the Markdown pipeline", () => {
+  it("renders GitHub-flavoured Markdown with heading anchors", () => {
+    const { doc, headings } = render("## O que os dados mostram\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n~~velho~~\n");
+    expect(doc.querySelector("h2")?.id).toBe("o-que-os-dados-mostram");
+    expect(headings).toEqual([{ id: "o-que-os-dados-mostram", text: "O que os dados mostram", depth: 2 }]);
+    expect(doc.querySelector(".table-scroll table td")?.textContent).toBe("1");
+    expect(doc.querySelector("del")?.textContent).toBe("velho");
+  });
+
+  it("opens external links in a new tab with rel=noopener noreferrer, internal ones in place", () => {
+    const { doc, links } = render("[IBGE](https://www.ibge.gov.br) e [blog](/primeiro) e [mail](mailto:oi@cris.com)");
+    const [ibge, blog, mail] = [...doc.querySelectorAll("a")];
+    expect(ibge!.getAttribute("target")).toBe("_blank");
+    expect(ibge!.getAttribute("rel")).toBe("noopener noreferrer");
+    expect(blog!.hasAttribute("target")).toBe(false);
+    expect(mail!.getAttribute("href")).toBe("mailto:oi@cris.com");
+    expect(links.map((l) => l.url)).toEqual(["/primeiro"]);
+  });
+
+  it("rejects javascript: and data: links, naming the file and line", () => {
+    const { errors } = render("Texto\n\n[clique](javascript:alert(1))\n\n[dado](data:text/html,oi)\n");
+    expect(errors).toHaveLength(2);
+    expect(errors[0]!.location).toBe("content/articles/teste.md:6:1");
+    expect(errors[0]!.message).toBe("link target `javascript:alert(1)` is not allowed");
+    expect(errors[1]!.line).toBe(8);
+  });
+
+  it("drops raw HTML with a warning instead of passing it through", () => {
+    const { html, warnings } = render('Antes\n\n<script>alert("x")</script>\n\n<b onclick="x()">negrito</b> depois\n');
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("onclick");
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]!.line).toBe(6);
+  });
+
+  it("places structured blocks from directives with their front-matter data", () => {
+    const { doc, errors } = render(
+      "::stat-cards\n\n:::quote{author=\"Cris\"}\nUma frase.\n:::\n\n::hashtags\n",
+      'title: Teste\nstatCards:\n  - value: "83%"\n    label: usam IA\nhashtags: ["#RH", "#Carreira"]',
+    );
+    expect(errors).toEqual([]);
+    expect(doc.querySelector(".stat-value")?.textContent).toBe("83%");
+    expect(doc.querySelector(".pull-quote blockquote")?.textContent).toContain("Uma frase.");
+    expect(doc.querySelector(".pull-quote figcaption")?.textContent).toBe("— Cris");
+    expect([...doc.querySelectorAll(".hashtag")].map((h) => h.textContent)).toEqual(["#RH", "#Carreira"]);
+  });
+
+  it("reads data tables from content/data for table blocks", () => {
+    const { doc, errors } = render('::tool-table{src="tools"}\n');
+    expect(errors).toEqual([]);
+    const rows = doc.querySelectorAll(".tool-table tbody tr");
+    expect(rows).toHaveLength(2);
+    expect(doc.querySelectorAll(".tool-table thead th")).toHaveLength(9);
+    expect(rows[0]!.querySelector(".rating")?.className).toContain("tone-blue");
+    expect(rows[1]!.querySelectorAll(".rating")[5]!.className).toContain("tone-grey");
+  });
+
+  it("reports a block without data, an unknown block and leftover keys with hints", () => {
+    const { errors } = render("::pilars\n\n::plan\n", "title: Teste\nreadtime: 5");
+    const messages = errors.map((e) => `${e.line}: ${e.message} (${e.hint})`);
+    expect(messages[0]).toMatch(/^5: unknown block `::pilars` \(did you mean `::pillars`\?\)/);
+    expect(messages[1]).toMatch(/^7: `::plan` needs data, but the front matter has no `plan`/);
+    expect(messages[2]).toMatch(/^3: unknown front-matter key `readtime` \(did you mean `readTime`\?\)/);
+  });
+
+  it("keeps a colon in prose as text rather than a directive", () => {
+    const { html, errors } = render("Dica:leia devagar, às 10:30.\n");
+    expect(errors).toEqual([]);
+    expect(html).toContain("Dica:leia devagar, às 10:30.");
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { loadContent } from "../engine/content.js";
+import { buildRoutes, outFileOf } from "../engine/routes.js";
+import { editedFixture, fixture } from "./helpers.js";
+
+describe("the route table", () => {
+  it("lists every article, the home page and the 404 page, each with its own file", async () => {
+    const { content } = await loadContent(fixture("basic"));
+    const table = buildRoutes(content!);
+    expect(table.errors).toEqual([]);
+    expect(table.routes.map((r) => [r.path, r.outFile])).toEqual([
+      ["/", "index.html"],
+      ["/404", "404.html"],
+      ["/guia/so-titulo", "guia/so-titulo.html"],
+      ["/primeiro", "primeiro.html"],
+    ]);
+    const first = table.byPath.get("/primeiro");
+    expect(first?.kind === "article" && first.article.en?.meta.title).toBe("First article");
+  });
+
+  it("writes each route to an HTML file served at its exact path", () => {
+    expect(outFileOf("/")).toBe("index.html");
+    expect(outFileOf("/artigo-transicao")).toBe("artigo-transicao.html");
+    expect(outFileOf("/artigo/tarifas-trump-mercado-trabalho")).toBe("artigo/tarifas-trump-mercado-trabalho.html");
+  });
+
+  it("fails when two articles claim one route, naming both files", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Outro\nroute: /primeiro\n---\nTexto\n",
+    });
+    const { content } = await loadContent(dir);
+    const { errors } = buildRoutes(content!);
+    const duplicate = errors.find((e) => e.message.startsWith("two articles have the route /primeiro"));
+    expect(duplicate).toBeDefined();
+    expect(duplicate!.message).toContain("primeiro.md");
+    expect(duplicate!.message).toContain("so-titulo.md");
+    expect(duplicate!.file).toMatch(/so-titulo\.md$/);
+    expect(duplicate!.line).toBe(3);
+  });
+
+  it("fails when a card points to a route that does not exist, with the card's line", async () => {
+    const dir = await editedFixture("basic", {
+      "cards.yaml": (s) => s.replace("route: /guia/so-titulo", "route: /guia/nao-existe"),
+    });
+    const { content } = await loadContent(dir);
+    const { errors } = buildRoutes(content!);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.file).toMatch(/cards\.yaml$/);
+    expect(errors[0]!.line).toBe(15);
+    expect(errors[0]!.message).toBe("`[1].route` points to /guia/nao-existe, but no article has that route");
+  });
+});
