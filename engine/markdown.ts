@@ -30,7 +30,10 @@ export interface ResolvedBlock {
   name: string;
   data?: unknown;
   attributes: Record<string, string>;
+  /** Level for the block's own headings: one below the section it stands in (2 to 6). */
+  headingLevel: HeadingLevel;
 }
+export type HeadingLevel = 2 | 3 | 4 | 5 | 6;
 
 /** An internal link found in Markdown, checked against the route table by the build. */
 export interface InternalLink {
@@ -91,6 +94,8 @@ function remarkSiteBlocks() {
     const { article, content, result } = file.data.pipeline!;
     const consumedKeys = new Set<string>();
     const slugger = new GithubSlugger();
+    // The page title is the h1; a block's headings go one level below the last heading.
+    let sectionDepth = 1;
     const at = (node: Nodes) => ({ line: node.position?.start.line, column: node.position?.start.column });
     const fail = (node: Nodes, message: string, hint?: string) =>
       result.errors.push(new ContentError({ file: article.file, ...at(node), source: article.source, message, hint }));
@@ -109,6 +114,7 @@ function remarkSiteBlocks() {
           }
           return;
         case "heading": {
+          sectionDepth = node.depth;
           const text = toString(node);
           const id = slugger.slug(text);
           node.data = { ...node.data, hProperties: { ...node.data?.hProperties, id } };
@@ -188,7 +194,8 @@ function remarkSiteBlocks() {
       const attributes = Object.fromEntries(
         Object.entries(node.attributes ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
       );
-      const block: ResolvedBlock = { name, attributes };
+      const headingLevel = Math.min(sectionDepth + 1, 6) as HeadingLevel;
+      const block: ResolvedBlock = { name, attributes, headingLevel };
       if (name in blockSchemas) {
         const data = blockData(name as LeafBlockName, attributes, node);
         if (data === undefined) return;

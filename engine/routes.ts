@@ -4,6 +4,7 @@
  */
 import { ContentError } from "./errors.js";
 import type { Article, SiteContent } from "./content.js";
+import type { Position } from "./yaml-source.js";
 
 export type Route =
   | { kind: "home"; path: "/"; outFile: string; featured: ArticleVariants }
@@ -102,20 +103,20 @@ export function buildRoutes(content: SiteContent): RouteTable {
     add({ kind: "home", path: "/", outFile: "index.html", featured: { pt: featured.pt, en: featured.en } });
   } else {
     const pos = site.locate(["home", "featured"]);
-    errors.push(missingRoute(site.file, site.source, pos?.line, site.value.home.featured, "home.featured"));
+    errors.push(missingRoute(site.file, site.source, pos, site.value.home.featured, "home.featured"));
   }
   add({ kind: "not-found", path: "/404", outFile: "404.html" });
 
   content.cards.value.forEach((card, i) => {
     if (!byPath.has(card.route)) {
       const pos = content.cards.locate([i, "route"]);
-      errors.push(missingRoute(content.cards.file, content.cards.source, pos?.line, card.route, `[${i}].route`));
+      errors.push(missingRoute(content.cards.file, content.cards.source, pos, card.route, `[${i}].route`));
     }
   });
   content.editions.value.forEach((edition, i) => {
     if (!byPath.has(edition.route)) {
       const pos = content.editions.locate([i, "route"]);
-      errors.push(missingRoute(content.editions.file, content.editions.source, pos?.line, edition.route, `[${i}].route`));
+      errors.push(missingRoute(content.editions.file, content.editions.source, pos, edition.route, `[${i}].route`));
     }
   });
 
@@ -123,10 +124,11 @@ export function buildRoutes(content: SiteContent): RouteTable {
   return { routes, byPath, errors };
 }
 
-function missingRoute(file: string, source: string, line: number | undefined, route: string, key: string): ContentError {
+function missingRoute(file: string, source: string, pos: Position | undefined, route: string, key: string): ContentError {
   return new ContentError({
     file,
-    line,
+    line: pos?.line,
+    column: pos?.column,
     source,
     key,
     message: `\`${key}\` points to ${route}, but no article has that route`,

@@ -27,13 +27,13 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Artic
       <header className="article-header">
         {meta.badge ? <p className="badge badge-highlight">{meta.badge}</p> : null}
         <div className="article-meta">
-          {meta.category ? <span className="badge">{meta.category}</span> : null}
+          {meta.category ? <span className="badge">{meta.category}</span> : null}{" "}
           {meta.date ? (
             <span className="meta-item">
               <CalendarDays aria-hidden="true" size={16} />
               <time dateTime={meta.date.iso}>{meta.date.text}</time>
             </span>
-          ) : null}
+          ) : null}{" "}
           {meta.readTime ? (
             <span className="meta-item">
               <Clock aria-hidden="true" size={16} />

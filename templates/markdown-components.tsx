@@ -8,7 +8,8 @@ import { BeforeAfter, Hashtags, Pillars, Plan, References, Roadmap, StatCards, W
 import { ScoreTable, ToolTable } from "./blocks/tables.js";
 import { Island } from "../client/island.js";
 import { EditionsCarousel, type CarouselEdition } from "../client/islands/editions-carousel.js";
-import type { BlockData, LeafBlockName } from "../engine/schema.js";
+import type { LeafBlockName } from "../engine/schema.js";
+import type { BlockProps } from "./blocks/heading.js";
 
 function Link({ href = "", children, ...rest }: ComponentProps<"a">) {
   const external = /^https?:\/\//i.test(href);
@@ -27,7 +28,7 @@ function Table(props: ComponentProps<"table">) {
   );
 }
 
-const leafRenderers: { [N in LeafBlockName]: (props: { data: BlockData<N> }) => ReactNode } = {
+const leafRenderers: { [N in LeafBlockName]: (props: BlockProps<N>) => ReactNode } = {
   "stat-cards": StatCards,
   pillars: Pillars,
   plan: Plan,
@@ -62,14 +63,14 @@ function BlockSlot({ "data-block": index, children }: { "data-block"?: string; c
     case "editions-carousel": {
       const editions = block.data as CarouselEdition[];
       return (
-        <Island name="editions-carousel" props={{ editions }}>
-          <EditionsCarousel editions={editions} />
+        <Island name="editions-carousel" props={{ editions, level: block.headingLevel }}>
+          <EditionsCarousel editions={editions} level={block.headingLevel} />
         </Island>
       );
     }
     default: {
-      const Render = leafRenderers[block.name as LeafBlockName] as (p: { data: unknown }) => ReactNode;
-      return <Render data={block.data} />;
+      const Render = leafRenderers[block.name as LeafBlockName] as (p: { data: unknown; level: number }) => ReactNode;
+      return <Render data={block.data} level={block.headingLevel} />;
     }
   }
 }

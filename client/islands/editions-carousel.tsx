@@ -16,17 +16,21 @@ export interface CarouselEdition {
 
 export interface EditionsCarouselProps {
   editions: CarouselEdition[];
+  /** Heading level of the carousel's title (its slides take the next one). */
+  level: 2 | 3 | 4 | 5 | 6;
 }
 
-export function EditionsCarousel({ editions }: EditionsCarouselProps) {
+export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
+  const Title = `h${level}` as const;
+  const SlideTitle = `h${Math.min(level + 1, 6)}` as "h3";
   const index = 0;
   const count = editions.length;
   return (
     <section className="carousel" aria-roledescription="carrossel" aria-labelledby="carousel-title">
       <div className="carousel-header">
-        <h3 id="carousel-title" className="carousel-title">
+        <Title id="carousel-title" className="carousel-title">
           <BookOpen aria-hidden="true" size={20} /> Edições Anteriores
-        </h3>
+        </Title>
         <div className="carousel-controls needs-js">
           <button type="button" className="icon-button" aria-label="Edição anterior" aria-controls="carousel-slides">
             <ChevronLeft aria-hidden="true" size={20} />
@@ -48,7 +52,7 @@ export function EditionsCarousel({ editions }: EditionsCarouselProps) {
               <span className="carousel-date">{edition.date}</span>
               {edition.featured ? <span className="badge badge-current">Atual</span> : null}
             </div>
-            <h4 className="carousel-slide-title">{edition.title}</h4>
+            <SlideTitle className="carousel-slide-title">{edition.title}</SlideTitle>
             <p>{edition.description}</p>
             <div className="carousel-slide-footer">
               <span className="read-time">{edition.readTime} min de leitura</span>

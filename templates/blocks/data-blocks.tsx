@@ -1,7 +1,8 @@
 /** Blocks whose content is data from front matter or content/data. */
 import type { BlockData } from "../../engine/schema.js";
+import { Heading, type BlockProps } from "./heading.js";
 
-export function StatCards({ data }: { data: BlockData<"stat-cards"> }) {
+export function StatCards({ data, level }: BlockProps<"stat-cards">) {
   return (
     <ul className="stat-cards">
       {data.map((stat) => (
@@ -15,7 +16,7 @@ export function StatCards({ data }: { data: BlockData<"stat-cards"> }) {
   );
 }
 
-export function Pillars({ data }: { data: BlockData<"pillars"> }) {
+export function Pillars({ data, level }: BlockProps<"pillars">) {
   return (
     <ol className="pillars">
       {data.map((pillar) => (
@@ -23,7 +24,7 @@ export function Pillars({ data }: { data: BlockData<"pillars"> }) {
           <span className="pillar-emoji" aria-hidden="true">
             {pillar.emoji}
           </span>
-          <h4 className="pillar-title">{pillar.title}</h4>
+          <Heading level={level} className="pillar-title">{pillar.title}</Heading>
           <p>{pillar.description}</p>
           <p className="pillar-detail">{pillar.detail}</p>
         </li>
@@ -32,14 +33,14 @@ export function Pillars({ data }: { data: BlockData<"pillars"> }) {
   );
 }
 
-export function Plan({ data }: { data: BlockData<"plan"> }) {
+export function Plan({ data, level }: BlockProps<"plan">) {
   return (
     <ol className="plan">
       {data.map((week) => (
         <li key={week.week} className="plan-week">
-          <h4 className="plan-title">
+          <Heading level={level} className="plan-title">
             <span className="plan-label">{typeof week.week === "number" ? `Semana ${week.week}` : week.week}</span> {week.title}
-          </h4>
+          </Heading>
           <ul>
             {week.tasks.map((task) => (
               <li key={task}>{task}</li>
@@ -51,15 +52,15 @@ export function Plan({ data }: { data: BlockData<"plan"> }) {
   );
 }
 
-export function Roadmap({ data }: { data: BlockData<"roadmap"> }) {
+export function Roadmap({ data, level }: BlockProps<"roadmap">) {
   let step = 0;
   return (
     <ol className="roadmap">
       {data.map((phase) => (
         <li key={phase.phase} className="roadmap-phase">
-          <h4 className="roadmap-phase-title">
+          <Heading level={level} className="roadmap-phase-title">
             <span className="roadmap-phase-label">{phase.phase}</span> {phase.title}
-          </h4>
+          </Heading>
           <ol className="roadmap-steps" start={step + 1}>
             {phase.steps.map((s) => {
               step += 1;
@@ -82,7 +83,7 @@ export function Roadmap({ data }: { data: BlockData<"roadmap"> }) {
   );
 }
 
-export function References({ data }: { data: BlockData<"references"> }) {
+export function References({ data, level }: BlockProps<"references">) {
   return (
     <ol className="references">
       {data.map((ref) => {
@@ -104,7 +105,7 @@ export function References({ data }: { data: BlockData<"references"> }) {
   );
 }
 
-export function Hashtags({ data }: { data: BlockData<"hashtags"> }) {
+export function Hashtags({ data, level }: BlockProps<"hashtags">) {
   return (
     <ul className="hashtags" aria-label="Hashtags">
       {data.map((tag) => (
@@ -116,11 +117,11 @@ export function Hashtags({ data }: { data: BlockData<"hashtags"> }) {
   );
 }
 
-export function BeforeAfter({ data }: { data: BlockData<"before-after"> }) {
+export function BeforeAfter({ data, level }: BlockProps<"before-after">) {
   return (
     <div className="before-after">
       <section className="before-after-column before" aria-label="Antes">
-        <h4>Antes</h4>
+        <Heading level={level}>Antes</Heading>
         <ul>
           {data.before.map((item) => (
             <li key={item}>{item}</li>
@@ -128,7 +129,7 @@ export function BeforeAfter({ data }: { data: BlockData<"before-after"> }) {
         </ul>
       </section>
       <section className="before-after-column after" aria-label="Depois">
-        <h4>Depois</h4>
+        <Heading level={level}>Depois</Heading>
         <ul>
           {data.after.map((item) => (
             <li key={item}>{item}</li>
@@ -139,12 +140,12 @@ export function BeforeAfter({ data }: { data: BlockData<"before-after"> }) {
   );
 }
 
-export function WinnerCards({ data }: { data: BlockData<"winner-cards"> }) {
+export function WinnerCards({ data, level }: BlockProps<"winner-cards">) {
   return (
     <ul className="winner-cards">
       {data.map((card) => (
         <li key={card.title} className={`winner-card tone-border-${card.color}`}>
-          <h4 className="winner-title">{card.title}</h4>
+          <Heading level={level} className="winner-title">{card.title}</Heading>
           <p className="winner-tool">{card.tool}</p>
           <p>{card.description}</p>
         </li>

@@ -1,6 +1,6 @@
 /** The note-tools comparison table and the scored top-10 table (SPEC §2, §9). */
 import { Trophy, ExternalLink } from "lucide-react";
-import type { BlockData } from "../../engine/schema.js";
+import type { BlockProps } from "./heading.js";
 import { formatScore, ratingTone, scoreTone } from "./ratings.js";
 
 const CRITERIA = [
@@ -21,7 +21,7 @@ function OpenLink({ href, name }: { href: string; name: string }) {
   );
 }
 
-export function ToolTable({ data }: { data: BlockData<"tool-table"> }) {
+export function ToolTable({ data }: BlockProps<"tool-table">) {
   return (
     <div className="table-scroll" role="region" aria-label="Comparativo de ferramentas de notas" tabIndex={0}>
       <table className="data-table tool-table">
@@ -66,7 +66,7 @@ export function ToolTable({ data }: { data: BlockData<"tool-table"> }) {
   );
 }
 
-export function ScoreTable({ data }: { data: BlockData<"score-table"> }) {
+export function ScoreTable({ data }: BlockProps<"score-table">) {
   return (
     <div className="table-scroll" role="region" aria-label="Top 10 por pontuação" tabIndex={0}>
       <table className="data-table score-table">

@@ -21,22 +21,22 @@ function BlogCard({ card }: { card: Card }) {
         <span className="card-top">
           <span className="card-icon" aria-hidden="true">
             {Icon ? <Icon size={24} /> : null}
-          </span>
+          </span>{" "}
           <span className="badge">
             <T pt={card.category} en={card.en?.category} />
           </span>
-        </span>
+        </span>{" "}
         <span className="card-title">
           <T pt={card.title} en={card.en?.title} />
-        </span>
+        </span>{" "}
         <span className="card-excerpt">
           <T pt={card.excerpt} en={card.en?.excerpt} />
-        </span>
+        </span>{" "}
         <span className="card-meta">
           <span className="meta-item">
             <Clock aria-hidden="true" size={14} />
             {card.readTime} min
-          </span>
+          </span>{" "}
           <span className="meta-item">
             <CalendarDays aria-hidden="true" size={14} />
             {card.date}

@@ -1,0 +1,49 @@
+/** The command line as an author runs it: exit codes, messages and the output folder. */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { editedFixture, fixture, projectRoot } from "./helpers.js";
+
+const run = promisify(execFile);
+const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
+
+async function build(content: string, out: string) {
+  return run(tsx, ["build.ts", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+
+describe("npm run build", () => {
+  it("builds a content folder, exits 0 and says how many pages it wrote", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-cli-")), "site");
+    const result = await build(fixture("basic"), out);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Built 4 pages into .*site in \d+ ms/);
+    expect(result.stderr).toContain("is still a placeholder");
+    expect(await readFile(path.join(out, "primeiro.html"), "utf8")).toContain("Primeiro artigo");
+  }, 60_000);
+
+  it("on broken content prints file:line, a code frame and a hint, exits 1 and keeps the last good site", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-cli-")), "site");
+    expect((await build(fixture("basic"), out)).code).toBe(0);
+    const before = await readFile(path.join(out, "primeiro.html"), "utf8");
+    const broken = await editedFixture("basic", {
+      "articles/primeiro.md": (s) => s.replace("readTime: 5", "readTme: 5"),
+      "cards.yaml": (s) => s.replace("route: /primeiro", "route: /segundo"),
+    });
+    const result = await build(broken, out);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("The build found 2 problems");
+    expect(result.stderr).toMatch(/articles\/primeiro\.md:5:1: unknown front-matter key `readTme`/);
+    expect(result.stderr).toContain("> 5 | readTme: 5");
+    expect(result.stderr).toContain("hint: did you mean `readTime`?");
+    expect(result.stderr).toMatch(/cards\.yaml:1:\d+: `\[0\]\.route` points to \/segundo/);
+    expect(result.stderr).toContain("was left as it was");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(await readFile(path.join(out, "primeiro.html"), "utf8")).toBe(before);
+  }, 60_000);
+});

@@ -1,0 +1,90 @@
+/** The preview server serves the built site as a static host would. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import http from "node:http";
+import { buildSite } from "../engine/build.js";
+import { FolderWriter } from "../engine/output.js";
+import { serve } from "../engine/serve.js";
+import { fixture, projectRoot } from "./helpers.js";
+
+let base = "";
+let server: http.Server;
+let outDir = "";
+
+beforeAll(async () => {
+  const parent = await mkdtemp(path.join(tmpdir(), "cafe-serve-"));
+  outDir = path.join(parent, "dist");
+  await writeFile(path.join(parent, "secret.txt"), "do not serve");
+  const writer = new FolderWriter(outDir);
+  await writer.begin();
+  const result = await buildSite({ contentDir: fixture("basic"), projectRoot, writer });
+  expect(result.ok).toBe(true);
+  ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" }));
+});
+afterAll(() => server?.close());
+
+/** A raw GET, so paths reach the server exactly as written (fetch would normalise them). */
+function get(rawPath: string): Promise<{ status: number; type: string; body: string; headers: http.IncomingHttpHeaders }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ hostname, port, path: rawPath, method: "GET" }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"]), body, headers: res.headers }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the preview server", () => {
+  it("binds 127.0.0.1 by default", () => {
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it.each(["/", "/primeiro", "/guia/so-titulo"])("answers %s with 200 and HTML at its exact path", async (route) => {
+    const res = await get(route);
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/^<!DOCTYPE html>/);
+  });
+
+  it.each(["/nao-existe", "/primeiro/", "/primeiro.html", "/index.html", "/index", "/404", "/guia", "/guia/"])(
+    "answers %s with the 404 page and status 404",
+    async (route) => {
+      const res = await get(route);
+      expect(res.status).toBe(404);
+      expect(res.type).toMatch(/^text\/html/);
+      expect(res.body).toContain("Oops! Page not found");
+    },
+  );
+
+  it("serves hashed assets with their content type and long-lived caching", async () => {
+    const html = (await get("/")).body;
+    const css = /href="(\/assets\/styles-[^"]+\.css)"/.exec(html)![1]!;
+    const js = /src="(\/assets\/main-[^"]+\.js)"/.exec(html)![1]!;
+    const cssRes = await get(css);
+    expect(cssRes.status).toBe(200);
+    expect(cssRes.type).toMatch(/^text\/css/);
+    expect(cssRes.headers["cache-control"]).toContain("immutable");
+    expect((await get(js)).type).toMatch(/javascript/);
+    expect((await get("/favicon.svg")).type).toMatch(/^image\/svg\+xml/);
+  });
+
+  it.each([
+    "/../secret.txt",
+    "/%2e%2e/secret.txt",
+    "/%252e%252e/secret.txt",
+    "/assets/..%2f..%2fsecret.txt",
+    "/..%5csecret.txt",
+    "/primeiro%00.html",
+    `/${"a/".repeat(2000)}x`,
+  ])("never serves a file outside its root: %s", async (attack) => {
+    const res = await get(attack);
+    expect([400, 404]).toContain(res.status);
+    expect(res.body).not.toContain("do not serve");
+  });
+});
