@@ -122,7 +122,8 @@ export function schemaErrors(
         });
       });
     }
-    const pos = locate(path, { key: true }) ?? locate(path.slice(0, -1));
+    // Point at the bad value itself; for a missing key, at the object that lacks it.
+    const pos = locate(path) ?? locate(path.slice(0, -1));
     const key = formatKey(path);
     const text = KNOWN_MESSAGES[issue.code]?.(issue) ?? issue.message;
     return [
