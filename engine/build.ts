@@ -12,6 +12,7 @@ import { buildAssets } from "./assets.js";
 import { renderPage } from "./render.js";
 import type { SiteWriter } from "./output.js";
 import { iconByName } from "../templates/icons.js";
+import { errorAt } from "./yaml-source.js";
 import type { RenderedArticle } from "../templates/page-context.js";
 
 export interface BuildOptions {
@@ -64,14 +65,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildResult> {
   errors.push(...checkInternalLinks(content, table.byPath, markdown));
   content.cards.value.forEach((card, i) => {
     if (!iconByName(card.icon)) {
-      const pos = content.cards.locate([i, "icon"]);
       errors.push(
-        new ContentError({
-          file: content.cards.file,
-          line: pos?.line,
-          column: pos?.column,
-          source: content.cards.source,
-          key: `[${i}].icon`,
+        errorAt(content.cards, [i, "icon"], {
           message: `unknown icon '${card.icon}'`,
           hint: "use a lucide icon name in kebab-case, such as 'heart-pulse' or 'trending-up' (see lucide.dev/icons)",
         }),

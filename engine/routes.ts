@@ -4,7 +4,7 @@
  */
 import { ContentError } from "./errors.js";
 import type { Article, SiteContent } from "./content.js";
-import type { Position } from "./yaml-source.js";
+import { errorAt, formatKey, type LocatableSource } from "./yaml-source.js";
 
 export type Route =
   | { kind: "home"; path: "/"; outFile: string; featured: ArticleVariants }
@@ -36,14 +36,9 @@ export function buildRoutes(content: SiteContent): RouteTable {
   const byRoute = new Map<string, { pt?: Article; en?: Article }>();
 
   for (const article of content.articles) {
-    const pos = article.locate(["route"], { key: true });
     if (RESERVED.has(article.route) || article.route.startsWith("/assets/")) {
       errors.push(
-        new ContentError({
-          file: article.file,
-          line: pos?.line,
-          source: article.source,
-          key: "route",
+        errorAt(article, ["route"], {
           message: `the route ${article.route} is reserved by the site`,
           hint: "choose another `route:` or rename the file",
         }),
@@ -55,13 +50,8 @@ export function buildRoutes(content: SiteContent): RouteTable {
     if (taken) {
       // Point at the file that claims the route explicitly, when one of them does.
       const culprit = "route" in article.frontMatter || !("route" in taken.frontMatter) ? article : taken;
-      const at = "route" in culprit.frontMatter ? culprit.locate(["route"], { key: true }) : undefined;
       errors.push(
-        new ContentError({
-          file: culprit.file,
-          line: at?.line ?? 1,
-          source: culprit.source,
-          key: "route",
+        errorAt(culprit, ["route"], {
           message: `two articles have the route ${article.route}${article.lang === "en" ? " in English" : ""}: ${taken.file} and ${article.file}`,
           hint: "give one of them another `route:` in its front matter, or rename its file",
         }),
@@ -102,36 +92,24 @@ export function buildRoutes(content: SiteContent): RouteTable {
   if (featured?.pt) {
     add({ kind: "home", path: "/", outFile: "index.html", featured: { pt: featured.pt, en: featured.en } });
   } else {
-    const pos = site.locate(["home", "featured"]);
-    errors.push(missingRoute(site.file, site.source, pos, site.value.home.featured, "home.featured"));
+    errors.push(missingRoute(site, ["home", "featured"], site.value.home.featured));
   }
   add({ kind: "not-found", path: "/404", outFile: "404.html" });
 
   content.cards.value.forEach((card, i) => {
-    if (!byPath.has(card.route)) {
-      const pos = content.cards.locate([i, "route"]);
-      errors.push(missingRoute(content.cards.file, content.cards.source, pos, card.route, `[${i}].route`));
-    }
+    if (!byPath.has(card.route)) errors.push(missingRoute(content.cards, [i, "route"], card.route));
   });
   content.editions.value.forEach((edition, i) => {
-    if (!byPath.has(edition.route)) {
-      const pos = content.editions.locate([i, "route"]);
-      errors.push(missingRoute(content.editions.file, content.editions.source, pos, edition.route, `[${i}].route`));
-    }
+    if (!byPath.has(edition.route)) errors.push(missingRoute(content.editions, [i, "route"], edition.route));
   });
 
   routes.sort((a, b) => a.path.localeCompare(b.path));
   return { routes, byPath, errors };
 }
 
-function missingRoute(file: string, source: string, pos: Position | undefined, route: string, key: string): ContentError {
-  return new ContentError({
-    file,
-    line: pos?.line,
-    column: pos?.column,
-    source,
-    key,
-    message: `\`${key}\` points to ${route}, but no article has that route`,
+function missingRoute(target: LocatableSource, path: (string | number)[], route: string): ContentError {
+  return errorAt(target, path, {
+    message: `\`${formatKey(path)}\` points to ${route}, but no article has that route`,
     hint: "use the route of an existing article (see content/articles), or add the article",
   });
 }

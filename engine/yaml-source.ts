@@ -71,6 +71,31 @@ function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number)
   };
 }
 
+/** A source whose values can be located: a YAML/JSON file, or an article's front matter. */
+export interface LocatableSource {
+  file: string;
+  source: string;
+  locate: Locator;
+}
+
+/** A ContentError pointing at the value found at `path` inside a located source. */
+export function errorAt(
+  target: LocatableSource,
+  path: readonly PropertyKey[],
+  init: { message: string; hint?: string; key?: string },
+): ContentError {
+  const pos = target.locate(path);
+  return new ContentError({
+    file: target.file,
+    source: target.source,
+    line: pos?.line,
+    column: pos?.column,
+    key: init.key ?? formatKey(path),
+    message: init.message,
+    hint: init.hint,
+  });
+}
+
 /** Reads a JSON file strictly; a syntax error names its line. */
 export function parseJsonSource(text: string, file: string): ParsedSource {
   try {
