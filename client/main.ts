@@ -1,7 +1,13 @@
 /**
- * The client entry: finds the islands the server rendered and hydrates each with the same
- * React component, loading React only when an island first needs it.
+ * The client entry, deferred: the only JavaScript a reader runs before interacting. It
+ * marks the language buttons, logs the 404 and arms the islands; React itself loads only
+ * when the reader reaches for an island.
  */
-import { loadIslands } from "./islands-loader.js";
+import { applyLanguage, currentLanguage } from "./language.js";
+import { armIslands } from "./islands-loader.js";
 
-loadIslands(document);
+applyLanguage(document, currentLanguage(document));
+if (document.body.dataset.page === "not-found") {
+  console.error(`404 Error: User attempted to access non-existent route: ${location.pathname}`);
+}
+armIslands(document);

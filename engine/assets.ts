@@ -3,8 +3,7 @@
  * names, plus the inline boot script. Returns files to write and the manifest templates use.
  */
 import path from "node:path";
-import { build, transform } from "esbuild";
-import { readFile } from "node:fs/promises";
+import { build } from "esbuild";
 import type { AssetManifest } from "../templates/page-context.js";
 
 export interface BuiltAssets {
@@ -54,9 +53,19 @@ export async function buildAssets({ projectRoot, minify = true }: AssetOptions):
     else if (/dancing-script-latin-700-normal[^/]*\.woff2$/.test(rel)) manifest.brandFont = url;
   }
 
-  const bootSource = await readFile(path.join(projectRoot, "client/boot.ts"), "utf8");
-  const boot = await transform(bootSource, { loader: "ts", minify: true, target: "es2017" });
-  manifest.bootScript = boot.code.trim();
+  // The boot script runs inline before first paint: its own tiny bundle, no React.
+  const boot = await build({
+    absWorkingDir: projectRoot,
+    entryPoints: ["client/boot.ts"],
+    bundle: true,
+    format: "iife",
+    target: ["es2017"],
+    minify: true,
+    write: false,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  manifest.bootScript = boot.outputFiles[0]!.text.trim();
 
   if (!manifest.js || !manifest.css || !manifest.brandFont) {
     throw new Error(`asset bundle is missing an entry: ${JSON.stringify(manifest)}`);

@@ -4,7 +4,7 @@ import type { SiteSettings } from "../engine/schema.js";
 export function Footer({ site }: { site: SiteSettings }) {
   const { footer, privacyUrl } = site;
   return (
-    <footer className="site-footer">
+    <footer className="site-footer" lang="pt-BR">
       <div className="container footer-inner">
         <p>{footer.copyright}</p>
         <ul className="footer-links">

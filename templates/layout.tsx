@@ -11,13 +11,23 @@ export interface LayoutProps {
   ctx: PageContext;
   title: string;
   description: string;
+  /** The page title in English, for pages with an English version. */
+  titleEn?: string;
+  /** Marks the page for the client (the 404 page logs the missing path). */
+  page?: "not-found";
   children: ReactNode;
 }
 
-export function Layout({ ctx, title, description, children }: LayoutProps) {
+export function Layout({ ctx, title, description, titleEn, page, children }: LayoutProps) {
   const { site, assets } = ctx;
   return (
-    <html lang="pt-BR" data-lang="pt" className="no-js">
+    <html
+      lang="pt-BR"
+      data-lang="pt"
+      className="no-js"
+      data-title-pt={titleEn ? title : undefined}
+      data-title-en={titleEn}
+    >
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -30,12 +40,12 @@ export function Layout({ ctx, title, description, children }: LayoutProps) {
         <script dangerouslySetInnerHTML={{ __html: assets.bootScript }} />
         <script type="module" src={assets.js} />
       </head>
-      <body>
-        <a className="skip-link" href="#conteudo">
+      <body data-page={page}>
+        <a className="skip-link" href="#conteudo" lang="pt-BR">
           {site.skipLink}
         </a>
         <Header site={site} />
-        <main id="conteudo" className="site-main" tabIndex={-1}>
+        <main id="conteudo" className="site-main" tabIndex={-1} lang="pt-BR">
           {children}
         </main>
         <Newsletter site={site} />

@@ -19,7 +19,7 @@ export function Newsletter({ site }: { site: SiteSettings }) {
     delayMs: n.delayMs,
   };
   return (
-    <section className="newsletter" aria-labelledby="newsletter-title">
+    <section className="newsletter" aria-labelledby="newsletter-title" lang="pt-BR">
       <div className="container newsletter-inner">
         <span className="newsletter-icon" aria-hidden="true">
           <Mail size={28} />

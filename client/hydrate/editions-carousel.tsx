@@ -1,6 +1,4 @@
-import { hydrateRoot } from "react-dom/client";
-import { EditionsCarousel, type EditionsCarouselProps } from "../islands/editions-carousel.js";
+import { EditionsCarousel } from "../islands/editions-carousel.js";
+import { hydrateWith } from "./hydrate.js";
 
-export function hydrate(element: HTMLElement, props: unknown): void {
-  hydrateRoot(element, <EditionsCarousel {...(props as EditionsCarouselProps)} />);
-}
+export const hydrate = hydrateWith(EditionsCarousel);

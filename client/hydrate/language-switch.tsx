@@ -1,6 +1,4 @@
-import { hydrateRoot } from "react-dom/client";
-import { LanguageSwitch, type LanguageSwitchProps } from "../islands/language-switch.js";
+import { LanguageSwitch } from "../islands/language-switch.js";
+import { hydrateWith } from "./hydrate.js";
 
-export function hydrate(element: HTMLElement, props: unknown): void {
-  hydrateRoot(element, <LanguageSwitch {...(props as LanguageSwitchProps)} />);
-}
+export const hydrate = hydrateWith(LanguageSwitch);

@@ -1,6 +1,4 @@
-import { hydrateRoot } from "react-dom/client";
-import { NewsletterForm, type NewsletterFormProps } from "../islands/newsletter-form.js";
+import { NewsletterForm } from "../islands/newsletter-form.js";
+import { hydrateWith } from "./hydrate.js";
 
-export function hydrate(element: HTMLElement, props: unknown): void {
-  hydrateRoot(element, <NewsletterForm {...(props as NewsletterFormProps)} />);
-}
+export const hydrate = hydrateWith(NewsletterForm);

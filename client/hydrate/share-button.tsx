@@ -1,6 +1,4 @@
-import { hydrateRoot } from "react-dom/client";
-import { ShareButton, type ShareButtonProps } from "../islands/share-button.js";
+import { ShareButton } from "../islands/share-button.js";
+import { hydrateWith } from "./hydrate.js";
 
-export function hydrate(element: HTMLElement, props: unknown): void {
-  hydrateRoot(element, <ShareButton {...(props as ShareButtonProps)} />);
-}
+export const hydrate = hydrateWith(ShareButton);

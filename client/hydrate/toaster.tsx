@@ -1,6 +1,4 @@
-import { hydrateRoot } from "react-dom/client";
-import { Toaster, type ToasterProps } from "../islands/toaster.js";
+import { Toaster } from "../islands/toaster.js";
+import { hydrateWith } from "./hydrate.js";
 
-export function hydrate(element: HTMLElement, props: unknown): void {
-  hydrateRoot(element, <Toaster {...(props as ToasterProps)} />);
-}
+export const hydrate = hydrateWith(Toaster);

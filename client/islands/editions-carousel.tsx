@@ -1,8 +1,11 @@
 /**
- * The "Edições Anteriores" carousel. Without JavaScript every edition is listed; with it,
- * one edition shows at a time and the buttons and dots move between them.
+ * The "Edições Anteriores" carousel (SPEC §4). Without JavaScript every edition is listed;
+ * with it one shows at a time, moved by the buttons, the dots or the arrow keys, and each
+ * move is announced.
  */
+import { useState, type KeyboardEvent } from "react";
 import { ChevronLeft, ChevronRight, BookOpen } from "lucide-react";
+import { nextIndex, previousIndex } from "../carousel.js";
 
 export interface CarouselEdition {
   id: string;
@@ -21,26 +24,51 @@ export interface EditionsCarouselProps {
 }
 
 export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
+  const [index, setIndex] = useState(0);
+  const [moved, setMoved] = useState(false);
+  const count = editions.length;
   const Title = `h${level}` as const;
   const SlideTitle = `h${Math.min(level + 1, 6)}` as "h3";
-  const index = 0;
-  const count = editions.length;
+  const go = (to: number) => {
+    setIndex(to);
+    setMoved(true);
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "ArrowRight") go(nextIndex(index, count));
+    else if (event.key === "ArrowLeft") go(previousIndex(index, count));
+    else return;
+    event.preventDefault();
+  };
+  const current = editions[index];
+
   return (
-    <section className="carousel" aria-roledescription="carrossel" aria-labelledby="carousel-title">
+    <section className="carousel" aria-roledescription="carrossel" aria-labelledby="carousel-title" onKeyDown={onKeyDown}>
       <div className="carousel-header">
         <Title id="carousel-title" className="carousel-title">
           <BookOpen aria-hidden="true" size={20} /> Edições Anteriores
         </Title>
         <div className="carousel-controls needs-js">
-          <button type="button" className="icon-button" aria-label="Edição anterior" aria-controls="carousel-slides">
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Edição anterior"
+            aria-controls="carousel-slides"
+            onClick={() => go(previousIndex(index, count))}
+          >
             <ChevronLeft aria-hidden="true" size={20} />
           </button>
-          <button type="button" className="icon-button" aria-label="Próxima edição" aria-controls="carousel-slides">
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Próxima edição"
+            aria-controls="carousel-slides"
+            onClick={() => go(nextIndex(index, count))}
+          >
             <ChevronRight aria-hidden="true" size={20} />
           </button>
         </div>
       </div>
-      <ul id="carousel-slides" className="carousel-slides" aria-live="polite">
+      <ul id="carousel-slides" className="carousel-slides">
         {editions.map((edition, i) => (
           <li
             key={edition.id}
@@ -71,9 +99,13 @@ export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
             className="carousel-dot"
             aria-label={`Ir para a edição ${i + 1} de ${count}: ${edition.title}`}
             aria-current={i === index ? "true" : undefined}
+            onClick={() => go(i)}
           />
         ))}
       </div>
+      <p className="sr-only" aria-live="polite" aria-atomic="true">
+        {moved && current ? `Edição ${index + 1} de ${count}: ${current.title}` : ""}
+      </p>
     </section>
   );
 }

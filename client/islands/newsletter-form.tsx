@@ -1,4 +1,12 @@
-/** The newsletter signup form: one labelled e-mail field and the submit button. */
+/**
+ * The newsletter signup form: validated on submit (SPEC §5), "Enviando..." while it works,
+ * then a toast. The field is uncontrolled, so what a reader typed before the island woke up
+ * is kept.
+ */
+import { useRef, useState, type FormEvent } from "react";
+import { subscribe, validateEmail } from "../newsletter.js";
+import { showToast } from "../toast.js";
+
 export interface NewsletterFormProps {
   label: string;
   placeholder: string;
@@ -12,23 +20,60 @@ export interface NewsletterFormProps {
   delayMs: number;
 }
 
-export function NewsletterForm({ label, placeholder, button }: NewsletterFormProps) {
+const ERROR_ID = "newsletter-error";
+
+export function NewsletterForm(props: NewsletterFormProps) {
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (busy) return;
+    const form = event.currentTarget;
+    const email = input.current?.value ?? "";
+    const problem = validateEmail(email, props);
+    setError(problem);
+    if (problem) {
+      input.current?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      await subscribe(email, { endpoint: props.endpoint, delayMs: props.delayMs });
+      form.reset();
+      showToast({ ...props.success });
+    } catch {
+      showToast({ ...props.failure, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
-    <form className="newsletter-form" noValidate>
-      <label className="sr-only" htmlFor="newsletter-email">
-        {label}
-      </label>
-      <input
-        id="newsletter-email"
-        name="email"
-        type="email"
-        inputMode="email"
-        autoComplete="email"
-        placeholder={placeholder}
-        className="newsletter-input"
-      />
-      <button type="submit" className="button button-primary">
-        {button}
+    <form className="newsletter-form" noValidate onSubmit={onSubmit} aria-busy={busy || undefined}>
+      <div className="newsletter-field">
+        <label className="sr-only" htmlFor="newsletter-email">
+          {props.label}
+        </label>
+        <input
+          ref={input}
+          id="newsletter-email"
+          name="email"
+          type="email"
+          inputMode="email"
+          autoComplete="email"
+          placeholder={props.placeholder}
+          className="newsletter-input"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? ERROR_ID : undefined}
+        />
+        <p id={ERROR_ID} className="newsletter-error" aria-live="polite">
+          {error}
+        </p>
+      </div>
+      <button type="submit" className="button button-primary" disabled={busy}>
+        {busy ? props.busyLabel : props.button}
       </button>
     </form>
   );

@@ -7,7 +7,12 @@ import type { ArticleVariants, PageContext } from "../page-context.js";
 export function ArticlePage({ ctx, article }: { ctx: PageContext; article: ArticleVariants }) {
   const { pt, en } = article;
   return (
-    <Layout ctx={ctx} title={`${pt.meta.title} | ${ctx.site.name}`} description={pt.meta.description ?? pt.meta.lead ?? pt.meta.title}>
+    <Layout
+      ctx={ctx}
+      title={`${pt.meta.title} | ${ctx.site.name}`}
+      titleEn={en ? `${en.meta.title} | ${ctx.site.name}` : undefined}
+      description={pt.meta.description ?? pt.meta.lead ?? pt.meta.title}
+    >
       <div className="container article-container">
         <a className="back-link" href="/">
           <ArrowLeft aria-hidden="true" size={18} />

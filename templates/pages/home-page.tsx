@@ -50,7 +50,12 @@ function BlogCard({ card }: { card: Card }) {
 export function HomePage({ ctx, featured }: { ctx: PageContext; featured: ArticleVariants }) {
   const { site, cards } = ctx;
   return (
-    <Layout ctx={ctx} title={`${site.header.title.pt} | ${site.header.subtitle.pt}`} description={site.home.description}>
+    <Layout
+      ctx={ctx}
+      title={`${site.header.title.pt} | ${site.header.subtitle.pt}`}
+      titleEn={`${site.header.title.en} | ${site.header.subtitle.en}`}
+      description={site.home.description}
+    >
       <div className="container home-featured">
         <ArticleView article={featured.pt} ctx={ctx} />
       </div>

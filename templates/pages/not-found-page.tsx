@@ -5,7 +5,7 @@ import type { PageContext } from "../page-context.js";
 export function NotFoundPage({ ctx }: { ctx: PageContext }) {
   const { notFound } = ctx.site;
   return (
-    <Layout ctx={ctx} title={`${notFound.title} | ${ctx.site.name}`} description={notFound.text}>
+    <Layout ctx={ctx} title={`${notFound.title} | ${ctx.site.name}`} description={notFound.text} page="not-found">
       <div className="container not-found" lang="en">
         <h1 className="not-found-code">{notFound.heading}</h1>
         <p className="not-found-text">{notFound.text}</p>

@@ -1,0 +1,56 @@
+/**
+ * The toast store: one notice at a time (a new one replaces the old), shown by the Toaster
+ * island, which hydrates on the first toast.
+ */
+export interface ToastInput {
+  title: string;
+  description?: string;
+  variant?: "default" | "destructive";
+}
+export interface Toast extends Required<Omit<ToastInput, "description">> {
+  id: number;
+  description?: string;
+}
+
+/** How long a toast stays, in milliseconds. */
+export const TOAST_DURATION = 5000;
+
+type Listener = () => void;
+let current: Toast | null = null;
+let nextId = 1;
+const listeners = new Set<Listener>();
+let wakeToaster: (() => void) | undefined;
+
+function emit() {
+  for (const listener of listeners) listener();
+}
+
+/** Shows a toast, replacing the one on screen. */
+export function showToast(input: ToastInput): Toast {
+  current = { id: nextId++, title: input.title, description: input.description, variant: input.variant ?? "default" };
+  emit();
+  wakeToaster?.();
+  return current;
+}
+
+/** Closes the toast with `id` (or whatever is shown). */
+export function dismissToast(id?: number): void {
+  if (current && (id === undefined || current.id === id)) {
+    current = null;
+    emit();
+  }
+}
+
+export function subscribeToasts(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function currentToast(): Toast | null {
+  return current;
+}
+
+/** Registers how to bring the Toaster island to life when the first toast arrives. */
+export function onFirstToast(wake: () => void): void {
+  wakeToaster = wake;
+}
