@@ -1,0 +1,55 @@
+/**
+ * Bench: JavaScript a reader's browser executes before the first interaction, per route:
+ * the inline <head> script plus the entry module and everything it imports statically
+ * (dynamic imports load only when an island wakes). Gzip level 9, as served compressed.
+ *
+ *   npm run bench:js
+ */
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { buildSite } from "../engine/build.js";
+import { MemoryWriter } from "../engine/output.js";
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const TARGET = 5 * 1024;
+
+const writer = new MemoryWriter();
+const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+if (!result.ok) throw new Error("build failed");
+
+const gz = (text: string | Uint8Array) => gzipSync(text, { level: 9 }).length;
+
+/** A module and its static imports, transitively (URLs under /assets). */
+function staticGraph(url: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(url)) return seen;
+  seen.add(url);
+  const code = writer.text(url.slice(1));
+  for (const m of code.matchAll(/(?:^|[;}\s])import\s*(?:[^"'()]*?from\s*)?["']([^"']+)["']/g)) {
+    staticGraph(path.posix.join(path.posix.dirname(url), m[1]!), seen);
+  }
+  return seen;
+}
+
+const rows: string[] = [];
+let worst = 0;
+for (const route of result.routes) {
+  const html = writer.text(route.outFile);
+  const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!).join("\n");
+  const entries = [...html.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]!);
+  const modules = new Set<string>();
+  for (const entry of entries) staticGraph(entry, modules);
+  const moduleBytes = [...modules].reduce((sum, url) => sum + gz(writer.text(url.slice(1))), 0);
+  const total = gz(inline) + moduleBytes;
+  worst = Math.max(worst, total);
+  rows.push(`| ${route.path} | ${gz(inline)} | ${modules.size} | ${moduleBytes} | ${total} |`);
+}
+
+const lazy = [...writer.files.keys()].filter((f) => f.startsWith("assets/chunks/"));
+const lazyBytes = lazy.reduce((sum, f) => sum + gz(writer.files.get(f)!), 0);
+
+console.log("| route | inline script (B gz) | modules | modules (B gz) | before first interaction (B gz) |");
+console.log("|---|---|---|---|---|");
+for (const row of rows) console.log(row);
+console.log(`\nWorst route: ${worst} B gzip (target ≤ ${TARGET} B): ${worst <= TARGET ? "met" : "MISSED"}`);
+console.log(`Loaded only when an island wakes: ${lazy.length} chunks, ${lazyBytes} B gzip in all (React and react-dom included).`);

@@ -1,0 +1,51 @@
+/** axe-core (injected into the page) finds no violations on any route, in either language. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { chromiumPath, startHarness, type Harness } from "./harness.js";
+
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const ROUTES = [
+  "/",
+  "/artigo/tarifas-trump-mercado-trabalho",
+  "/artigo/dicas-sites-recomendacoes-trabalhadores",
+  "/artigo/programas-qualificacao-profissional-2025",
+  "/artigo/setores-crescimento-crise",
+  "/artigo/proteger-financas-crise",
+  "/material-semana",
+  "/descompasso-seculo-xxi",
+  "/via-mao-dupla-lealdade",
+  "/artigo-burnout-inovacao",
+  "/artigo-inovacao-rh",
+  "/artigo-sistema-notas",
+  "/artigo-transicao",
+  "/artigo-herois-economia",
+  "/pagina-que-nao-existe",
+];
+
+let h: Harness;
+beforeAll(async () => {
+  if (chromiumPath) h = await startHarness();
+});
+afterAll(async () => h?.close());
+
+const describeBrowser = chromiumPath ? describe : describe.skip;
+
+describeBrowser("accessibility (axe-core)", () => {
+  it.each((["pt", "en"] as const).flatMap((lang) => ROUTES.map((route) => [lang, route] as const)))(
+    "%s %s has no violations",
+    async (lang, route) => {
+      const context = await h.browser.newContext({ viewport: { width: 390, height: 844 } });
+      if (lang === "en") await context.addInitScript(() => localStorage.setItem("cafe-com-a-cris:lang", "en"));
+      const page = await context.newPage();
+      await page.goto(h.base + route);
+      await page.addScriptTag({ path: axePath });
+      const violations = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+        const result = await axe.run(document, { resultTypes: ["violations"] });
+        return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")})`);
+      });
+      expect(violations).toEqual([]);
+      await context.close();
+    },
+  );
+});

@@ -1,0 +1,66 @@
+/**
+ * Browser tests' harness: builds the real site, serves it with the project's own preview
+ * server and drives Debian's Chromium through playwright-core (never a downloaded browser).
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type http from "node:http";
+import { chromium, type Browser } from "playwright-core";
+import { buildSite } from "../../engine/build.js";
+import { FolderWriter } from "../../engine/output.js";
+import { serve } from "../../engine/serve.js";
+import { projectRoot } from "../helpers.js";
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+
+/** The Chromium to drive, or undefined (with the reason printed) when there is none. */
+export function findChromium(): string | undefined {
+  const found = CANDIDATES.find((p): p is string => !!p && existsSync(p));
+  if (!found) {
+    const message =
+      "Browser tests need Chromium and none was found. Install it with `apt-get install -y chromium` " +
+      "(or set CHROMIUM_PATH to a Chromium binary).";
+    if (process.env.REQUIRE_BROWSER) throw new Error(`${message} REQUIRE_BROWSER is set, so this is a failure.`);
+    console.warn(`\n${message} Skipping the browser tests.\n`);
+  }
+  return found;
+}
+
+export const chromiumPath = findChromium();
+
+export interface Harness {
+  base: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-browser-")), "dist");
+  const writer = new FolderWriter(outDir);
+  await writer.begin();
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join("\n"));
+  const { url, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
+  });
+  return {
+    base: url,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise<void>((resolve) => (server as http.Server).close(() => resolve()));
+    },
+  };
+}
