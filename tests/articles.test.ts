@@ -1,0 +1,88 @@
+/**
+ * Editorial checks on the real articles (issue 4): length for the stated read time, the
+ * language the front matter says, no placeholder text, and links that resolve.
+ */
+import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { loadContent } from "../engine/content.js";
+import { buildInMemory, parseHtml, projectRoot } from "./helpers.js";
+
+const built = await buildInMemory(path.join(projectRoot, "content"));
+const { content } = await loadContent(path.join(projectRoot, "content"));
+const articles = content!.articles;
+const routes = new Set(built.routes.map((r) => r.path));
+
+/** The article body as a reader sees it on its page: prose, tables, lists and blocks. */
+function bodyText(route: string, lang: "pt" | "en"): string {
+  const route_ = built.routes.find((r) => r.path === route)!;
+  const doc = parseHtml(built.writer.text(route_.outFile));
+  const variant = doc.querySelector(`div[data-l=${lang}] .prose`) ?? doc.querySelector(".prose");
+  // textContent glues table cells and list items; separate them as a reader's eye does.
+  for (const el of variant!.querySelectorAll("td, th, li, p, h2, h3, h4, h5, h6")) el.append(" ");
+  return variant!.textContent ?? "";
+}
+
+const words = (text: string) => text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+
+const STOP = {
+  pt: new Set("a o as os de da do das dos e é em no na nos nas um uma que para com por não se mais como mas ao à sua seu você isso já também quando muito".split(" ")),
+  en: new Set("the a an of and is in on to for with that this it you your are be as at by from not or but have has was more when what can".split(" ")),
+};
+function stopWordRatio(text: string, lang: "pt" | "en"): number {
+  const tokens = words(text.toLowerCase());
+  return tokens.filter((w) => STOP[lang].has(w)).length / tokens.length;
+}
+
+const cases = articles.map((a) => [`${a.route} (${a.lang})`, a] as const);
+
+describe("the articles", () => {
+  it("are all thirteen, with the transition article in both languages", () => {
+    expect(articles.filter((a) => a.lang === "pt")).toHaveLength(13);
+    expect(articles.filter((a) => a.lang === "en").map((a) => a.route)).toEqual(["/artigo-transicao"]);
+  });
+
+  it.each(cases)("%s is at least 150 words per minute of its read time", (_, article) => {
+    const count = words(bodyText(article.route, article.lang)).length;
+    expect(article.meta.readTime).toBeDefined();
+    expect(count).toBeGreaterThanOrEqual(150 * article.meta.readTime!);
+  });
+
+  it.each(cases)("%s is written in the language its front matter says", (_, article) => {
+    const text = bodyText(article.route, article.lang);
+    const other = article.lang === "pt" ? "en" : "pt";
+    const own = stopWordRatio(text, article.lang);
+    expect(own).toBeGreaterThan(0.2);
+    expect(own).toBeGreaterThan(3 * stopWordRatio(text, other));
+  });
+
+  it.each(cases)("%s has no lorem ipsum or placeholder markers", (_, article) => {
+    // Case matters for the markers: Portuguese "todo" means "all".
+    expect(article.source).not.toMatch(/lorem|ipsum|\[inserir|placeholder|a definir/i);
+    expect(article.source).not.toMatch(/\b(TODO|TBD|FIXME|XXX)\b/);
+  });
+
+  it.each(cases)("%s links only to routes that exist and to https sites", (_, article) => {
+    const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
+    const prose = doc.querySelector(`div[data-l=${article.lang}] .prose`) ?? doc.querySelector(".prose")!;
+    const hrefs = [...prose.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")!);
+    for (const href of hrefs) {
+      if (href.startsWith("/")) expect(routes.has(href.split("#")[0]!), href).toBe(true);
+      else if (!href.startsWith("#") && !href.startsWith("mailto:")) expect(href, href).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]{2,}(\/|$)/);
+    }
+  });
+
+  it("the tariffs series: each of its five pages links to the other four", () => {
+    const series = articles.filter((a) => a.meta.series === "tarifas-2025").map((a) => a.route).sort();
+    expect(series).toHaveLength(5);
+    for (const route of series) {
+      const doc = parseHtml(built.writer.text(`${route.slice(1)}.html`));
+      const linked = new Set([...doc.querySelectorAll("article a[href^='/artigo/']")].map((a) => a.getAttribute("href")));
+      for (const other of series.filter((r) => r !== route)) expect(linked.has(other), `${route} → ${other}`).toBe(true);
+    }
+  });
+
+  it("uses the spec's figures where the spec gives them", () => {
+    const rh = bodyText("/artigo-inovacao-rh", "pt");
+    for (const figure of ["83%", "87%", "6 em 10", "3,1%", "R$ 80 mil"]) expect(rh).toContain(figure);
+  });
+});
