@@ -10,6 +10,7 @@ import { buildRoutes, type Route } from "./routes.js";
 import { renderMarkdown, type InternalLink, type MarkdownResult } from "./markdown.js";
 import { buildAssets } from "./assets.js";
 import { renderPage } from "./render.js";
+import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
 import { iconByName } from "../templates/icons.js";
 import { errorAt } from "./yaml-source.js";
@@ -96,7 +97,8 @@ export async function buildSite(options: BuildOptions): Promise<BuildResult> {
     }
     return list;
   };
-  const base = { site: content.site.value, cards: content.cards.value, assets: assets.manifest, rendered, seriesOf };
+  const csp = contentSecurityPolicy([assets.manifest.bootScript], content.site.value.newsletter.endpoint);
+  const base = { site: content.site.value, csp, cards: content.cards.value, assets: assets.manifest, rendered, seriesOf };
   const written: string[] = [];
   try {
     await writer.copyDir(path.join(options.projectRoot, "public"));
@@ -107,6 +109,10 @@ export async function buildSite(options: BuildOptions): Promise<BuildResult> {
     for (const route of table.routes) {
       await writer.write(route.outFile, renderPage(route, base));
       written.push(route.outFile);
+    }
+    for (const [file, text] of siteFiles(content, table.routes, csp)) {
+      await writer.write(file, text);
+      written.push(file);
     }
     await writer.commit();
   } catch (error) {

@@ -6,6 +6,8 @@ import { Newsletter } from "./newsletter.js";
 import { Island } from "../client/island.js";
 import { Toaster } from "../client/islands/toaster.js";
 import type { PageContext } from "./page-context.js";
+import type { Article } from "../engine/content.js";
+import { absoluteUrl } from "../engine/site-files.js";
 
 export interface LayoutProps {
   ctx: PageContext;
@@ -15,11 +17,15 @@ export interface LayoutProps {
   titleEn?: string;
   /** Marks the page for the client (the 404 page logs the missing path). */
   page?: "not-found";
+  /** The article this page presents, for Open Graph and JSON-LD. */
+  article?: Article;
   children: ReactNode;
 }
 
-export function Layout({ ctx, title, description, titleEn, page, children }: LayoutProps) {
+export function Layout({ ctx, title, description, titleEn, page, article, children }: LayoutProps) {
   const { site, assets } = ctx;
+  const url = absoluteUrl(site.siteUrl, ctx.route.path);
+  const jsonLd = article ? articleJsonLd(article, url, ctx) : undefined;
   return (
     <html
       lang="pt-BR"
@@ -30,15 +36,31 @@ export function Layout({ ctx, title, description, titleEn, page, children }: Lay
     >
       <head>
         <meta charSet="utf-8" />
+        <meta httpEquiv="Content-Security-Policy" content={ctx.csp} />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title}</title>
         <meta name="description" content={description} />
+        {page === "not-found" ? <meta name="robots" content="noindex" /> : <link rel="canonical" href={url} />}
+        <meta property="og:site_name" content={site.name} />
+        <meta property="og:type" content={article ? "article" : "website"} />
+        <meta property="og:title" content={title} />
+        <meta property="og:description" content={description} />
+        {page === "not-found" ? null : <meta property="og:url" content={url} />}
+        <meta property="og:locale" content="pt_BR" />
+        {titleEn ? <meta property="og:locale:alternate" content="en_US" /> : null}
+        <meta name="twitter:card" content="summary" />
+        <meta name="twitter:title" content={title} />
+        <meta name="twitter:description" content={description} />
+        <link rel="alternate" type="application/rss+xml" title={site.name} href="/feed.xml" />
         <meta name="theme-color" content="#7c4a2d" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <link rel="preload" href={assets.brandFont} as="font" type="font/woff2" crossOrigin="anonymous" />
         <link rel="stylesheet" href={assets.css} />
         <script dangerouslySetInnerHTML={{ __html: assets.bootScript }} />
         <script type="module" src={assets.js} />
+        {jsonLd ? (
+          <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} />
+        ) : null}
       </head>
       <body data-page={page}>
         <a className="skip-link" href="#conteudo" lang="pt-BR">
@@ -56,4 +78,23 @@ export function Layout({ ctx, title, description, titleEn, page, children }: Lay
       </body>
     </html>
   );
+}
+
+/** schema.org Article data; `<` is escaped so no text can close the script element. */
+function articleJsonLd(article: Article, url: string, ctx: PageContext): string {
+  const { meta } = article;
+  const data = {
+    "@context": "https://schema.org",
+    "@type": "Article",
+    headline: meta.title,
+    description: meta.lead ?? meta.description,
+    inLanguage: article.lang === "en" ? "en" : "pt-BR",
+    datePublished: meta.date?.iso,
+    articleSection: meta.category,
+    author: { "@type": "Person", name: ctx.site.author },
+    publisher: { "@type": "Organization", name: ctx.site.name, url: absoluteUrl(ctx.site.siteUrl, "/") },
+    mainEntityOfPage: url,
+    url,
+  };
+  return JSON.stringify(data).replace(/</g, "\\u003c");
 }

@@ -21,6 +21,8 @@ export interface RenderedArticle {
 
 export interface PageContext {
   site: SiteSettings;
+  /** The Content-Security-Policy every page carries (scripts by hash only). */
+  csp: string;
   cards: Card[];
   assets: AssetManifest;
   /** Markdown bodies, rendered once per article file. */

@@ -12,6 +12,7 @@ export function ArticlePage({ ctx, article }: { ctx: PageContext; article: Artic
       title={`${pt.meta.title} | ${ctx.site.name}`}
       titleEn={en ? `${en.meta.title} | ${ctx.site.name}` : undefined}
       description={pt.meta.description ?? pt.meta.lead ?? pt.meta.title}
+      article={pt}
     >
       <div className="container article-container">
         <a className="back-link" href="/">

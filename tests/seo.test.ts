@@ -1,0 +1,91 @@
+/** Feed, sitemap, robots.txt and the meta every page carries, parsed for real. */
+import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { buildInMemory, editedFixture, parseHtml, projectRoot } from "./helpers.js";
+
+const built = await buildInMemory(path.join(projectRoot, "content"));
+const SITE = "https://cafecomacris.placeholder.invalid";
+const xml = new XMLParser({ ignoreAttributes: false });
+
+describe("feeds and SEO", () => {
+  it("writes a valid RSS 2.0 feed of the dated articles, newest first", () => {
+    const text = built.writer.text("feed.xml");
+    expect(XMLValidator.validate(text)).toBe(true);
+    const rss = xml.parse(text).rss;
+    expect(rss["@_version"]).toBe("2.0");
+    expect(rss.channel.title).toBe("Café com a Cris");
+    const items = rss.channel.item as { title: string; link: string; pubDate: string }[];
+    expect(items).toHaveLength(13);
+    expect(items[0]!.title).toBe("Heróis da Nossa Economia");
+    expect(items[0]!.link).toBe(`${SITE}/artigo-herois-economia`);
+    const dates = items.map((i) => Date.parse(i.pubDate));
+    expect([...dates].sort((a, b) => b - a)).toEqual(dates);
+  });
+
+  it("writes a sitemap with every page but the 404", () => {
+    const text = built.writer.text("sitemap.xml");
+    expect(XMLValidator.validate(text)).toBe(true);
+    const urls = (xml.parse(text).urlset.url as { loc: string }[]).map((u) => u.loc);
+    expect(urls).toHaveLength(14);
+    expect(urls).toContain(`${SITE}/`);
+    expect(urls).toContain(`${SITE}/artigo/tarifas-trump-mercado-trabalho`);
+    expect(urls.some((u) => u.includes("404"))).toBe(false);
+  });
+
+  it("writes robots.txt pointing at the sitemap", () => {
+    expect(built.writer.text("robots.txt")).toBe(`User-agent: *\nAllow: /\n\nSitemap: ${SITE}/sitemap.xml\n`);
+  });
+
+  it("gives every page a canonical URL, Open Graph and Twitter meta, and a favicon", () => {
+    for (const route of built.routes) {
+      const doc = parseHtml(built.writer.text(route.outFile));
+      const meta = (sel: string) => doc.querySelector(sel)?.getAttribute("content");
+      expect(meta('meta[property="og:title"]')).toBe(doc.title);
+      expect(meta('meta[property="og:description"]')).toBe(meta('meta[name="description"]'));
+      expect(meta('meta[name="twitter:card"]')).toBe("summary");
+      expect(doc.querySelector('link[rel="icon"]')?.getAttribute("href")).toBe("/favicon.svg");
+      if (route.kind === "not-found") {
+        expect(meta('meta[name="robots"]')).toBe("noindex");
+      } else {
+        const url = `${SITE}${route.path === "/" ? "/" : route.path}`;
+        expect(doc.querySelector('link[rel="canonical"]')?.getAttribute("href")).toBe(url);
+        expect(meta('meta[property="og:url"]')).toBe(url);
+      }
+    }
+  });
+
+  it("describes articles with JSON-LD Article data", () => {
+    const doc = parseHtml(built.writer.text("artigo-inovacao-rh.html"));
+    const data = JSON.parse(doc.querySelector('script[type="application/ld+json"]')!.textContent!);
+    expect(data).toMatchObject({
+      "@context": "https://schema.org",
+      "@type": "Article",
+      headline: "Inovação em RH como estratégia de negócio em Minas Gerais",
+      datePublished: "2025-10-02",
+      inLanguage: "pt-BR",
+      author: { "@type": "Person", name: "Cris" },
+      mainEntityOfPage: `${SITE}/artigo-inovacao-rh`,
+    });
+    expect(parseHtml(built.writer.text("index.html")).querySelector('script[type="application/ld+json"]')).toBeNull();
+  });
+
+  it("carries a Content-Security-Policy that allows inline scripts only by hash", () => {
+    const doc = parseHtml(built.writer.text("index.html"));
+    const csp = doc.querySelector('meta[http-equiv="Content-Security-Policy"]')!.getAttribute("content")!;
+    const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src"))!;
+    expect(scriptSrc).not.toContain("unsafe-inline");
+    expect(scriptSrc).toMatch(/'sha256-[A-Za-z0-9+/=]+'/);
+    const { createHash } = require("node:crypto") as typeof import("node:crypto");
+    const inline = [...doc.querySelectorAll("script:not([src]):not([type])")].map((s) => s.textContent ?? "");
+    expect(inline).toHaveLength(1);
+    for (const code of inline) expect(scriptSrc).toContain(`'sha256-${createHash("sha256").update(code).digest("base64")}'`);
+  });
+
+  it("escapes text that could close the JSON-LD script", async () => {
+    const dir = await editedFixture("basic", { "articles/guia/so-titulo.md": '---\ntitle: "Fim </script><script>alert(1)</script>"\n---\nTexto\n' });
+    const result = await buildInMemory(dir);
+    const html = result.writer.text("guia/so-titulo.html");
+    expect(html).not.toContain("<script>alert(1)");
+  });
+});
