@@ -4,6 +4,7 @@
  *   tsx build.ts build   [--content DIR] [--out DIR]
  *   tsx build.ts preview [--out DIR] [--port N] [--host H]
  *   tsx build.ts dev     [--content DIR] [--out DIR] [--port N] [--host H]
+ *   tsx build.ts new     "Título do artigo" [--content DIR]
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,9 +14,11 @@ import { FolderWriter } from "./engine/output.js";
 import { serve } from "./engine/serve.js";
 import { startDev } from "./engine/dev.js";
 import { printErrors, printWarnings } from "./engine/report.js";
+import { scaffoldArticle } from "./engine/scaffold.js";
+import { ContentError, formatError } from "./engine/errors.js";
 
 const projectRoot = path.dirname(fileURLToPath(import.meta.url));
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]\n       npm run new -- "Título do artigo"`;
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -48,6 +51,10 @@ async function main(argv: string[]): Promise<number> {
     case "build": {
       const started = performance.now();
       const writer = new FolderWriter(outDir);
+      // An interrupted build throws its half-written folder away; the last good site stays.
+      const interrupted = () => void writer.abort().then(() => process.exit(130));
+      process.once("SIGINT", interrupted);
+      process.once("SIGTERM", interrupted);
       await writer.begin();
       const result = await buildSite({ contentDir, projectRoot, writer });
       printWarnings(result.warnings);
@@ -65,9 +72,27 @@ async function main(argv: string[]): Promise<number> {
       console.log(`Serving ${path.relative(process.cwd(), outDir) || outDir} at ${url}  (Ctrl+C to stop)`);
       return new Promise<number>(() => {});
     }
-    case "dev":
-      await startDev({ projectRoot, contentDir, outDir, port, host: values.host });
+    case "dev": {
+      const dev = await startDev({ projectRoot, contentDir, outDir, port, host: values.host });
+      const stop = () => void dev.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
       return new Promise<number>(() => {});
+    }
+    case "new": {
+      const title = positionals.slice(1).join(" ");
+      try {
+        const file = await scaffoldArticle(contentDir, title);
+        console.log(`Created ${path.relative(process.cwd(), file)} (a draft: npm run dev shows it, npm run build leaves it out)`);
+        return 0;
+      } catch (error) {
+        if (error instanceof ContentError) {
+          console.error(formatError(error));
+          return 1;
+        }
+        throw error;
+      }
+    }
     default:
       console.error(`unknown command '${command}'\n${USAGE}`);
       return 2;

@@ -1,25 +1,26 @@
 /**
  * The orchestrator: load → route → markdown → check → bundle → render → write.
- * Content errors are collected across every stage and reported together; the site is
- * only committed when there are none.
+ *
+ * `SiteBuilder` keeps what it built, so watch mode runs the same stages over a smaller set
+ * of inputs (`update`) instead of a second build. Content errors are collected across every
+ * stage and reported together; a full build commits the site only when there are none.
  */
 import path from "node:path";
 import { ContentError, type ContentWarning } from "./errors.js";
-import { loadContent, type SiteContent } from "./content.js";
-import { buildRoutes, type Route } from "./routes.js";
+import { loadArticleFile, loadContent, type Article, type SiteContent } from "./content.js";
+import { buildRoutes, type Route, type RouteTable } from "./routes.js";
 import { renderMarkdown, type InternalLink, type MarkdownResult } from "./markdown.js";
-import { buildAssets } from "./assets.js";
+import { buildAssets, type BuiltAssets } from "./assets.js";
 import { renderPage } from "./render.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
 import { iconByName } from "../templates/icons.js";
 import { errorAt } from "./yaml-source.js";
-import type { RenderedArticle } from "../templates/page-context.js";
+import type { PageContext, RenderedArticle } from "../templates/page-context.js";
 
 export interface BuildOptions {
   contentDir: string;
   projectRoot: string;
-  writer: SiteWriter;
   /** Build `draft: true` articles too (dev mode). */
   drafts?: boolean;
 }
@@ -29,114 +30,241 @@ export interface BuildResult {
   routes: Route[];
   errors: ContentError[];
   warnings: ContentWarning[];
-  /** Files written, relative to the site root. */
+  /** Files written (or removed), relative to the site root. */
   written: string[];
 }
 
 /** Anchors every page has, from the layout. */
 const LAYOUT_IDS = ["conteudo", "newsletter-title"];
 
-export async function buildSite(options: BuildOptions): Promise<BuildResult> {
-  const { writer } = options;
-  const fail = async (errors: ContentError[], warnings: ContentWarning[], routes: Route[] = []) => {
-    await writer.abort();
-    return { ok: false, routes, errors, warnings, written: [] };
-  };
+export class SiteBuilder {
+  private content?: SiteContent;
+  private table?: RouteTable;
+  private assets?: BuiltAssets;
+  private readonly markdown = new Map<string, { source: string; result: MarkdownResult }>();
+  /** Parse errors of article files, kept until the file is fixed. */
+  private readonly articleErrors = new Map<string, ContentError[]>();
+  private warnings: ContentWarning[] = [];
 
-  // 1. content
-  const loaded = await loadContent(options.contentDir, { drafts: options.drafts });
-  const warnings = [...loaded.warnings];
-  if (!loaded.content) return fail(loaded.errors, warnings);
-  const content = loaded.content;
+  constructor(readonly options: BuildOptions) {}
 
-  // 2. routes
-  const table = buildRoutes(content);
-  const errors = [...table.errors];
-
-  // 3. markdown, once per article file
-  const markdown = new Map<string, MarkdownResult>();
-  for (const article of content.articles) {
-    const result = renderMarkdown(article, content);
-    markdown.set(article.file, result);
-    errors.push(...result.errors);
-    warnings.push(...result.warnings);
+  private get articlesDir() {
+    return path.join(this.options.contentDir, "articles");
   }
 
-  // 4. checks that need the whole site
-  errors.push(...checkInternalLinks(content, table.byPath, markdown));
-  content.cards.value.forEach((card, i) => {
-    if (!iconByName(card.icon)) {
-      errors.push(
-        errorAt(content.cards, [i, "icon"], {
-          message: `unknown icon '${card.icon}'`,
-          hint: "use a lucide icon name in kebab-case, such as 'heart-pulse' or 'trending-up' (see lucide.dev/icons)",
-        }),
-      );
-    }
-  });
-  if (errors.length > 0) return fail(errors, warnings, table.routes);
+  /** Builds the whole site into `writer`; commits it only if there is no error. */
+  async build(writer: SiteWriter): Promise<BuildResult> {
+    const loaded = await loadContent(this.options.contentDir, { drafts: this.options.drafts });
+    this.warnings = loaded.warnings;
+    this.markdown.clear();
+    this.articleErrors.clear();
+    if (!loaded.content) return this.fail(writer, loaded.errors);
+    this.content = loaded.content;
+    this.assets = undefined;
 
-  // 5. assets
-  const assets = await buildAssets({ projectRoot: options.projectRoot });
+    const errors = this.check();
+    if (errors.length > 0) return this.fail(writer, errors);
 
-  // 6. render and write, route by route
-  const rendered = (file: string): RenderedArticle => {
-    const result = markdown.get(file);
-    if (!result) throw new Error(`no Markdown rendered for ${file}`);
-    return result;
-  };
-  const seriesCache = new Map<string, { route: string; title: string }[]>();
-  const seriesOf = (series: string) => {
-    let list = seriesCache.get(series);
-    if (!list) {
-      list = content.articles
-        .filter((a) => a.meta.series === series && a.lang === "pt")
-        .sort((a, b) => a.route.localeCompare(b.route))
-        .map((a) => ({ route: a.route, title: a.meta.title }));
-      seriesCache.set(series, list);
+    const written: string[] = [];
+    try {
+      this.assets = await buildAssets({ projectRoot: this.options.projectRoot });
+      await writer.copyDir(path.join(this.options.projectRoot, "public"));
+      for (const [file, data] of this.assets.files) {
+        if (await writer.write(file, data)) written.push(file);
+      }
+      written.push(...(await this.renderRoutes(this.table!.routes, writer)));
+      await writer.commit();
+    } catch (error) {
+      await writer.abort();
+      throw error;
     }
-    return list;
-  };
-  const csp = contentSecurityPolicy([assets.manifest.bootScript], content.site.value.newsletter.endpoint);
-  const base = { site: content.site.value, csp, cards: content.cards.value, assets: assets.manifest, rendered, seriesOf };
-  const written: string[] = [];
-  try {
-    await writer.copyDir(path.join(options.projectRoot, "public"));
-    for (const [file, data] of assets.files) {
-      await writer.write(file, data);
-      written.push(file);
+    return { ok: true, routes: this.table!.routes, errors: [], warnings: this.warnings, written };
+  }
+
+  /**
+   * After files changed (absolute paths), rebuilds what they affect and writes it: an edited
+   * article re-renders its own page, the home page when it is featured there and its series;
+   * settings, cards and data re-render every page; CSS rebuilds the assets.
+   */
+  async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
+    if (!this.content || !this.assets) return this.build(writer);
+    const { contentDir, projectRoot } = this.options;
+    const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
+    const articleFiles = changed.filter((f) => inside(this.articlesDir, f) && f.endsWith(".md"));
+    const settingsChanged = changed.some((f) => inside(contentDir, f) && /\.(ya?ml|json)$/.test(f));
+    const cssChanged = changed.some((f) => f.endsWith(".css"));
+    const publicFiles = changed.filter((f) => inside(path.join(projectRoot, "public"), f));
+
+    const before = new Map(this.table!.routes.map((r) => [r.path, r]));
+    const removeGone = async (written: string[]) => {
+      for (const [routePath, route] of before) {
+        if (!this.table?.byPath.has(routePath)) {
+          await writer.remove(route.outFile);
+          written.push(route.outFile);
+        }
+      }
+    };
+    if (settingsChanged) {
+      // Settings, cards, editions and data tables feed every page: rebuild them all (the
+      // writer skips files whose bytes did not change).
+      const result = await this.build(writer);
+      if (result.ok) await removeGone(result.written);
+      return result;
     }
-    for (const route of table.routes) {
-      await writer.write(route.outFile, renderPage(route, base));
-      written.push(route.outFile);
+
+    const touchedRoutes = new Set<string>();
+    const touchedSeries = new Set<string>();
+    for (const file of articleFiles) {
+      const shown = path.relative(process.cwd(), file) || file;
+      const old = this.content.articles.find((a) => a.file === shown);
+      if (old) {
+        touchedRoutes.add(old.route);
+        if (old.meta.series) touchedSeries.add(old.meta.series);
+      }
+      const loaded = await loadArticleFile(this.articlesDir, file);
+      if (loaded && "errors" in loaded) {
+        // Keep the last good version so the rest of the site stays whole; report the error.
+        this.articleErrors.set(shown, loaded.errors);
+        continue;
+      }
+      this.articleErrors.delete(shown);
+      this.markdown.delete(shown);
+      const others = this.content.articles.filter((a) => a.file !== shown);
+      const article = loaded?.article;
+      const visible = article && (this.options.drafts || !article.meta.draft);
+      this.content.articles = visible ? [...others, article] : others;
+      if (article) {
+        touchedRoutes.add(article.route);
+        if (article.meta.series) touchedSeries.add(article.meta.series);
+      }
     }
-    for (const [file, text] of siteFiles(content, table.routes, csp)) {
-      await writer.write(file, text);
-      written.push(file);
+
+    const errors = this.check();
+    const written: string[] = [];
+    if (cssChanged) {
+      const old = this.assets;
+      this.assets = await buildAssets({ projectRoot });
+      for (const [file, data] of this.assets.files) {
+        if (!old.files.has(file) && (await writer.write(file, data))) written.push(file);
+      }
+      for (const file of old.files.keys()) if (!this.assets.files.has(file)) await writer.remove(file);
     }
+    for (const file of publicFiles) {
+      const rel = path.relative(path.join(projectRoot, "public"), file);
+      if (await writer.copyFile(file, rel)) written.push(rel);
+      else await writer.remove(rel);
+    }
+    if (errors.length > 0) return { ok: false, routes: this.table!.routes, errors, warnings: this.warnings, written };
+
+    const featured = this.content.site.value.home.featured;
+    const affected = this.table!.routes.filter(
+      (r) =>
+        cssChanged ||
+        touchedRoutes.has(r.path) ||
+        (r.kind === "home" && touchedRoutes.has(featured)) ||
+        (r.kind === "article" && r.article.pt.meta.series !== undefined && touchedSeries.has(r.article.pt.meta.series)),
+    );
+    written.push(...(await this.renderRoutes(affected, writer, affected.length > 0 || articleFiles.length > 0)));
+    await removeGone(written);
     await writer.commit();
-  } catch (error) {
-    await writer.abort();
-    throw error;
+    return { ok: true, routes: this.table!.routes, errors: [], warnings: this.warnings, written };
   }
-  return { ok: true, routes: table.routes, errors: [], warnings, written };
+
+  /** Routes, Markdown (cached per file by its text) and the whole-site checks. */
+  private check(): ContentError[] {
+    const content = this.content!;
+    this.table = buildRoutes(content);
+    const errors: ContentError[] = [...[...this.articleErrors.values()].flat(), ...this.table.errors];
+    const warnings: ContentWarning[] = [];
+    for (const article of content.articles) {
+      let cached = this.markdown.get(article.file);
+      if (!cached || cached.source !== article.source) {
+        cached = { source: article.source, result: renderMarkdown(article, content) };
+        this.markdown.set(article.file, cached);
+      }
+      errors.push(...cached.result.errors);
+      warnings.push(...cached.result.warnings);
+    }
+    this.warnings = [...this.warnings.filter((w) => !w.message.startsWith("raw HTML")), ...warnings];
+    errors.push(...checkInternalLinks(content, this.table.byPath, this.markdown));
+    content.cards.value.forEach((card, i) => {
+      if (!iconByName(card.icon)) {
+        errors.push(
+          errorAt(content.cards, [i, "icon"], {
+            message: `unknown icon '${card.icon}'`,
+            hint: "use a lucide icon name in kebab-case, such as 'heart-pulse' or 'trending-up' (see lucide.dev/icons)",
+          }),
+        );
+      }
+    });
+    return errors;
+  }
+
+  /** Renders routes (each on its own) and, with `siteFilesToo`, the feed, sitemap and headers. */
+  private async renderRoutes(routes: readonly Route[], writer: SiteWriter, siteFilesToo = true): Promise<string[]> {
+    const content = this.content!;
+    const table = this.table!;
+    const assets = this.assets!;
+    const csp = contentSecurityPolicy([assets.manifest.bootScript], content.site.value.newsletter.endpoint);
+    const rendered = (file: string): RenderedArticle => {
+      const result = this.markdown.get(file)?.result;
+      if (!result) throw new Error(`no Markdown rendered for ${file}`);
+      return result;
+    };
+    const series = new Map<string, { route: string; title: string }[]>();
+    for (const a of content.articles) {
+      if (!a.meta.series || a.lang !== "pt") continue;
+      const list = series.get(a.meta.series) ?? [];
+      list.push({ route: a.route, title: a.meta.title });
+      series.set(a.meta.series, list);
+    }
+    for (const list of series.values()) list.sort((a, b) => a.route.localeCompare(b.route));
+    const base: Omit<PageContext, "route"> = {
+      site: content.site.value,
+      csp,
+      cards: content.cards.value.filter((c) => table.byPath.has(c.route)),
+      assets: assets.manifest,
+      rendered,
+      seriesOf: (id) => series.get(id) ?? [],
+    };
+    const written: string[] = [];
+    for (const route of routes) {
+      if (await writer.write(route.outFile, renderPage(route, base))) written.push(route.outFile);
+    }
+    if (siteFilesToo) {
+      for (const [file, text] of siteFiles(content, table.routes, csp)) {
+        if (await writer.write(file, text)) written.push(file);
+      }
+    }
+    return written;
+  }
+
+  private async fail(writer: SiteWriter, errors: ContentError[]): Promise<BuildResult> {
+    await writer.abort();
+    return { ok: false, routes: this.table?.routes ?? [], errors, warnings: this.warnings, written: [] };
+  }
+}
+
+/** Builds the whole site once. */
+export async function buildSite(options: BuildOptions & { writer: SiteWriter }): Promise<BuildResult> {
+  return new SiteBuilder(options).build(options.writer);
 }
 
 /** Every /route and #anchor in Markdown must exist on the built site. */
 function checkInternalLinks(
   content: SiteContent,
   byPath: Map<string, Route>,
-  markdown: Map<string, MarkdownResult>,
+  markdown: Map<string, { result: MarkdownResult }>,
 ): ContentError[] {
   const idsOf = new Map<string, Set<string>>();
   for (const article of content.articles) {
     const ids = idsOf.get(article.route) ?? new Set(LAYOUT_IDS);
-    for (const h of markdown.get(article.file)?.headings ?? []) ids.add(h.id);
+    for (const h of markdown.get(article.file)?.result.headings ?? []) ids.add(h.id);
     idsOf.set(article.route, ids);
   }
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
+  const sourceOf = new Map(content.articles.map((a: Article) => [a.file, a.source]));
   const errors: ContentError[] = [];
-  const links: InternalLink[] = [...markdown.values()].flatMap((m) => m.links);
+  const links: InternalLink[] = content.articles.flatMap((a) => markdown.get(a.file)?.result.links ?? []);
   for (const link of links) {
     const [pathPart = "", anchor] = link.url.split("#", 2);
     const routePath = pathPart.length > 1 ? pathPart.replace(/\/+$/, "") : pathPart;
@@ -147,7 +275,9 @@ function checkInternalLinks(
         new ContentError({
           ...where,
           message: `broken link: no page has the route ${routePath}`,
-          hint: "link to an existing route (the file path under content/articles without .md), or fix the typo",
+          hint: content.draftRoutes.has(routePath)
+            ? `${routePath} is a draft: publish it (remove \`draft: true\`) or remove the link`
+            : "link to an existing route (the file path under content/articles without .md), or fix the typo",
         }),
       );
     } else if (anchor) {

@@ -43,6 +43,8 @@ export interface LocatedFile<T> {
 
 export interface SiteContent {
   root: string;
+  /** Routes of `draft: true` articles left out of this build (cards pointing at them are dropped). */
+  draftRoutes: Set<string>;
   site: LocatedFile<SiteSettings>;
   cards: LocatedFile<Card[]>;
   editions: LocatedFile<Edition[]>;
@@ -90,9 +92,11 @@ export async function loadContent(root: string, options: { drafts?: boolean } = 
     }
   }
 
-  const visible = articles.filter((a) => options.drafts || !a.meta.draft);
+  const hidden = (a: Article) => !options.drafts && a.meta.draft === true;
+  const visible = articles.filter((a) => !hidden(a));
+  const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
   if (!site || !cards || !editions || errors.length > 0) return { errors, warnings };
-  return { content: { root, site, cards, editions, data, articles: visible }, errors, warnings };
+  return { content: { root, draftRoutes, site, cards, editions, data, articles: visible }, errors, warnings };
 }
 
 async function readText(file: string, shown: string, errors: ContentError[]): Promise<string | undefined> {
@@ -173,20 +177,31 @@ async function loadDataFiles(
 
 async function loadArticles(dir: string, display: (p: string) => string, errors: ContentError[]): Promise<Article[]> {
   const files = await listFiles(dir, ".md");
-  const articles = await Promise.all(
-    files.map(async (file) => {
-      const shown = display(file);
-      const source = await readText(file, shown, errors);
-      if (source === undefined) return undefined;
-      const result = parseArticle(source, shown, path.relative(dir, file));
-      if ("errors" in result) {
-        errors.push(...result.errors);
-        return undefined;
-      }
-      return result.article;
-    }),
-  );
-  return articles.filter((a): a is Article => a !== undefined);
+  const loaded = await Promise.all(files.map((file) => loadArticleFile(dir, file, display)));
+  const articles: Article[] = [];
+  for (const result of loaded) {
+    if (!result) continue;
+    if ("errors" in result) errors.push(...result.errors);
+    else articles.push(result.article);
+  }
+  return articles;
+}
+
+/** Reads and parses one article file; undefined when it no longer exists. */
+export async function loadArticleFile(
+  articlesDir: string,
+  file: string,
+  display: (p: string) => string = (p) => path.relative(process.cwd(), p) || p,
+): Promise<{ article: Article } | { errors: ContentError[] } | undefined> {
+  const shown = display(file);
+  let source: string;
+  try {
+    source = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    return { errors: [new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })] };
+  }
+  return parseArticle(source, shown, path.relative(articlesDir, file));
 }
 
 /** `artigo/tarifas.md` → `/artigo/tarifas`; `x.en.md` → `/x` in English; `x/index.md` → `/x`. */

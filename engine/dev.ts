@@ -1,14 +1,17 @@
 /**
- * Watch mode: the same build, re-run when content/, templates/, client/ or public/ change,
- * served by the same server. A broken edit prints its errors and the last good site stays
- * served; the watcher keeps running.
+ * Watch mode: a builder process (engine/dev-builder.ts) keeps the site built in memory and
+ * rebuilds only what an edit affects; this process serves the output, pushes reloads and
+ * errors to open pages over server-sent events, and never dies on a content error.
  */
+import { fork, type ChildProcess } from "node:child_process";
+import type http from "node:http";
 import path from "node:path";
+import { stat } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { watch } from "chokidar";
-import { buildSite } from "./build.js";
-import { FolderWriter } from "./output.js";
+import { build } from "esbuild";
 import { serve } from "./serve.js";
-import { printErrors, printWarnings } from "./report.js";
+import { changedRoutes, type BuilderReply, type ReportedError } from "./dev-protocol.js";
 
 export interface DevOptions {
   projectRoot: string;
@@ -16,53 +19,167 @@ export interface DevOptions {
   outDir: string;
   port: number;
   host: string;
+  /** Print to the terminal (tests silence it). */
+  log?: (line: string) => void;
 }
 
-export async function startDev(options: DevOptions): Promise<void> {
-  const rebuild = async (reason: string) => {
-    const started = performance.now();
-    const writer = new FolderWriter(options.outDir);
-    await writer.begin();
-    try {
-      const result = await buildSite({
-        contentDir: options.contentDir,
-        projectRoot: options.projectRoot,
-        writer,
-        drafts: true,
-      });
-      printWarnings(result.warnings);
-      if (!result.ok) {
-        printErrors(result.errors);
-        console.error("Fix the file and save: the site rebuilds by itself. The last good build is still served.");
-        return;
-      }
-      console.log(`${reason}: rebuilt ${result.routes.length} pages in ${Math.round(performance.now() - started)} ms`);
-    } catch (error) {
-      await writer.abort();
-      console.error(`rebuild failed: ${(error as Error).stack ?? error}`);
-    }
+export interface DevServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Bundles the dev client (live reload and overlay) once per session. */
+async function devClient(projectRoot: string): Promise<string> {
+  const result = await build({
+    absWorkingDir: projectRoot,
+    entryPoints: ["client/dev-client.ts"],
+    bundle: true,
+    format: "esm",
+    write: false,
+    minify: true,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+export async function startDev(options: DevOptions): Promise<DevServer> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const clients = new Set<http.ServerResponse>();
+  let lastErrors: ReportedError[] | undefined;
+  const clientScript = await devClient(options.projectRoot);
+
+  const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const broadcast = (event: string, data: unknown) => {
+    for (const res of clients) send(res, event, data);
   };
 
-  await rebuild("start");
-  const { url } = await serve({ root: options.outDir, port: options.port, host: options.host, dev: true });
-  console.log(`dev server: ${url} (watching for changes; Ctrl+C to stop)`);
+  // The builder process; restarted when code it has loaded (templates, client, engine) changes.
+  let builder: ChildProcess | undefined;
+  let resolveReady: () => void = () => {};
+  let ready = Promise.resolve();
+  let pending: ((reply: Extract<BuilderReply, { type: "result" }>) => void)[] = [];
+  const startBuilder = () => {
+    builder?.kill();
+    ready = new Promise((resolve) => (resolveReady = resolve));
+    builder = fork(path.join(here, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    builder.on("message", (reply: BuilderReply) => {
+      if (reply.type === "ready") resolveReady();
+      else pending.shift()?.(reply);
+    });
+    builder.on("exit", (code, signal) => {
+      if (signal !== "SIGTERM" && code !== 0 && code !== null) log(`builder process exited (${code}); it restarts on the next change`);
+    });
+  };
+  const request = async (message: { type: "build" } | { type: "update"; files: string[] }, reason: string) => {
+    await ready;
+    const reply = await new Promise<Extract<BuilderReply, { type: "result" }>>((resolve) => {
+      pending.push(resolve);
+      builder!.send(message);
+    });
+    if (!reply.ok) {
+      lastErrors = reply.errors;
+      log(`\n${reason}: ${reply.errors.length} problem${reply.errors.length === 1 ? "" : "s"}\n\n${reply.printed}\n\nFix the file and save: the page reloads by itself.`);
+      broadcast("build-error", { errors: reply.errors });
+      return reply;
+    }
+    lastErrors = undefined;
+    const routes = changedRoutes(reply.written);
+    broadcast("ok", { routes });
+    const pages = reply.written.filter((f) => f.endsWith(".html")).length;
+    log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
+    return reply;
+  };
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const changed = new Set<string>();
-  const watched = ["content", "templates", "client", "public"].map((d) =>
-    d === "content" ? options.contentDir : path.join(options.projectRoot, d),
-  );
-  watch(watched, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 30, pollInterval: 10 } }).on(
-    "all",
-    (_event, file) => {
-      changed.add(path.relative(options.projectRoot, file));
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        const reason = [...changed].join(", ");
-        changed.clear();
-        running = running.then(() => rebuild(reason));
-      }, 50);
+  startBuilder();
+  const first = await request({ type: "build" }, "start");
+  for (const warning of first.warnings) log(warning);
+
+  const { url, server } = await serve({
+    root: options.outDir,
+    port: options.port,
+    host: options.host,
+    dev: true,
+    injectHtml: (html) => html.replace("</body>", '<script type="module" src="/__cafe/dev-client.js"></script></body>'),
+    before(req, res) {
+      if (req.url === "/__cafe/events") {
+        res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
+        res.write(": connected\n\n");
+        clients.add(res);
+        if (lastErrors) send(res, "build-error", { errors: lastErrors });
+        // The response closes when the page goes away (the request "closes" once read).
+        res.on("close", () => clients.delete(res));
+        return true;
+      }
+      if (req.url === "/__cafe/dev-client.js") {
+        res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" });
+        res.end(clientScript);
+        return true;
+      }
+      return false;
     },
-  );
+  });
+  log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
+
+  const codeDirs = ["templates", "client", "engine"].map((d) => path.join(options.projectRoot, d));
+  const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts)$/.test(file);
+  let timer: NodeJS.Timeout | undefined;
+  const changed = new Set<string>();
+  let chain: Promise<unknown> = Promise.resolve();
+  const mtime = (file: string) => stat(file).then((s) => s.mtimeMs, () => -1);
+  const rebuild = (files: string[]) => {
+    const reason = files.map((f) => path.relative(options.projectRoot, f)).join(", ");
+    chain = chain.then(async () => {
+      const seen = await Promise.all(files.map(mtime));
+      if (files.some(isCode)) {
+        startBuilder();
+        await request({ type: "build" }, reason);
+      } else {
+        await request({ type: "update", files }, reason);
+      }
+      // chokidar drops a second change to a path within 50 ms of the first; look again
+      // once that window has passed so that no save is ever lost.
+      setTimeout(() => {
+        void Promise.all(files.map(mtime)).then((now) => {
+          const missed = files.filter((_, i) => now[i] !== seen[i]);
+          if (missed.length > 0) queue(missed);
+        });
+      }, 75);
+    });
+  };
+  const queue = (files: string[]) => {
+    for (const file of files) changed.add(file);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const batch = [...changed];
+      changed.clear();
+      rebuild(batch);
+    }, 10);
+  };
+  const watcher = watch(
+    [options.contentDir, ...["templates", "client", "public", "engine"].map((d) => path.join(options.projectRoot, d))],
+    {
+      ignoreInitial: true,
+      // Not chokidar's atomic mode: every batch re-reads the files as they are now, so an
+      // editor's unlink-then-add (atomic save) arrives as one change anyway.
+      atomic: false,
+      // Editors' swap, backup and temporary files are not content.
+      ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)),
+    },
+  ).on("all", (_event, file) => queue([path.resolve(file)]));
+
+  return {
+    url,
+    async close() {
+      await watcher.close();
+      for (const res of clients) res.end();
+      builder?.kill("SIGTERM");
+      pending = [];
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

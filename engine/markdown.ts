@@ -201,7 +201,7 @@ function remarkSiteBlocks() {
         if (data === undefined) return;
         block.data = data;
       } else if (name === "editions-carousel") {
-        block.data = content.editions.value;
+        block.data = content.editions.value.filter((e) => !content.draftRoutes.has(e.route));
       }
       if (name === "quote" && !attributes.author) {
         fail(node, "`:::quote` needs an author", 'write it as :::quote{author="Nome"}');

@@ -96,11 +96,14 @@ export function buildRoutes(content: SiteContent): RouteTable {
   }
   add({ kind: "not-found", path: "/404", outFile: "404.html" });
 
+  // A card or edition pointing at a draft is left out until the draft is published.
   content.cards.value.forEach((card, i) => {
-    if (!byPath.has(card.route)) errors.push(missingRoute(content.cards, [i, "route"], card.route));
+    if (!byPath.has(card.route) && !content.draftRoutes.has(card.route)) errors.push(missingRoute(content.cards, [i, "route"], card.route));
   });
   content.editions.value.forEach((edition, i) => {
-    if (!byPath.has(edition.route)) errors.push(missingRoute(content.editions, [i, "route"], edition.route));
+    if (!byPath.has(edition.route) && !content.draftRoutes.has(edition.route)) {
+      errors.push(missingRoute(content.editions, [i, "route"], edition.route));
+    }
   });
 
   routes.sort((a, b) => a.path.localeCompare(b.path));

@@ -17,6 +17,8 @@ export interface ServeOptions {
   dev?: boolean;
   /** Extra handler tried first (dev mode's live-reload endpoint). */
   before?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+  /** Rewrites every HTML page served (dev mode adds its live-reload script). */
+  injectHtml?: (html: string) => string;
 }
 
 /** Paths that would reach a page file under a second name: only the exact route may. */
@@ -29,7 +31,7 @@ function isAlias(pathname: string): boolean {
   );
 }
 
-export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev">) {
+export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "injectHtml">) {
   const root = path.resolve(options.root);
   const assets = sirv(root, {
     dev: options.dev ?? false,
@@ -42,10 +44,19 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev">) {
       }
     },
   });
-  const notFound = async (res: http.ServerResponse) => {
-    const body = await readFile(path.join(root, "404.html")).catch(() => Buffer.from("404 Not Found"));
-    res.writeHead(404, { "Content-Type": "text/html; charset=utf-8", "Content-Length": body.length });
+  const inject = options.injectHtml;
+  const sendHtml = (res: http.ServerResponse, status: number, html: Buffer) => {
+    const body = inject ? Buffer.from(inject(html.toString("utf8"))) : html;
+    res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Content-Length": body.length, "Cache-Control": "no-cache" });
     res.end(body);
+  };
+  const notFound = async (res: http.ServerResponse) => {
+    sendHtml(res, 404, await readFile(path.join(root, "404.html")).catch(() => Buffer.from("404 Not Found")));
+  };
+  /** The page file of a route, only ever inside the root. */
+  const pageFile = (pathname: string) => {
+    const file = path.resolve(root, `.${pathname === "/" ? "/index" : pathname}.html`);
+    return file.startsWith(root + path.sep) ? file : undefined;
   };
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     let pathname: string;
@@ -61,6 +72,15 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev">) {
     }
     if (pathname.includes("\0") || pathname.includes("\\") || isAlias(pathname)) {
       void notFound(res);
+      return;
+    }
+    if (inject && !path.extname(pathname)) {
+      const file = pageFile(pathname);
+      if (!file) return void notFound(res);
+      void readFile(file).then(
+        (html) => sendHtml(res, 200, html),
+        () => notFound(res),
+      );
       return;
     }
     assets(req, res, () => void notFound(res));

@@ -1,0 +1,69 @@
+/**
+ * Dev mode only (never in a built site): live reload and the error overlay. The dev server
+ * sends `ok` with the routes a rebuild changed, or `build-error` with the errors.
+ */
+interface ReportedError {
+  location: string;
+  message: string;
+  hint?: string;
+  frame?: string;
+}
+
+const OVERLAY_ID = "cafe-dev-overlay";
+
+function showOverlay(errors: ReportedError[]): void {
+  document.getElementById(OVERLAY_ID)?.remove();
+  const overlay = document.createElement("div");
+  overlay.id = OVERLAY_ID;
+  overlay.setAttribute("role", "alertdialog");
+  overlay.setAttribute("aria-modal", "true");
+  overlay.setAttribute("aria-label", "Erro de build");
+  overlay.style.cssText =
+    "position:fixed;inset:0;z-index:2147483647;overflow:auto;padding:2rem;background:rgba(20,12,8,.92);color:#fdf3e7;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace";
+  const title = document.createElement("h2");
+  title.textContent = `${errors.length} ${errors.length === 1 ? "erro" : "erros"} no conteúdo — corrija e salve: a página recarrega sozinha`;
+  title.style.cssText = "margin:0 0 1.5rem;font:700 18px/1.3 system-ui,sans-serif;color:#fecaca";
+  overlay.append(title);
+  for (const error of errors) {
+    const box = document.createElement("section");
+    box.className = "cafe-dev-error";
+    box.style.cssText = "margin:0 0 1.5rem;padding:1rem 1.25rem;border-left:4px solid #f87171;background:#2a1a10;border-radius:8px";
+    const where = document.createElement("p");
+    where.className = "cafe-dev-location";
+    where.textContent = error.location;
+    where.style.cssText = "margin:0;color:#fcd34d";
+    const message = document.createElement("p");
+    message.className = "cafe-dev-message";
+    message.textContent = error.message;
+    message.style.cssText = "margin:.25rem 0 .75rem;font-weight:700;color:#fff";
+    box.append(where, message);
+    if (error.frame) {
+      const frame = document.createElement("pre");
+      frame.textContent = error.frame;
+      frame.style.cssText = "margin:0 0 .75rem;overflow:auto;color:#e7d5c2";
+      box.append(frame);
+    }
+    if (error.hint) {
+      const hint = document.createElement("p");
+      hint.className = "cafe-dev-hint";
+      hint.textContent = `dica: ${error.hint}`;
+      hint.style.cssText = "margin:0;color:#86efac";
+      box.append(hint);
+    }
+    overlay.append(box);
+  }
+  document.body.append(overlay);
+}
+
+const events = new EventSource("/__cafe/events");
+events.addEventListener("open", () => {
+  document.documentElement.dataset.devServer = "connected";
+});
+events.addEventListener("build-error", (event) => {
+  showOverlay((JSON.parse((event as MessageEvent<string>).data) as { errors: ReportedError[] }).errors);
+});
+events.addEventListener("ok", (event) => {
+  const { routes } = JSON.parse((event as MessageEvent<string>).data) as { routes: string[] };
+  const hadOverlay = document.getElementById(OVERLAY_ID) !== null;
+  if (hadOverlay || routes.includes("*") || routes.includes(location.pathname)) location.reload();
+});

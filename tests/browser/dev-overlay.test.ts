@@ -1,0 +1,74 @@
+/** `npm run dev` in a real browser: a saved edit reaches the open page; a broken one shows the overlay. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { startDev, type DevServer } from "../../engine/dev.js";
+import { editedFixture, projectRoot } from "../helpers.js";
+import { chromiumPath } from "./harness.js";
+
+let dev: DevServer;
+let browser: Browser;
+let content = "";
+
+beforeAll(async () => {
+  if (!chromiumPath) return;
+  content = await editedFixture("basic", {});
+  const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-devb-")), "out");
+  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", log: () => {} });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await dev?.close();
+});
+
+(chromiumPath ? describe : describe.skip)("dev mode in the browser", () => {
+  it("a saved edit reaches the open page without a manual reload", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${dev.url}/guia/so-titulo`);
+    await page.waitForSelector("html[data-dev-server=connected]", { state: "attached" });
+    const file = path.join(content, "articles/guia/so-titulo.md");
+    await writeFile(file, "---\ntitle: Só título\n---\n\nTexto que chegou sozinho.\n");
+    await page.waitForSelector("text=Texto que chegou sozinho.", { timeout: 10_000 });
+    await page.close();
+  });
+
+  it("a broken edit shows the overlay with file, line, message and hint; the fix clears it and reloads", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${dev.url}/primeiro`);
+    await page.waitForSelector("html[data-dev-server=connected]", { state: "attached" });
+    const file = path.join(content, "articles/primeiro.md");
+    const good = await readFile(file, "utf8");
+    await writeFile(file, good.replace("date: 01/09/2025", "date: ontem"));
+    const overlay = page.locator("#cafe-dev-overlay");
+    await overlay.waitFor({ timeout: 10_000 });
+    expect(await overlay.getAttribute("role")).toBe("alertdialog");
+    expect(await overlay.locator(".cafe-dev-location").first().innerText()).toMatch(/articles\/primeiro\.md:4:7$/);
+    expect(await overlay.locator(".cafe-dev-message").first().innerText()).toContain("`date` must be DD/MM/YYYY");
+    expect(await overlay.locator("pre").first().innerText()).toContain("> 4 | date: ontem");
+
+    await writeFile(file, good.replace("O começo de uma conversa", "O recomeço de uma conversa"));
+    await page.waitForSelector("text=O recomeço de uma conversa", { timeout: 10_000 });
+    expect(await page.locator("#cafe-dev-overlay").count()).toBe(0);
+    await page.close();
+  });
+
+  it("a page opened while the content is broken shows the overlay at once", async () => {
+    const file = path.join(content, "articles/primeiro.md");
+    const good = await readFile(file, "utf8");
+    await writeFile(file, good.replace("title: Primeiro artigo", "title:"));
+    await new Promise((r) => setTimeout(r, 500));
+    const page = await browser.newPage();
+    await page.goto(`${dev.url}/guia/so-titulo`);
+    await page.locator("#cafe-dev-overlay").waitFor({ timeout: 10_000 });
+    expect(await page.locator(".cafe-dev-message").first().innerText()).toContain("`title`");
+    await writeFile(file, good);
+    await page.locator("#cafe-dev-overlay").waitFor({ state: "detached", timeout: 10_000 });
+    await page.close();
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * `npm run dev`: a real dev server on a copy of the fixture site. Edits rebuild only what
+ * they affect and reach open pages as server-sent events; broken edits report errors and
+ * the server keeps going.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import http from "node:http";
+import { startDev, type DevServer } from "../engine/dev.js";
+import { editedFixture, projectRoot } from "./helpers.js";
+
+let dev: DevServer;
+let content = "";
+let outDir = "";
+const logs: string[] = [];
+const events: { event: string; data: { routes?: string[]; errors?: { location: string; message: string; hint?: string; frame?: string }[] } }[] = [];
+let stream: AbortController;
+
+beforeAll(async () => {
+  content = await editedFixture("basic", {});
+  outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-dev-")), "out");
+  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", log: (l) => logs.push(l) });
+  stream = new AbortController();
+  const res = await fetch(`${dev.url}/__cafe/events`, { signal: stream.signal });
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of res.body!) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    } catch (error) {
+      if (!stream.signal.aborted) logs.push(`event stream failed: ${error}`);
+    }
+  })();
+}, 60_000);
+afterAll(async () => {
+  stream?.abort();
+  await dev?.close();
+});
+
+/** Waits for the next event after `from`. */
+async function nextEvent(from: number, timeout = 15_000) {
+  const start = Date.now();
+  while (events.length <= from) {
+    if (Date.now() - start > timeout) throw new Error(`no event after ${from}; events: ${JSON.stringify(events).slice(0, 300)}\nlogs:\n${logs.slice(-6).join("\n")}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return events[from]!;
+}
+const page = (route: string) => fetch(dev.url + route).then(async (r) => ({ status: r.status, html: await r.text() }));
+
+describe("npm run dev", () => {
+  it("serves the site with the live-reload client, on 127.0.0.1", async () => {
+    expect(dev.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const { status, html } = await page("/primeiro");
+    expect(status).toBe(200);
+    expect(html).toContain('<script type="module" src="/__cafe/dev-client.js"></script></body>');
+    expect((await fetch(`${dev.url}/__cafe/dev-client.js`)).headers.get("content-type")).toMatch(/javascript/);
+  });
+
+  it("rebuilds only what an edit affects and tells the open pages which routes changed", async () => {
+    const file = path.join(content, "articles/guia/so-titulo.md");
+    const mtimeOf = async (f: string) => (await import("node:fs/promises")).stat(path.join(outDir, f)).then((s) => s.mtimeMs);
+    const homeBefore = await mtimeOf("index.html");
+    const from = events.length;
+    await writeFile(file, "---\ntitle: Só título\n---\n\nUm artigo mínimo, agora editado.\n");
+    const event = await nextEvent(from);
+    expect(event.event).toBe("ok");
+    expect(event.data.routes).toEqual(["/guia/so-titulo"]);
+    expect((await page("/guia/so-titulo")).html).toContain("agora editado");
+    expect(await mtimeOf("index.html")).toBe(homeBefore);
+  });
+
+  it("reports a broken edit with file, line, column, code frame and hint, keeps serving, and recovers on the fix", async () => {
+    const file = path.join(content, "articles/primeiro.md");
+    const good = await readFile(file, "utf8");
+    let from = events.length;
+    await writeFile(file, good.replace("readTime: 5", "readTme: 5"));
+    const broken = await nextEvent(from);
+    expect(broken.event).toBe("build-error");
+    const [error] = broken.data.errors!;
+    expect(error!.location).toMatch(/articles\/primeiro\.md:5:1$/);
+    expect(error!.message).toBe("unknown front-matter key `readTme`");
+    expect(error!.hint).toBe("did you mean `readTime`?");
+    expect(error!.frame).toContain("> 5 | readTme: 5");
+    expect(logs.join("\n")).toContain("did you mean `readTime`?");
+    expect((await page("/primeiro")).status).toBe(200);
+
+    from = events.length;
+    await writeFile(file, good.replace("um [link externo]", "um [link de fora]"));
+    const fixed = await nextEvent(from);
+    expect(fixed.event).toBe("ok");
+    expect((await page("/primeiro")).html).toContain("link de fora");
+  });
+
+  it("picks up new, renamed and deleted files", async () => {
+    const dir = path.join(content, "articles");
+    let from = events.length;
+    await writeFile(path.join(dir, "novo.md"), "---\ntitle: Novo artigo\n---\n\nTexto novo.\n");
+    expect((await nextEvent(from)).data.routes).toContain("/novo");
+    expect((await page("/novo")).status).toBe(200);
+
+    from = events.length;
+    await rename(path.join(dir, "novo.md"), path.join(dir, "renomeado.md"));
+    await nextEvent(from);
+    await expect.poll(async () => (await page("/renomeado")).status, { timeout: 10_000 }).toBe(200);
+    await expect.poll(async () => (await page("/novo")).status, { timeout: 10_000 }).toBe(404);
+
+    from = events.length;
+    await rm(path.join(dir, "renomeado.md"));
+    await nextEvent(from);
+    await expect.poll(async () => (await page("/renomeado")).status, { timeout: 10_000 }).toBe(404);
+  });
+
+  it("survives an editor's atomic save (write to a temporary file, then rename over)", async () => {
+    const file = path.join(content, "articles/guia/so-titulo.md");
+    const from = events.length;
+    await writeFile(`${file}.tmp~`, "---\ntitle: Só título\n---\n\nSalvo de forma atômica.\n");
+    await rename(`${file}.tmp~`, file);
+    await expect.poll(async () => (await page("/guia/so-titulo")).html, { timeout: 10_000 }).toContain("Salvo de forma atômica.");
+    expect(events.slice(from).some((e) => e.event === "ok")).toBe(true);
+  });
+
+  it("shows drafts, which a build leaves out", async () => {
+    const from = events.length;
+    await writeFile(path.join(content, "articles/rascunho.md"), "---\ntitle: Rascunho\ndraft: true\n---\n\nAinda não.\n");
+    await nextEvent(from);
+    await expect.poll(async () => (await page("/rascunho")).status, { timeout: 10_000 }).toBe(200);
+  });
+
+  it("a template edit restarts the builder with fresh code and rebuilds", async () => {
+    const template = path.join(projectRoot, "templates/footer.tsx");
+    const from = events.length;
+    const now = new Date();
+    await (await import("node:fs/promises")).utimes(template, now, now);
+    const event = await nextEvent(from, 30_000);
+    expect(event.event).toBe("ok");
+    expect(logs.some((l) => l.startsWith("templates/footer.tsx:"))).toBe(true);
+  });
+
+  it.each([
+    "/../package.json",
+    "/%2e%2e/package.json",
+    "/%252e%252e/package.json",
+    "/..%2fpackage",
+    "/..%5c..%5cpackage",
+    "/primeiro%00",
+    `/${"a/".repeat(2000)}x`,
+  ])("never serves a file outside its root: %s", async (attack) => {
+    const { hostname, port } = new URL(dev.url);
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ hostname, port, path: attack }, (r) => {
+        let body = "";
+        r.on("data", (c: Buffer) => (body += c));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect([400, 404]).toContain(res.status);
+    expect(res.body).not.toContain('"name": "cafe-com-a-cris"');
+  });
+
+  it("a settings edit rebuilds every page", async () => {
+    const file = path.join(content, "site.yaml");
+    const from = events.length;
+    await writeFile(file, (await readFile(file, "utf8")).replace("Inscrever-se", "Quero receber"));
+    const event = await nextEvent(from);
+    expect(event.event).toBe("ok");
+    expect(event.data.routes).toEqual(expect.arrayContaining(["/", "/primeiro", "/guia/so-titulo"]));
+    expect((await page("/")).html).toContain("Quero receber");
+  });
+});

@@ -1,0 +1,96 @@
+/** SiteBuilder.update: an edit rebuilds what it affects, and the result equals a full build. */
+import { describe, expect, it } from "vitest";
+import { cp, mkdtemp, rm, symlink, writeFile, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { SiteBuilder } from "../engine/build.js";
+import { MemoryWriter } from "../engine/output.js";
+import { editedFixture, projectRoot } from "./helpers.js";
+
+/** A copy of the project's client/, templates/ and public/ so CSS can be edited safely. */
+async function projectCopy(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
+  for (const d of ["client", "templates", "public"]) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true });
+  await symlink(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
+  return dir;
+}
+
+describe("incremental rebuilds", () => {
+  it("an article edit re-renders its own page only, and the output equals a full build", async () => {
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const writer = new MemoryWriter();
+    expect((await builder.build(writer)).ok).toBe(true);
+
+    const file = path.join(content, "articles/guia/so-titulo.md");
+    await writeFile(file, "---\ntitle: Só título\n---\n\nNovo texto.\n");
+    const result = await builder.update([file], writer);
+    expect(result.ok).toBe(true);
+    expect(result.written.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
+
+    const fresh = new MemoryWriter();
+    await new SiteBuilder({ contentDir: content, projectRoot }).build(fresh);
+    for (const [name, data] of fresh.files) expect(writer.files.get(name), name).toEqual(data);
+  });
+
+  it("editing the featured article re-renders the home page too", async () => {
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const writer = new MemoryWriter();
+    await builder.build(writer);
+    const file = path.join(content, "articles/primeiro.md");
+    await writeFile(file, (await readFile(file, "utf8")).replace("O começo", "O início"));
+    const result = await builder.update([file], writer);
+    expect(result.written.filter((f) => f.endsWith(".html")).sort()).toEqual(["index.html", "primeiro.html"]);
+  });
+
+  it("a deleted article's page is removed, and a new one is added", async () => {
+    const content = await editedFixture("basic", {
+      "articles/primeiro.md": (s) => s.replace("[link interno](/guia/so-titulo)", "link interno"),
+      "cards.yaml": (s) => s.slice(0, s.indexOf("- route: /guia/so-titulo")),
+      "editions.yaml": (s) => s.slice(0, s.indexOf("- id: agosto-2025")),
+    });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const writer = new MemoryWriter();
+    expect((await builder.build(writer)).ok).toBe(true);
+    const gone = path.join(content, "articles/guia/so-titulo.md");
+    await rm(gone);
+    const added = path.join(content, "articles/novo.md");
+    await writeFile(added, "---\ntitle: Novo\n---\nTexto.\n");
+    const result = await builder.update([gone, added], writer);
+    expect(result.ok).toBe(true);
+    expect(writer.files.has("guia/so-titulo.html")).toBe(false);
+    expect(writer.files.has("novo.html")).toBe(true);
+  });
+
+  it("a CSS edit rebuilds the stylesheet and every page that links it", async () => {
+    const project = await projectCopy();
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot: project });
+    const writer = new MemoryWriter();
+    await builder.build(writer);
+    const oldCss = [...writer.files.keys()].find((f) => /^assets\/styles-/.test(f))!;
+    const css = path.join(project, "templates/styles.css");
+    await writeFile(css, `${await readFile(css, "utf8")}\n.novo { color: red; }\n`);
+    const result = await builder.update([css], writer);
+    const newCss = result.written.find((f) => /^assets\/styles-/.test(f))!;
+    expect(newCss).toBeDefined();
+    expect(newCss).not.toBe(oldCss);
+    expect(writer.files.has(oldCss)).toBe(false);
+    expect(result.written.filter((f) => f.endsWith(".html")).sort()).toEqual(["404.html", "guia/so-titulo.html", "index.html", "primeiro.html"]);
+    expect(writer.text("index.html")).toContain(`/${newCss}`);
+  });
+
+  it("a public/ file is copied when it changes", async () => {
+    const project = await projectCopy();
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot: project });
+    const writer = new MemoryWriter();
+    await builder.build(writer);
+    const file = path.join(project, "public/humans.txt");
+    await writeFile(file, "Cris\n");
+    const result = await builder.update([file], writer);
+    expect(result.written).toContain("humans.txt");
+    expect(writer.text("humans.txt")).toBe("Cris\n");
+  });
+});

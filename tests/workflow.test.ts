@@ -1,0 +1,87 @@
+/** The author's workflow outside the dev server: new articles, drafts, interrupted builds. */
+import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { scaffoldArticle, slugify } from "../engine/scaffold.js";
+import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
+import { buildSite } from "../engine/build.js";
+import { FolderWriter } from "../engine/output.js";
+
+describe("npm run new", () => {
+  it("makes the slug from the title, accents and punctuation included", () => {
+    expect(slugify("Gestão de Pessoas: o que muda em 2026?")).toBe("gestao-de-pessoas-o-que-muda-em-2026");
+    expect(slugify("  Ação & Reação  ")).toBe("acao-reacao");
+  });
+
+  it("scaffolds a Portuguese draft dated today that builds in dev and stays out of a build", async () => {
+    const dir = await editedFixture("basic", {});
+    const file = await scaffoldArticle(dir, "Como negociar um aumento", new Date(2026, 10, 21));
+    expect(file).toBe(path.join(dir, "articles/como-negociar-um-aumento.md"));
+    const text = await readFile(file, "utf8");
+    expect(text).toContain('title: "Como negociar um aumento"');
+    expect(text).toContain("date: 21/11/2026");
+    expect(text).toContain("draft: true");
+    const built = await buildInMemory(dir);
+    expect(built.ok).toBe(true);
+    expect(built.writer.files.has("como-negociar-um-aumento.html")).toBe(false);
+    await expect(scaffoldArticle(dir, "Como negociar um aumento")).rejects.toThrow(/already exists/);
+  });
+});
+
+describe("drafts", () => {
+  it("are left out of the build, the cards, the feed and the sitemap, and built in dev", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\ndate: 02/09/2025\ndraft: true\n---\nTexto\n",
+      "articles/primeiro.md": (s) => s.replace("[link interno](/guia/so-titulo)", "link interno"),
+    });
+    const built = await buildInMemory(dir);
+    expect(built.ok).toBe(true);
+    expect(built.writer.files.has("guia/so-titulo.html")).toBe(false);
+    const home = parseHtml(built.writer.text("index.html"));
+    expect([...home.querySelectorAll("a.card")].map((a) => a.getAttribute("href"))).toEqual(["/primeiro"]);
+    expect(built.writer.text("sitemap.xml")).not.toContain("so-titulo");
+    expect(built.writer.text("feed.xml")).not.toContain("so-titulo");
+
+    const { MemoryWriter } = await import("../engine/output.js");
+    const writer = new MemoryWriter();
+    const dev = await buildSite({ contentDir: dir, projectRoot, writer, drafts: true });
+    expect(dev.ok).toBe(true);
+    expect(writer.files.has("guia/so-titulo.html")).toBe(true);
+  });
+
+  it("a published article may not link to a draft, and the error says so", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\ndraft: true\n---\nTexto\n",
+    });
+    const built = await buildInMemory(dir);
+    expect(built.ok).toBe(false);
+    expect(built.errors[0]!.message).toBe("broken link: no page has the route /guia/so-titulo");
+    expect(built.errors[0]!.hint).toMatch(/is a draft/);
+  });
+});
+
+describe("atomic output", () => {
+  it("an interrupted build leaves the last good site and no half-written folder", async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), "cafe-interrupt-"));
+    const out = path.join(parent, "dist");
+    const writer = new FolderWriter(out);
+    await writer.begin();
+    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, writer })).ok).toBe(true);
+    const before = await readFile(path.join(out, "index.html"), "utf8");
+
+    const child = spawn(path.join(projectRoot, "node_modules/.bin/tsx"), ["build.ts", "build", "--out", out], { cwd: projectRoot, stdio: "ignore" });
+    // Interrupt it as soon as its staging folder exists.
+    for (let i = 0; i < 400 && !(await readdir(parent)).some((f) => f.includes(".tmp-")); i++) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code === 130 || code === 0).toBe(true);
+    const left = await readdir(parent);
+    expect(left.filter((f) => f.includes(".tmp-") || f.includes(".old-"))).toEqual([]);
+    expect(existsSync(path.join(out, "index.html"))).toBe(true);
+    if (code === 130) expect(await readFile(path.join(out, "index.html"), "utf8")).toBe(before);
+    await writeFile(path.join(parent, "done"), "");
+  }, 60_000);
+});
