@@ -22,6 +22,16 @@ export interface SiteWriter {
   abort(): Promise<void>;
 }
 
+/** Copies one file into a site through its writer; false when the source is gone. */
+async function copyInto(writer: SiteWriter, from: string, to: string): Promise<boolean> {
+  try {
+    await writer.write(to, await readFile(from));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Keeps the site in a Map: for tests and for measuring. */
 export class MemoryWriter implements SiteWriter {
   readonly files = new Map<string, string | Uint8Array>();
@@ -33,13 +43,8 @@ export class MemoryWriter implements SiteWriter {
     this.files.delete(file);
   }
   async copyDir() {}
-  async copyFile(from: string, to: string) {
-    try {
-      this.files.set(to, await readFile(from));
-      return true;
-    } catch {
-      return false;
-    }
+  copyFile(from: string, to: string) {
+    return copyInto(this, from, to);
   }
   async commit() {}
   async abort() {
@@ -106,13 +111,8 @@ export class FolderWriter implements SiteWriter {
     if (exists) await this.guard(() => cp(from, this.staging, { recursive: true }));
   }
 
-  async copyFile(from: string, to: string): Promise<boolean> {
-    try {
-      await this.write(to, await readFile(from));
-      return true;
-    } catch {
-      return false;
-    }
+  copyFile(from: string, to: string): Promise<boolean> {
+    return copyInto(this, from, to);
   }
 
   async commit(): Promise<void> {
@@ -168,13 +168,8 @@ export class LiveWriter implements SiteWriter {
     if (exists) await cp(from, this.outDir, { recursive: true });
   }
 
-  async copyFile(from: string, to: string): Promise<boolean> {
-    try {
-      await this.write(to, await readFile(from));
-      return true;
-    } catch {
-      return false;
-    }
+  copyFile(from: string, to: string): Promise<boolean> {
+    return copyInto(this, from, to);
   }
 
   async commit(): Promise<void> {}

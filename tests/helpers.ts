@@ -39,3 +39,20 @@ export async function editedFixture(
 }
 
 export const text = (el: Element | null | undefined) => (el?.textContent ?? "").replace(/\s+/g, " ").trim();
+
+/** Every route of SPEC §2 but the home page, in the spec's order. */
+export const SPEC_ARTICLE_ROUTES = [
+  "/artigo/tarifas-trump-mercado-trabalho",
+  "/artigo/dicas-sites-recomendacoes-trabalhadores",
+  "/artigo/programas-qualificacao-profissional-2025",
+  "/artigo/setores-crescimento-crise",
+  "/artigo/proteger-financas-crise",
+  "/material-semana",
+  "/descompasso-seculo-xxi",
+  "/via-mao-dupla-lealdade",
+  "/artigo-burnout-inovacao",
+  "/artigo-inovacao-rh",
+  "/artigo-sistema-notas",
+  "/artigo-transicao",
+  "/artigo-herois-economia",
+];

@@ -13,7 +13,7 @@ import path from "node:path";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { CSP_LINE } from "../deploy/write-nginx-csp.js";
-import { projectRoot } from "./helpers.js";
+import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
 
 const nginxBin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
 if (!nginxBin) {
@@ -80,22 +80,7 @@ afterAll(() => {
   nginx?.kill("SIGTERM");
 });
 
-const ROUTES = [
-  "/",
-  "/artigo/tarifas-trump-mercado-trabalho",
-  "/artigo/dicas-sites-recomendacoes-trabalhadores",
-  "/artigo/programas-qualificacao-profissional-2025",
-  "/artigo/setores-crescimento-crise",
-  "/artigo/proteger-financas-crise",
-  "/material-semana",
-  "/descompasso-seculo-xxi",
-  "/via-mao-dupla-lealdade",
-  "/artigo-burnout-inovacao",
-  "/artigo-inovacao-rh",
-  "/artigo-sistema-notas",
-  "/artigo-transicao",
-  "/artigo-herois-economia",
-];
+const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
 
 (nginxBin ? describe : describe.skip)("deploy/nginx.conf in a real nginx", () => {
   it.each(ROUTES)("serves %s with 200 at its exact path, no redirect", async (route) => {

@@ -2,25 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
 import { chromiumPath, startHarness, type Harness } from "./harness.js";
+import { SPEC_ARTICLE_ROUTES } from "../helpers.js";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-const ROUTES = [
-  "/",
-  "/artigo/tarifas-trump-mercado-trabalho",
-  "/artigo/dicas-sites-recomendacoes-trabalhadores",
-  "/artigo/programas-qualificacao-profissional-2025",
-  "/artigo/setores-crescimento-crise",
-  "/artigo/proteger-financas-crise",
-  "/material-semana",
-  "/descompasso-seculo-xxi",
-  "/via-mao-dupla-lealdade",
-  "/artigo-burnout-inovacao",
-  "/artigo-inovacao-rh",
-  "/artigo-sistema-notas",
-  "/artigo-transicao",
-  "/artigo-herois-economia",
-  "/pagina-que-nao-existe",
-];
+const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES, "/pagina-que-nao-existe"];
 
 let h: Harness;
 beforeAll(async () => {
