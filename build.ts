@@ -9,13 +9,16 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildSite } from "./engine/build.js";
-import { FolderWriter } from "./engine/output.js";
-import { serve } from "./engine/serve.js";
-import { startDev } from "./engine/dev.js";
-import { printErrors, printWarnings } from "./engine/report.js";
-import { scaffoldArticle } from "./engine/scaffold.js";
-import { ContentError, formatError } from "./engine/errors.js";
+
+// React's production build, unless told otherwise: set before the engine (and React) load.
+process.env.NODE_ENV ??= "production";
+const { buildSite } = await import("./engine/build.js");
+const { FolderWriter } = await import("./engine/output.js");
+const { serve } = await import("./engine/serve.js");
+const { startDev } = await import("./engine/dev.js");
+const { printErrors, printWarnings } = await import("./engine/report.js");
+const { scaffoldArticle } = await import("./engine/scaffold.js");
+const { ContentError, formatError } = await import("./engine/errors.js");
 
 const projectRoot = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]\n       npm run new -- "Título do artigo"`;
