@@ -11,14 +11,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 // React's production build, unless told otherwise: set before the engine (and React) load.
+// The engine is imported only by the commands that need it, so `build` can find out that
+// nothing changed before loading any of it.
 process.env.NODE_ENV ??= "production";
-const { buildSite } = await import("./engine/build.js");
-const { FolderWriter } = await import("./engine/output.js");
-const { serve } = await import("./engine/serve.js");
-const { startDev } = await import("./engine/dev.js");
-const { printErrors, printWarnings } = await import("./engine/report.js");
-const { scaffoldArticle } = await import("./engine/scaffold.js");
-const { ContentError, formatError } = await import("./engine/errors.js");
 
 const projectRoot = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]\n       npm run new -- "Título do artigo"`;
@@ -34,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
         out: { type: "string", default: "dist" },
         port: { type: "string", default: "4321" },
         host: { type: "string", default: "127.0.0.1" },
+        force: { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -53,6 +49,15 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "build": {
       const started = performance.now();
+      const { inputFingerprint, isUpToDate, recordBuild } = await import("./engine/fingerprint.js");
+      const inputs = await inputFingerprint(projectRoot, contentDir, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
+      if (!values.force && (await isUpToDate(outDir, inputs))) {
+        console.log(`${path.relative(process.cwd(), outDir) || outDir} is up to date (nothing changed since the last build; --force rebuilds)`);
+        return 0;
+      }
+      const { buildSite } = await import("./engine/build.js");
+      const { FolderWriter } = await import("./engine/output.js");
+      const { printErrors, printWarnings } = await import("./engine/report.js");
       const writer = new FolderWriter(outDir);
       // An interrupted build throws its half-written folder away; the last good site stays.
       const interrupted = () => void writer.abort().then(() => process.exit(130));
@@ -66,16 +71,19 @@ async function main(argv: string[]): Promise<number> {
         console.error(`Build failed; ${path.relative(process.cwd(), outDir) || outDir} was left as it was.`);
         return 1;
       }
+      await recordBuild(outDir, inputs);
       const ms = Math.round(performance.now() - started);
       console.log(`Built ${result.routes.length} pages into ${path.relative(process.cwd(), outDir) || outDir} in ${ms} ms`);
       return 0;
     }
     case "preview": {
+      const { serve } = await import("./engine/serve.js");
       const { url } = await serve({ root: outDir, port, host: values.host });
       console.log(`Serving ${path.relative(process.cwd(), outDir) || outDir} at ${url}  (Ctrl+C to stop)`);
       return new Promise<number>(() => {});
     }
     case "dev": {
+      const { startDev } = await import("./engine/dev.js");
       const dev = await startDev({ projectRoot, contentDir, outDir, port, host: values.host });
       const stop = () => void dev.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
@@ -83,6 +91,8 @@ async function main(argv: string[]): Promise<number> {
       return new Promise<number>(() => {});
     }
     case "new": {
+      const { scaffoldArticle } = await import("./engine/scaffold.js");
+      const { ContentError, formatError } = await import("./engine/errors.js");
       const title = positionals.slice(1).join(" ");
       try {
         const file = await scaffoldArticle(contentDir, title);

@@ -14,7 +14,7 @@ import { buildAssets, type BuiltAssets } from "./assets.js";
 import { renderPage } from "./render.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
-import { iconByName } from "../templates/icons.js";
+import { loadIcons } from "../templates/icons.js";
 import { errorAt } from "./yaml-source.js";
 import type { PageContext, RenderedArticle } from "../templates/page-context.js";
 
@@ -23,6 +23,18 @@ export interface BuildOptions {
   projectRoot: string;
   /** Build `draft: true` articles too (dev mode). */
   drafts?: boolean;
+  /**
+   * Keep every article's rendered body between builds (watch mode, for fast updates). A
+   * one-shot build renders each page as soon as its Markdown is parsed and keeps only
+   * headings and links, so memory stays bounded however large the site.
+   */
+  keepBodies?: boolean;
+}
+
+/** What one article's Markdown gave: checks need the summary, pages need the body. */
+interface MarkdownEntry {
+  source: string;
+  result: Omit<MarkdownResult, "body"> & { body?: MarkdownResult["body"] };
 }
 
 export interface BuildResult {
@@ -41,10 +53,11 @@ export class SiteBuilder {
   private content?: SiteContent;
   private table?: RouteTable;
   private assets?: BuiltAssets;
-  private readonly markdown = new Map<string, { source: string; result: MarkdownResult }>();
+  private readonly markdown = new Map<string, MarkdownEntry>();
   /** Parse errors of article files, kept until the file is fixed. */
   private readonly articleErrors = new Map<string, ContentError[]>();
   private warnings: ContentWarning[] = [];
+  private missingIcons: string[] = [];
 
   constructor(readonly options: BuildOptions) {}
 
@@ -54,31 +67,42 @@ export class SiteBuilder {
 
   /** Builds the whole site into `writer`; commits it only if there is no error. */
   async build(writer: SiteWriter): Promise<BuildResult> {
+    // The bundler runs in its own process: start it while the content loads.
+    const assetsBuilt = buildAssets({ projectRoot: this.options.projectRoot });
+    assetsBuilt.catch(() => {});
     const loaded = await loadContent(this.options.contentDir, { drafts: this.options.drafts });
     this.warnings = loaded.warnings;
     this.markdown.clear();
     this.articleErrors.clear();
     if (!loaded.content) return this.fail(writer, loaded.errors);
-    this.content = loaded.content;
-    this.assets = undefined;
-
-    const errors = this.check();
-    if (errors.length > 0) return this.fail(writer, errors);
-
+    const content = (this.content = loaded.content);
+    this.missingIcons = await loadIcons(content.cards.value.map((c) => c.icon));
+    this.table = buildRoutes(content);
+    const errors: ContentError[] = [...this.table.errors];
     const written: string[] = [];
     try {
-      this.assets = await buildAssets({ projectRoot: this.options.projectRoot });
-      await writer.copyDir(path.join(this.options.projectRoot, "public"));
-      for (const [file, data] of this.assets.files) {
-        if (await writer.write(file, data)) written.push(file);
+      this.assets = await assetsBuilt;
+      // Pages stream out as their Markdown is rendered; after the first error, rendering
+      // stops and the remaining files are only checked, so every error is still reported.
+      const pages = this.pageRenderer(writer, written);
+      for (const route of this.table.routes) {
+        const articles = route.kind === "article" ? [route.article.pt, route.article.en] : [];
+        for (const article of articles) if (article) errors.push(...this.markdownOf(article).result.errors);
+        if (errors.length === 0) await pages.render(route);
+        if (!this.options.keepBodies) for (const article of articles) if (article) this.dropBody(article);
       }
-      written.push(...(await this.renderRoutes(this.table!.routes, writer)));
+      errors.push(...this.siteChecks());
+      if (errors.length > 0) return this.fail(writer, errors);
+      await pages.finish(true);
+      await writer.copyDir(path.join(this.options.projectRoot, "public"));
+      for (const [file, data] of this.assets.files) if (await writer.write(file, data)) written.push(file);
       await writer.commit();
     } catch (error) {
       await writer.abort();
       throw error;
     }
-    return { ok: true, routes: this.table!.routes, errors: [], warnings: this.warnings, written };
+    this.collectWarnings();
+    return { ok: true, routes: this.table.routes, errors: [], warnings: this.warnings, written: written.sort() };
   }
 
   /**
@@ -175,20 +199,42 @@ export class SiteBuilder {
     const content = this.content!;
     this.table = buildRoutes(content);
     const errors: ContentError[] = [...[...this.articleErrors.values()].flat(), ...this.table.errors];
-    const warnings: ContentWarning[] = [];
-    for (const article of content.articles) {
-      let cached = this.markdown.get(article.file);
-      if (!cached || cached.source !== article.source) {
-        cached = { source: article.source, result: renderMarkdown(article, content) };
-        this.markdown.set(article.file, cached);
-      }
-      errors.push(...cached.result.errors);
-      warnings.push(...cached.result.warnings);
+    for (const article of content.articles) errors.push(...this.markdownOf(article).result.errors);
+    errors.push(...this.siteChecks());
+    this.collectWarnings();
+    return errors;
+  }
+
+  /** The Markdown of an article, rendered once per version of its text. */
+  private markdownOf(article: Article): MarkdownEntry {
+    let entry = this.markdown.get(article.file);
+    if (!entry || entry.source !== article.source || (!entry.result.body && this.options.keepBodies)) {
+      entry = { source: article.source, result: renderMarkdown(article, this.content!) };
+      this.markdown.set(article.file, entry);
     }
-    this.warnings = [...this.warnings.filter((w) => !w.message.startsWith("raw HTML")), ...warnings];
-    errors.push(...checkInternalLinks(content, this.table.byPath, this.markdown));
+    return entry;
+  }
+
+  /** The body of an article for its page, rendering it again if it was let go. */
+  private bodyOf(article: Article): RenderedArticle {
+    const entry = this.markdownOf(article);
+    if (entry.result.body) return entry.result as RenderedArticle;
+    const result = renderMarkdown(article, this.content!);
+    return { body: result.body, blocks: result.blocks };
+  }
+
+  private dropBody(article: Article): void {
+    const entry = this.markdown.get(article.file);
+    if (entry) entry.result = { ...entry.result, body: undefined, blocks: [] };
+  }
+
+  /** Checks that need every article: internal links and anchors, card icons. */
+  private siteChecks(): ContentError[] {
+    const content = this.content!;
+    const errors = checkInternalLinks(content, this.table!.byPath, this.markdown);
+    const missing = new Set(this.missingIcons);
     content.cards.value.forEach((card, i) => {
-      if (!iconByName(card.icon)) {
+      if (missing.has(card.icon)) {
         errors.push(
           errorAt(content.cards, [i, "icon"], {
             message: `unknown icon '${card.icon}'`,
@@ -200,17 +246,30 @@ export class SiteBuilder {
     return errors;
   }
 
-  /** Renders routes (each on its own) and, with `siteFilesToo`, the feed, sitemap and headers. */
+  private collectWarnings(): void {
+    const markdownWarnings = this.content!.articles.flatMap((a) => this.markdown.get(a.file)?.result.warnings ?? []);
+    this.warnings = [...this.warnings.filter((w) => !w.message.startsWith("raw HTML")), ...markdownWarnings];
+  }
+
+  /** Renders routes and, with `siteFilesToo`, the feed, sitemap and headers. */
   private async renderRoutes(routes: readonly Route[], writer: SiteWriter, siteFilesToo = true): Promise<string[]> {
+    const written: string[] = [];
+    const pages = this.pageRenderer(writer, written);
+    for (const route of routes) await pages.render(route);
+    await pages.finish(siteFilesToo);
+    return written.sort();
+  }
+
+  /**
+   * Renders pages one at a time (each route on its own) and writes them, keeping a few dozen
+   * writes in flight: rendering is CPU work and writing is I/O.
+   */
+  private pageRenderer(writer: SiteWriter, written: string[]) {
     const content = this.content!;
     const table = this.table!;
     const assets = this.assets!;
     const csp = contentSecurityPolicy([assets.manifest.bootScript], content.site.value.newsletter.endpoint);
-    const rendered = (file: string): RenderedArticle => {
-      const result = this.markdown.get(file)?.result;
-      if (!result) throw new Error(`no Markdown rendered for ${file}`);
-      return result;
-    };
+    const articleOf = new Map(content.articles.map((a) => [a.file, a]));
     const series = new Map<string, { route: string; title: string }[]>();
     for (const a of content.articles) {
       if (!a.meta.series || a.lang !== "pt") continue;
@@ -224,19 +283,24 @@ export class SiteBuilder {
       csp,
       cards: content.cards.value.filter((c) => table.byPath.has(c.route)),
       assets: assets.manifest,
-      rendered,
+      rendered: (file) => this.bodyOf(articleOf.get(file)!),
       seriesOf: (id) => series.get(id) ?? [],
     };
-    const written: string[] = [];
-    for (const route of routes) {
-      if (await writer.write(route.outFile, renderPage(route, base))) written.push(route.outFile);
-    }
-    if (siteFilesToo) {
-      for (const [file, text] of siteFiles(content, table.routes, csp)) {
-        if (await writer.write(file, text)) written.push(file);
+    let inFlight: Promise<void>[] = [];
+    const write = async (file: string, data: string) => {
+      inFlight.push(writer.write(file, data).then((changed) => void (changed && written.push(file))));
+      if (inFlight.length >= 64) {
+        await Promise.all(inFlight);
+        inFlight = [];
       }
-    }
-    return written;
+    };
+    return {
+      render: (route: Route) => write(route.outFile, renderPage(route, base)),
+      finish: async (siteFilesToo: boolean) => {
+        if (siteFilesToo) for (const [file, text] of siteFiles(content, table.routes, csp)) await write(file, text);
+        await Promise.all(inFlight);
+      },
+    };
   }
 
   private async fail(writer: SiteWriter, errors: ContentError[]): Promise<BuildResult> {
@@ -254,7 +318,7 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
 function checkInternalLinks(
   content: SiteContent,
   byPath: Map<string, Route>,
-  markdown: Map<string, { result: MarkdownResult }>,
+  markdown: Map<string, MarkdownEntry>,
 ): ContentError[] {
   const idsOf = new Map<string, Set<string>>();
   for (const article of content.articles) {

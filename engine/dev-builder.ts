@@ -9,7 +9,7 @@ import { LiveWriter } from "./output.js";
 import { reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
 
 const [contentDir, projectRoot, outDir] = process.argv.slice(2) as [string, string, string];
-const builder = new SiteBuilder({ contentDir, projectRoot, drafts: true });
+const builder = new SiteBuilder({ contentDir, projectRoot, drafts: true, keepBodies: true });
 const writer = new LiveWriter(outDir);
 const send = (reply: BuilderReply) => process.send?.(reply);
 

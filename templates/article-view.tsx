@@ -1,5 +1,6 @@
 /** One article: its header (badge, category, date, read time, author, share) and body. */
-import { CalendarDays, Clock } from "lucide-react";
+import CalendarDays from "lucide-react/icons/calendar-days";
+import Clock from "lucide-react/icons/clock";
 import type { Article } from "../engine/content.js";
 import { BlockContext } from "./block-context.js";
 import { Island } from "../client/island.js";

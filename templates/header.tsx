@@ -1,5 +1,5 @@
 /** The sticky header: blog title and subtitle, the brand "Cris" and the language switch. */
-import { Coffee } from "lucide-react";
+import Coffee from "lucide-react/icons/coffee";
 import type { SiteSettings } from "../engine/schema.js";
 import { T } from "./bilingual.js";
 import { Island } from "../client/island.js";

@@ -4,7 +4,9 @@
  * move is announced.
  */
 import { useState, type KeyboardEvent } from "react";
-import { ChevronLeft, ChevronRight, BookOpen } from "lucide-react";
+import ChevronLeft from "lucide-react/icons/chevron-left";
+import ChevronRight from "lucide-react/icons/chevron-right";
+import BookOpen from "lucide-react/icons/book-open";
 import { nextIndex, previousIndex } from "../carousel.js";
 
 export interface CarouselEdition {

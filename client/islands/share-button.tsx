@@ -1,6 +1,6 @@
 /** The Compartilhar button of an article; its behaviour per page comes from front matter. */
 import { useState } from "react";
-import { Share2 } from "lucide-react";
+import Share2 from "lucide-react/icons/share-2";
 import type { ShareSettings } from "../../engine/schema.js";
 import { browserShareEnvironment, sharePage } from "../share.js";
 import { showToast } from "../toast.js";

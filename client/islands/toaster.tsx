@@ -3,7 +3,7 @@
  * the page from the start so screen readers announce what appears in it.
  */
 import { useEffect, useSyncExternalStore } from "react";
-import { X } from "lucide-react";
+import X from "lucide-react/icons/x";
 import { TOAST_DURATION, currentToast, dismissToast, subscribeToasts } from "../toast.js";
 
 export interface ToasterProps {

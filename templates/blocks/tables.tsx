@@ -1,5 +1,6 @@
 /** The note-tools comparison table and the scored top-10 table (SPEC §2, §9). */
-import { Trophy, ExternalLink } from "lucide-react";
+import Trophy from "lucide-react/icons/trophy";
+import ExternalLink from "lucide-react/icons/external-link";
 import type { BlockProps } from "./heading.js";
 import { formatScore, ratingTone, scoreTone } from "./ratings.js";
 

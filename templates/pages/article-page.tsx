@@ -1,5 +1,5 @@
 /** An article route; an article with an English version carries both, one shown at a time. */
-import { ArrowLeft } from "lucide-react";
+import ArrowLeft from "lucide-react/icons/arrow-left";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import type { ArticleVariants, PageContext } from "../page-context.js";

@@ -1,5 +1,6 @@
 /** The blog index: the featured article, then "Artigos Anteriores" with the cards. */
-import { Clock, CalendarDays } from "lucide-react";
+import Clock from "lucide-react/icons/clock";
+import CalendarDays from "lucide-react/icons/calendar-days";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import { T } from "../bilingual.js";

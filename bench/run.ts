@@ -1,0 +1,202 @@
+/**
+ * Builds the benchmark corpus with this generator and its peers in one run on this machine.
+ *
+ *   npm run bench -- [--sizes 250,500,1000,2000,4000] [--runs 5] [--tools ours,eleventy,hugo,astro] [--huge]
+ *
+ * Each tool renders every file into a full page through one equivalent layout. Cold runs
+ * remove output and caches first; warm runs rebuild with nothing changed. Wall time is the
+ * median of `--runs` runs after a warm-up; memory is the peak resident set size (GNU time).
+ * `--huge` also builds 100,000 files with this generator. Peers live in bench/package.json.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { writeCorpus } from "./corpus.js";
+
+const bench = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(bench, "..");
+const work = path.join(bench, "out");
+const peers = path.join(bench, "node_modules");
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "250,500,1000,2000,4000" },
+    runs: { type: "string", default: "5" },
+    tools: { type: "string", default: "ours,eleventy,hugo,astro" },
+    huge: { type: "boolean", default: false },
+  },
+});
+const sizes = values.sizes.split(",").map(Number);
+const runs = Number(values.runs);
+const tools = values.tools.split(",");
+
+const LAYOUT_HEAD = `<!DOCTYPE html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`;
+
+interface Tool {
+  name: string;
+  /** Makes the project for `n` files, whose corpus is in `corpus`. */
+  setup(dir: string, corpus: string): Promise<void>;
+  command(dir: string): [string, string[]];
+  /** Output and caches, removed before a cold run. */
+  clean: (dir: string) => string[];
+  /** The number of pages written, to check the run did the work. */
+  pages(dir: string): number;
+}
+
+const countHtml = (dir: string) =>
+  existsSync(dir) ? Number(execFileSync("bash", ["-c", `find "${dir}" -name '*.html' | wc -l`]).toString().trim()) : 0;
+
+const TOOLS: Record<string, Tool> = {
+  ours: {
+    name: "this generator",
+    async setup(dir, corpus) {
+      await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
+      await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
+    },
+    command: (dir) => [process.execPath, ["--import", "tsx", path.join(root, "build.ts"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
+    clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".cache")],
+    pages: (dir) => countHtml(path.join(dir, "dist")),
+  },
+  eleventy: {
+    name: "Eleventy 3.1.2",
+    async setup(dir, corpus) {
+      await cp(corpus, path.join(dir, "posts"), { recursive: true });
+      await mkdir(path.join(dir, "_includes"), { recursive: true });
+      await writeFile(path.join(dir, "posts/posts.json"), JSON.stringify({ layout: "page.njk" }));
+      await writeFile(
+        path.join(dir, "_includes/page.njk"),
+        `${LAYOUT_HEAD}<title>{{ title }}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>{{ title }}</h1>{{ content | safe }}</article></main><footer><p>© 2025</p></footer></body></html>\n`,
+      );
+    },
+    command: (dir) => [process.execPath, [path.join(peers, "@11ty/eleventy/cmd.cjs"), "--quiet", `--input=${dir}`, `--output=${path.join(dir, "_site")}`]],
+    clean: (dir) => [path.join(dir, "_site"), path.join(dir, ".cache")],
+    pages: (dir) => countHtml(path.join(dir, "_site")),
+  },
+  hugo: {
+    name: "Hugo (Debian)",
+    async setup(dir, corpus) {
+      await cp(corpus, path.join(dir, "content/posts"), { recursive: true });
+      await mkdir(path.join(dir, "layouts/_default"), { recursive: true });
+      await writeFile(path.join(dir, "hugo.toml"), `baseURL = "https://example.com/"\ntitle = "Bench"\ndisableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "home", "section"]\n`);
+      await writeFile(
+        path.join(dir, "layouts/_default/single.html"),
+        `${LAYOUT_HEAD}<title>{{ .Title }}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>{{ .Title }}</h1>{{ .Content }}</article></main><footer><p>© 2025</p></footer></body></html>\n`,
+      );
+    },
+    command: (dir) => ["hugo", ["--quiet", "--source", dir, "--destination", path.join(dir, "public")]],
+    clean: (dir) => [path.join(dir, "public"), path.join(dir, "resources")],
+    pages: (dir) => countHtml(path.join(dir, "public")),
+  },
+  astro: {
+    name: "Astro 5",
+    async setup(dir, corpus) {
+      await cp(corpus, path.join(dir, "posts"), { recursive: true });
+      await mkdir(path.join(dir, "src/pages/posts"), { recursive: true });
+      await writeFile(path.join(dir, "astro.config.mjs"), `import { defineConfig } from "astro/config";\nexport default defineConfig({ telemetry: false });\n`);
+      await writeFile(
+        path.join(dir, "src/content.config.ts"),
+        `import { defineCollection, z } from "astro:content";\nimport { glob } from "astro/loaders";\nconst posts = defineCollection({ loader: glob({ pattern: "**/*.md", base: "./posts" }), schema: z.object({ title: z.string() }) });\nexport const collections = { posts };\n`,
+      );
+      await writeFile(
+        path.join(dir, "src/pages/posts/[id].astro"),
+        `---\nimport { getCollection, render } from "astro:content";\nexport async function getStaticPaths() {\n  const posts = await getCollection("posts");\n  return posts.map((post) => ({ params: { id: post.id }, props: { post } }));\n}\nconst { post } = Astro.props;\nconst { Content } = await render(post);\n---\n${LAYOUT_HEAD}<title>{post.data.title}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>{post.data.title}</h1><Content /></article></main><footer><p>© 2025</p></footer></body></html>\n`,
+      );
+      await symlink(peers, path.join(dir, "node_modules"));
+    },
+    command: (dir) => [process.execPath, [path.join(peers, "astro/astro.js"), "build", "--root", dir, "--silent"]],
+    clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".astro"), path.join(peers, ".astro")],
+    pages: (dir) => countHtml(path.join(dir, "dist")),
+  },
+};
+
+interface Sample {
+  seconds: number;
+  peakMb: number;
+}
+
+function runOnce(tool: Tool, dir: string): Sample {
+  const [cmd, args] = tool.command(dir);
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", cmd, ...args], {
+    cwd: dir,
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const last = result.stderr.trim().split("\n").pop() ?? "";
+  const [seconds, kb] = last.split(" ").map(Number);
+  if (result.status !== 0 || seconds === undefined || Number.isNaN(seconds)) {
+    throw new Error(`${tool.name} failed in ${dir}:\n${result.stdout}\n${result.stderr.slice(-3000)}`);
+  }
+  return { seconds, peakMb: (kb ?? 0) / 1024 };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function measure(tool: Tool, dir: string, expected: number) {
+  const clean = async () => Promise.all(tool.clean(dir).map((p) => rm(p, { recursive: true, force: true })));
+  await clean();
+  runOnce(tool, dir); // warm-up: file-system cache, JIT caches on disk
+  const cold: Sample[] = [];
+  for (let i = 0; i < runs; i++) {
+    await clean();
+    cold.push(runOnce(tool, dir));
+  }
+  const pages = tool.pages(dir);
+  if (pages < expected) throw new Error(`${tool.name} wrote ${pages} pages, expected at least ${expected}`);
+  const warm: Sample[] = [];
+  for (let i = 0; i < runs; i++) warm.push(runOnce(tool, dir));
+  return {
+    cold: median(cold.map((s) => s.seconds)),
+    warm: median(warm.map((s) => s.seconds)),
+    peakMb: Math.max(...cold.map((s) => s.peakMb)),
+    pages,
+  };
+}
+
+const results: Record<number, Record<string, Awaited<ReturnType<typeof measure>>>> = {};
+for (const n of sizes) {
+  const corpus = path.join(work, `corpus-${n}`);
+  await writeCorpus(n, corpus);
+  results[n] = {};
+  for (const key of tools) {
+    const tool = TOOLS[key]!;
+    const dir = path.join(work, `${key}-${n}`);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await tool.setup(dir, corpus);
+    results[n]![key] = await measure(tool, dir, n);
+    const r = results[n]![key]!;
+    console.error(`${n} files, ${tool.name}: cold ${r.cold.toFixed(2)} s, warm ${r.warm.toFixed(2)} s, peak ${r.peakMb.toFixed(0)} MB (${r.pages} pages)`);
+  }
+}
+
+const fmt = (x: number) => x.toFixed(2);
+const lines: string[] = [];
+lines.push(`| files | tool | cold (s) | warm (s) | peak memory (MB) | cold vs ours | warm vs ours |`);
+lines.push(`|---|---|---|---|---|---|---|`);
+for (const n of sizes) {
+  const ours = results[n]!.ours;
+  for (const key of tools) {
+    const r = results[n]![key]!;
+    const ratio = (a: number, b: number | undefined) => (b ? `${fmt(a / b)}×` : "");
+    lines.push(`| ${n} | ${TOOLS[key]!.name} | ${fmt(r.cold)} | ${fmt(r.warm)} | ${r.peakMb.toFixed(0)} | ${key === "ours" ? "" : ratio(r.cold, ours?.cold)} | ${key === "ours" ? "" : ratio(r.warm, ours?.warm)} |`);
+  }
+}
+
+if (values.huge) {
+  const n = 100_000;
+  const corpus = path.join(work, `corpus-${n}`);
+  await writeCorpus(n, corpus);
+  const dir = path.join(work, `ours-${n}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await TOOLS.ours!.setup(dir, corpus);
+  const sample = runOnce(TOOLS.ours!, dir);
+  const pages = TOOLS.ours!.pages(dir);
+  lines.push("", `100,000 files, this generator, cold: ${fmt(sample.seconds)} s, peak ${sample.peakMb.toFixed(0)} MB, ${pages} pages.`);
+}
+
+console.log(lines.join("\n"));

@@ -1,0 +1,61 @@
+/**
+ * Up-to-date check for `npm run build`: a fingerprint of every input (content, templates,
+ * client, engine, public, the lock file) and of the output written from it. When both
+ * match the last build, there is nothing to do and the output is left exactly as it is.
+ * Deliberately dependency-free, so the check runs before the engine and React are loaded.
+ */
+import { createHash } from "node:crypto";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+const MANIFEST = ".cafe-build.json";
+
+async function files(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+/**
+ * Hash of the inputs' paths, sizes and modification times, as make and ninja compare
+ * them: editing, adding, removing or checking out a file changes it.
+ */
+export async function inputFingerprint(projectRoot: string, contentDir: string, options: string): Promise<string> {
+  const dirs = [contentDir, ...["templates", "client", "engine", "public"].map((d) => path.join(projectRoot, d))];
+  const all = [...(await Promise.all(dirs.map(files))).flat(), path.join(projectRoot, "package-lock.json")];
+  return describe(all, options);
+}
+
+async function describe(list: string[], seed: string, relativeTo?: string): Promise<string> {
+  const stats = await Promise.all(list.map((f) => stat(f).catch(() => undefined)));
+  const hash = createHash("sha256").update(seed);
+  list.forEach((file, i) => {
+    const s = stats[i];
+    hash.update(`${relativeTo ? path.relative(relativeTo, file) : file}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}\n`);
+  });
+  return hash.digest("hex");
+}
+
+/** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
+async function outputFingerprint(outDir: string): Promise<string> {
+  const list = (await files(outDir)).filter((f) => path.basename(f) !== MANIFEST);
+  return describe(list, "", outDir);
+}
+
+/** True when `outDir` holds the build of exactly these inputs, untouched since. */
+export async function isUpToDate(outDir: string, inputs: string): Promise<boolean> {
+  try {
+    const recorded = JSON.parse(await readFile(path.join(outDir, MANIFEST), "utf8")) as { inputs: string; output: string };
+    return recorded.inputs === inputs && recorded.output === (await outputFingerprint(outDir));
+  } catch {
+    return false;
+  }
+}
+
+/** Records what `outDir` was built from, after a successful build. */
+export async function recordBuild(outDir: string, inputs: string): Promise<void> {
+  const output = await outputFingerprint(outDir);
+  await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`);
+}
