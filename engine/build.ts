@@ -35,6 +35,8 @@ export interface BuildOptions {
 interface MarkdownEntry {
   source: string;
   result: Omit<MarkdownResult, "body"> & { body?: MarkdownResult["body"] };
+  /** The anchors this article gives its page, computed once. */
+  ids?: Set<string>;
 }
 
 export interface BuildResult {
@@ -138,6 +140,11 @@ export class SiteBuilder {
 
     const touchedRoutes = new Set<string>();
     const touchedSeries = new Set<string>();
+    // The feed and sitemap list routes, titles, leads, dates and categories: rewrite them
+    // only when an edit changes one of those.
+    const listed = (a: Article | undefined) =>
+      a ? JSON.stringify([a.route, a.lang, a.meta.title, a.meta.lead, a.meta.description, a.meta.date?.iso, a.meta.category, a.meta.draft]) : "";
+    let listingChanged = false;
     for (const file of articleFiles) {
       const shown = path.relative(process.cwd(), file) || file;
       const old = this.content.articles.find((a) => a.file === shown);
@@ -156,14 +163,17 @@ export class SiteBuilder {
       const others = this.content.articles.filter((a) => a.file !== shown);
       const article = loaded?.article;
       const visible = article && (this.options.drafts || !article.meta.draft);
+      if (listed(old) !== listed(visible ? article : undefined)) listingChanged = true;
+      if (old?.meta.series !== (visible ? article?.meta.series : undefined)) listingChanged = true;
       this.content.articles = visible ? [...others, article] : others;
+      if (visible && old && !listingChanged) this.replaceInRoutes(old, article);
       if (article) {
         touchedRoutes.add(article.route);
         if (article.meta.series) touchedSeries.add(article.meta.series);
       }
     }
 
-    const errors = this.check();
+    const errors = this.check(listingChanged || !this.table);
     const written: string[] = [];
     if (cssChanged) {
       const old = this.assets;
@@ -188,21 +198,30 @@ export class SiteBuilder {
         (r.kind === "home" && touchedRoutes.has(featured)) ||
         (r.kind === "article" && r.article.pt.meta.series !== undefined && touchedSeries.has(r.article.pt.meta.series)),
     );
-    written.push(...(await this.renderRoutes(affected, writer, affected.length > 0 || articleFiles.length > 0)));
+    written.push(...(await this.renderRoutes(affected, writer, listingChanged || cssChanged)));
     await removeGone(written);
     await writer.commit();
     return { ok: true, routes: this.table!.routes, errors: [], warnings: this.warnings, written };
   }
 
   /** Routes, Markdown (cached per file by its text) and the whole-site checks. */
-  private check(): ContentError[] {
+  private check(routesChanged = true): ContentError[] {
     const content = this.content!;
-    this.table = buildRoutes(content);
+    if (routesChanged || !this.table) this.table = buildRoutes(content);
     const errors: ContentError[] = [...[...this.articleErrors.values()].flat(), ...this.table.errors];
     for (const article of content.articles) errors.push(...this.markdownOf(article).result.errors);
     errors.push(...this.siteChecks());
     this.collectWarnings();
     return errors;
+  }
+
+  /** Swaps a new version of an article into the route table (same route, title, series). */
+  private replaceInRoutes(old: Article, next: Article): void {
+    const route = this.table?.byPath.get(old.route);
+    if (route?.kind === "article" && route.article[old.lang] === old) route.article[old.lang] = next;
+    for (const home of this.table?.routes ?? []) {
+      if (home.kind === "home" && home.featured[old.lang] === old) home.featured[old.lang] = next;
+    }
   }
 
   /** The Markdown of an article, rendered once per version of its text. */
@@ -277,7 +296,7 @@ export class SiteBuilder {
       list.push({ route: a.route, title: a.meta.title });
       series.set(a.meta.series, list);
     }
-    for (const list of series.values()) list.sort((a, b) => a.route.localeCompare(b.route));
+    for (const list of series.values()) list.sort((a, b) => (a.route < b.route ? -1 : a.route > b.route ? 1 : 0));
     const base: Omit<PageContext, "route"> = {
       site: content.site.value,
       csp,
@@ -320,11 +339,14 @@ function checkInternalLinks(
   byPath: Map<string, Route>,
   markdown: Map<string, MarkdownEntry>,
 ): ContentError[] {
+  // Anchors per route: most routes have one article, whose list is used as it is.
   const idsOf = new Map<string, Set<string>>();
   for (const article of content.articles) {
-    const ids = idsOf.get(article.route) ?? new Set(LAYOUT_IDS);
-    for (const h of markdown.get(article.file)?.result.headings ?? []) ids.add(h.id);
-    idsOf.set(article.route, ids);
+    const entry = markdown.get(article.file);
+    if (!entry) continue;
+    entry.ids ??= new Set([...LAYOUT_IDS, ...entry.result.headings.map((h) => h.id)]);
+    const existing = idsOf.get(article.route);
+    idsOf.set(article.route, existing ? new Set([...existing, ...entry.ids]) : entry.ids);
   }
   const sourceOf = new Map(content.articles.map((a: Article) => [a.file, a.source]));
   const errors: ContentError[] = [];

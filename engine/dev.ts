@@ -134,13 +134,15 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const rebuild = (files: string[]) => {
     const reason = files.map((f) => path.relative(options.projectRoot, f)).join(", ");
     chain = chain.then(async () => {
-      const seen = await Promise.all(files.map(mtime));
+      // Noted alongside the rebuild (which reads the files after this), not before it.
+      const seenNow = Promise.all(files.map(mtime));
       if (files.some(isCode)) {
         startBuilder();
         await request({ type: "build" }, reason);
       } else {
         await request({ type: "update", files }, reason);
       }
+      const seen = await seenNow;
       // chokidar drops a second change to a path within 50 ms of the first; look again
       // once that window has passed so that no save is ever lost.
       setTimeout(() => {
@@ -158,7 +160,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       const batch = [...changed];
       changed.clear();
       rebuild(batch);
-    }, 10);
+    }, 2);
   };
   const watcher = watch(
     [options.contentDir, ...["templates", "client", "public", "engine"].map((d) => path.join(options.projectRoot, d))],

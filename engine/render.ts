@@ -1,23 +1,39 @@
 /**
  * Stage 4 — render: one route → one HTML string, through React's renderToString. Each route
- * renders on its own; nothing is shared between pages but the read-only context.
+ * renders on its own. The parts every page shares (header, newsletter, footer, notices) are
+ * rendered once per build and spliced in: the same bytes as rendering them in place.
  */
-import { createElement } from "react";
+import { createElement, type ReactElement } from "react";
 import { renderToString } from "react-dom/server";
 import type { Route } from "./routes.js";
-import type { PageContext } from "../templates/page-context.js";
+import type { PageContext, SharedPart } from "../templates/page-context.js";
 import { HomePage } from "../templates/pages/home-page.js";
 import { ArticlePage } from "../templates/pages/article-page.js";
 import { NotFoundPage } from "../templates/pages/not-found-page.js";
 
+type Base = Omit<PageContext, "route" | "shared">;
+
+/** Rendered shared parts, per build context. */
+const sharedParts = new WeakMap<Base, Map<SharedPart, string>>();
+const slot = (part: SharedPart) => `<cafe-shared data-part="${part}"></cafe-shared>`;
+
 /** Renders a route to a complete HTML document. */
-export function renderPage(route: Route, base: Omit<PageContext, "route">): string {
-  const ctx: PageContext = { ...base, route };
+export function renderPage(route: Route, base: Base): string {
+  let parts = sharedParts.get(base);
+  if (!parts) sharedParts.set(base, (parts = new Map()));
+  const cache = parts;
+  const shared = (part: SharedPart, element: ReactElement) => {
+    if (!cache.has(part)) cache.set(part, renderToString(element));
+    return createElement("cafe-shared", { "data-part": part });
+  };
+  const ctx: PageContext = { ...base, route, shared };
   const page =
     route.kind === "home"
       ? createElement(HomePage, { ctx, featured: route.featured })
       : route.kind === "article"
         ? createElement(ArticlePage, { ctx, article: route.article })
         : createElement(NotFoundPage, { ctx });
-  return `<!DOCTYPE html>${renderToString(page)}`;
+  let html = renderToString(page);
+  for (const [part, markup] of cache) html = html.replace(slot(part), () => markup);
+  return `<!DOCTYPE html>${html}`;
 }

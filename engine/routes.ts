@@ -69,7 +69,7 @@ export function buildRoutes(content: SiteContent): RouteTable {
     byPath.set(route.path, route);
   };
 
-  for (const [path, slot] of [...byRoute].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [path, slot] of [...byRoute].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!slot.pt) {
       const en = slot.en!;
       errors.push(
@@ -106,7 +106,7 @@ export function buildRoutes(content: SiteContent): RouteTable {
     }
   });
 
-  routes.sort((a, b) => a.path.localeCompare(b.path));
+  routes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { routes, byPath, errors };
 }
 

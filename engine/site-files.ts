@@ -58,7 +58,7 @@ export function siteFiles(content: SiteContent, routes: readonly Route[], csp: s
     .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
     .map((r) => ({ route: r, date: dateOf(r.article.pt) }))
     .filter((x): x is { route: Extract<Route, { kind: "article" }>; date: Date } => x.date !== undefined)
-    .sort((a, b) => b.date.getTime() - a.date.getTime() || a.route.path.localeCompare(b.route.path))
+    .sort((a, b) => b.date.getTime() - a.date.getTime() || (a.route.path < b.route.path ? -1 : a.route.path > b.route.path ? 1 : 0))
     .slice(0, 50);
   const feed = new Feed({
     title: site.name,

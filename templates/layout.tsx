@@ -1,5 +1,5 @@
 /** The HTML document around every page: head, header, main, newsletter, footer, toasts. */
-import type { ReactNode } from "react";
+import type { ReactElement, ReactNode } from "react";
 import { Header } from "./header.js";
 import { Footer } from "./footer.js";
 import { Newsletter } from "./newsletter.js";
@@ -26,6 +26,7 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
   const { site, assets } = ctx;
   const url = absoluteUrl(site.siteUrl, ctx.route.path);
   const jsonLd = article ? articleJsonLd(article, url, ctx) : undefined;
+  const shared = ctx.shared ?? ((_: string, element: ReactElement) => element);
   return (
     <html
       lang="pt-BR"
@@ -66,15 +67,18 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         <a className="skip-link" href="#conteudo" lang="pt-BR">
           {site.skipLink}
         </a>
-        <Header site={site} />
+        {shared("header", <Header site={site} />)}
         <main id="conteudo" className="site-main" tabIndex={-1} lang="pt-BR">
           {children}
         </main>
-        <Newsletter site={site} />
-        <Footer site={site} />
-        <Island name="toaster" props={{ closeLabel: site.toast.close }}>
-          <Toaster closeLabel={site.toast.close} />
-        </Island>
+        {shared("newsletter", <Newsletter site={site} />)}
+        {shared("footer", <Footer site={site} />)}
+        {shared(
+          "toaster",
+          <Island name="toaster" props={{ closeLabel: site.toast.close }}>
+            <Toaster closeLabel={site.toast.close} />
+          </Island>,
+        )}
       </body>
     </html>
   );

@@ -1,0 +1,55 @@
+/**
+ * Bench: in a 4000-article site, how long from saving one article to its page being written
+ * and the reload being sent to the open pages. Median of 21 edits.
+ *
+ *   npm run bench:dev [-- --files 4000]
+ */
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { startDev } from "../engine/dev.js";
+import { writeCorpus } from "./corpus.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const { values } = parseArgs({ options: { files: { type: "string", default: "4000" }, edits: { type: "string", default: "21" } } });
+const count = Number(values.files);
+
+const dir = await mkdtemp(path.join(tmpdir(), "cafe-devbench-"));
+const content = path.join(dir, "content");
+await cp(path.join(root, "content"), content, { recursive: true });
+await writeCorpus(count, path.join(content, "articles/bench"));
+
+const lines: string[] = [];
+const dev = await startDev({ projectRoot: root, contentDir: content, outDir: path.join(dir, "out"), port: 0, host: "127.0.0.1", log: (l) => lines.push(l) });
+
+// Listen as an open page does.
+const reloads: number[] = [];
+const events = await fetch(`${dev.url}/__cafe/events`);
+void (async () => {
+  const decoder = new TextDecoder();
+  for await (const chunk of events.body!) {
+    if (decoder.decode(chunk as Uint8Array).includes("event: ok")) reloads.push(performance.now());
+  }
+})().catch(() => {});
+await new Promise((r) => setTimeout(r, 300));
+
+const samples: number[] = [];
+const builderMs: number[] = [];
+for (let i = 0; i < Number(values.edits); i++) {
+  const file = path.join(content, "articles/bench", `${i * 7}.md`);
+  const text = await readFile(file, "utf8");
+  const before = reloads.length;
+  const saved = performance.now();
+  await writeFile(file, `${text}\nEdição ${i}.\n`);
+  while (reloads.length === before) await new Promise((r) => setTimeout(r, 1));
+  samples.push(reloads[before]! - saved);
+  builderMs.push(Number(/updated in (\d+) ms/.exec(lines.at(-1) ?? "")?.[1] ?? NaN));
+  await new Promise((r) => setTimeout(r, 120));
+}
+await dev.close();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+console.log(`${count + 13} articles, ${samples.length} edits: save → page written and reload received, median ${median(samples).toFixed(1)} ms (min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}); rebuild inside the builder, median ${median(builderMs)} ms`);
+process.exit(0);
