@@ -29,6 +29,11 @@ export interface BuildOptions {
    * headings and links, so memory stays bounded however large the site.
    */
   keepBodies?: boolean;
+  /**
+   * The plain build every speed-up must equal byte for byte: the full Markdown pipeline for
+   * every file and every page rendered whole. Used by the tests.
+   */
+  reference?: boolean;
 }
 
 /** What one article's Markdown gave: checks need the summary, pages need the body. */
@@ -228,7 +233,7 @@ export class SiteBuilder {
   private markdownOf(article: Article): MarkdownEntry {
     let entry = this.markdown.get(article.file);
     if (!entry || entry.source !== article.source || (!entry.result.body && this.options.keepBodies)) {
-      entry = { source: article.source, result: renderMarkdown(article, this.content!) };
+      entry = { source: article.source, result: renderMarkdown(article, this.content!, { lean: !this.options.reference }) };
       this.markdown.set(article.file, entry);
     }
     return entry;
@@ -238,7 +243,7 @@ export class SiteBuilder {
   private bodyOf(article: Article): RenderedArticle {
     const entry = this.markdownOf(article);
     if (entry.result.body) return entry.result as RenderedArticle;
-    const result = renderMarkdown(article, this.content!);
+    const result = renderMarkdown(article, this.content!, { lean: !this.options.reference });
     return { body: result.body, blocks: result.blocks };
   }
 
@@ -314,7 +319,7 @@ export class SiteBuilder {
       }
     };
     return {
-      render: (route: Route) => write(route.outFile, renderPage(route, base)),
+      render: (route: Route) => write(route.outFile, renderPage(route, base, { shareParts: !this.options.reference })),
       finish: async (siteFilesToo: boolean) => {
         if (siteFilesToo) for (const [file, text] of siteFiles(content, table.routes, csp)) await write(file, text);
         await Promise.all(inFlight);

@@ -177,7 +177,7 @@ async function loadDataFiles(
 
 async function loadArticles(dir: string, display: (p: string) => string, errors: ContentError[]): Promise<Article[]> {
   const files = await listFiles(dir, ".md");
-  const loaded = await Promise.all(files.map((file) => loadArticleFile(dir, file, display)));
+  const loaded = await mapLimit(files, 64, (file) => loadArticleFile(dir, file, display));
   const articles: Article[] = [];
   for (const result of loaded) {
     if (!result) continue;
@@ -185,6 +185,20 @@ async function loadArticles(dir: string, display: (p: string) => string, errors:
     else articles.push(result.article);
   }
   return articles;
+}
+
+/** Maps with at most `limit` calls in flight: a site may have more files than a process may open. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /** Reads and parses one article file; undefined when it no longer exists. */

@@ -79,12 +79,15 @@ const processor = unified()
 const leanProcessor = unified().use(remarkParse).use(remarkSiteBlocks).use(remarkRehype).use(rehypeReact, toReact);
 const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
 
-/** Renders an article's Markdown body. Never throws for bad content: errors are returned. */
-export function renderMarkdown(article: Article, content: SiteContent): MarkdownResult {
+/**
+ * Renders an article's Markdown body. Never throws for bad content: errors are returned.
+ * `lean: false` always uses the full pipeline (the reference the lean one must equal).
+ */
+export function renderMarkdown(article: Article, content: SiteContent, options: { lean?: boolean } = {}): MarkdownResult {
   const result: PipelineData["result"] = { blocks: [], links: [], headings: [], errors: [], warnings: [] };
   const file = new VFile({ path: article.file, value: article.markdown });
   file.data.pipeline = { article, content, result } satisfies PipelineData;
-  const pipeline = USES_EXTENSIONS.test(article.markdown) ? processor : leanProcessor;
+  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(article.markdown) ? leanProcessor : processor;
   const body = pipeline.processSync(file).result as ReactElement;
   return { body, ...result };
 }

@@ -17,8 +17,8 @@ type Base = Omit<PageContext, "route" | "shared">;
 const sharedParts = new WeakMap<Base, Map<SharedPart, string>>();
 const slot = (part: SharedPart) => `<cafe-shared data-part="${part}"></cafe-shared>`;
 
-/** Renders a route to a complete HTML document. */
-export function renderPage(route: Route, base: Base): string {
+/** Renders a route to a complete HTML document; `shareParts: false` renders it whole. */
+export function renderPage(route: Route, base: Base, options: { shareParts?: boolean } = {}): string {
   let parts = sharedParts.get(base);
   if (!parts) sharedParts.set(base, (parts = new Map()));
   const cache = parts;
@@ -26,7 +26,7 @@ export function renderPage(route: Route, base: Base): string {
     if (!cache.has(part)) cache.set(part, renderToString(element));
     return createElement("cafe-shared", { "data-part": part });
   };
-  const ctx: PageContext = { ...base, route, shared };
+  const ctx: PageContext = { ...base, route, shared: options.shareParts === false ? undefined : shared };
   const page =
     route.kind === "home"
       ? createElement(HomePage, { ctx, featured: route.featured })

@@ -11,7 +11,14 @@ export function printWarnings(warnings: readonly ContentWarning[]): void {
   }
 }
 
+/** How many errors are printed in full; the rest are counted per file. */
+const PRINTED = 50;
+
 export function printErrors(errors: readonly ContentError[]): void {
   console.error(red(`\nThe build found ${errors.length} problem${errors.length === 1 ? "" : "s"} in the content:\n`));
-  for (const e of errors) console.error(`${formatError(e)}\n`);
+  for (const e of errors.slice(0, PRINTED)) console.error(`${formatError(e)}\n`);
+  if (errors.length > PRINTED) {
+    const files = new Set(errors.slice(PRINTED).map((e) => e.file)).size;
+    console.error(`…and ${errors.length - PRINTED} more in ${files} file${files === 1 ? "" : "s"}. Fix the ones above first; the rest are often the same mistake.\n`);
+  }
 }

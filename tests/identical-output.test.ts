@@ -1,0 +1,75 @@
+/**
+ * Every speed-up leaves the output byte-identical to the plain reference build (full
+ * Markdown pipeline for every file, every page rendered whole): the lean pipeline, the
+ * shared page parts, streamed pages, incremental updates and the up-to-date check.
+ */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { SiteBuilder } from "../engine/build.js";
+import { MemoryWriter } from "../engine/output.js";
+import { writeCorpus } from "../bench/corpus.js";
+import { fixture, projectRoot } from "./helpers.js";
+
+const run = promisify(execFile);
+
+/** The real content plus 120 files of the benchmark corpus. */
+async function siteWithCorpus(): Promise<string> {
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-identical-")), "content");
+  await cp(path.join(projectRoot, "content"), dir, { recursive: true });
+  await writeCorpus(120, path.join(dir, "articles/bench"));
+  return dir;
+}
+
+describe("byte-identical output", () => {
+  it("the fast build equals the reference build, file for file", async () => {
+    const content = await siteWithCorpus();
+    const fast = new MemoryWriter();
+    const reference = new MemoryWriter();
+    expect((await new SiteBuilder({ contentDir: content, projectRoot }).build(fast)).ok).toBe(true);
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
+    expect([...fast.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
+    expect(fast.files.size).toBeGreaterThan(130);
+    for (const [file, data] of reference.files) expect(fast.files.get(file), file).toEqual(data);
+  }, 60_000);
+
+  it("incremental updates in watch mode equal a reference build of the edited site", async () => {
+    const content = await siteWithCorpus();
+    const live = new MemoryWriter();
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, keepBodies: true });
+    await builder.build(live);
+    const edited = [path.join(content, "articles/bench/3.md"), path.join(content, "articles/artigo-transicao.md")];
+    for (const file of edited) await writeFile(file, `${await readFile(file, "utf8")}\nUm parágrafo a mais.\n`);
+    expect((await builder.update(edited, live)).ok).toBe(true);
+    const reference = new MemoryWriter();
+    await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference);
+    for (const [file, data] of reference.files) expect(live.files.get(file), file).toEqual(data);
+  }, 60_000);
+
+  it("a second build with nothing changed leaves every file untouched, and --force writes the same bytes", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-same-")), "site");
+    const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
+    const build = (...args: string[]) => run(tsx, ["build.ts", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
+    await build();
+    const snapshot = async () => {
+      const files = (await readdir(out, { recursive: true })).filter((f) => !f.endsWith(".cafe-build.json")).sort();
+      const entries = await Promise.all(
+        files.map(async (f) => {
+          const s = await stat(path.join(out, f));
+          return s.isFile() ? ([f, await readFile(path.join(out, f)), s.mtimeMs] as const) : undefined;
+        }),
+      );
+      return entries.filter((e) => e !== undefined);
+    };
+    const first = await snapshot();
+    const again = await build();
+    expect(again.stdout).toContain("is up to date");
+    expect(await snapshot()).toEqual(first);
+    const forced = await build("--force");
+    expect(forced.stdout).toMatch(/Built 4 pages/);
+    expect((await snapshot()).map(([f, data]) => [f, data])).toEqual(first.map(([f, data]) => [f, data]));
+  }, 60_000);
+});
