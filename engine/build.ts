@@ -53,6 +53,8 @@ export interface BuildResult {
   written: string[];
 }
 
+const EMPTY_SUMMARY: MarkdownEntry["result"] = Object.freeze({ headings: [], links: [], errors: [], warnings: [], blocks: [] });
+
 /** Anchors every page has, from the layout. */
 const LAYOUT_IDS = ["conteudo", "newsletter-title"];
 
@@ -249,7 +251,11 @@ export class SiteBuilder {
 
   private dropBody(article: Article): void {
     const entry = this.markdown.get(article.file);
-    if (entry) entry.result = { ...entry.result, body: undefined, blocks: [] };
+    if (!entry) return;
+    const { headings, links, errors, warnings } = entry.result;
+    const empty = headings.length + links.length + errors.length + warnings.length === 0;
+    // Most articles of a huge site end up with nothing to remember: share one empty summary.
+    entry.result = empty ? EMPTY_SUMMARY : { headings, links, errors, warnings, blocks: [] };
   }
 
   /** Checks that need every article: internal links and anchors, card icons. */

@@ -280,7 +280,19 @@ export function parseArticle(
       ],
     };
   }
-  const locate = parsed?.locate ?? (() => undefined);
+  // The parsed YAML document is large and only needed to point at an error: let it go, and
+  // parse the front matter again on the rare call (memory stays flat on huge sites).
+  const frontMatterText = raw.matter;
+  const lineOffset = frontMatterText.startsWith("\n") || frontMatterText.startsWith("\r\n") ? 0 : 1;
+  let located: Locator | undefined = parsed?.locate;
+  parsed = undefined;
+  const locate: Locator = (path, options) => {
+    located ??= parseYamlSource(frontMatterText, file, source, lineOffset).locate;
+    return located(path, options);
+  };
+  const release = () => {
+    located = undefined;
+  };
   const data = raw.data as Record<string, unknown>;
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     return {
@@ -297,6 +309,7 @@ export function parseArticle(
     };
   }
   const meta = result.data;
+  release();
   const fromPath = routeFromPath(relative);
   const bodyOffset = source.length - raw.content.length;
   const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;
@@ -307,7 +320,10 @@ export function parseArticle(
       lang: meta.lang ?? fromPath.lang ?? "pt",
       meta,
       frontMatter: data,
-      markdown: "\n".repeat(linesBefore) + raw.content,
+      // Derived when asked for, not stored: on a huge site a second copy of every text adds up.
+      get markdown() {
+        return "\n".repeat(linesBefore) + source.slice(bodyOffset);
+      },
       source,
       locate,
     },

@@ -85,9 +85,10 @@ const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
  */
 export function renderMarkdown(article: Article, content: SiteContent, options: { lean?: boolean } = {}): MarkdownResult {
   const result: PipelineData["result"] = { blocks: [], links: [], headings: [], errors: [], warnings: [] };
-  const file = new VFile({ path: article.file, value: article.markdown });
+  const markdown = article.markdown;
+  const file = new VFile({ path: article.file, value: markdown });
   file.data.pipeline = { article, content, result } satisfies PipelineData;
-  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(article.markdown) ? leanProcessor : processor;
+  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(markdown) ? leanProcessor : processor;
   const body = pipeline.processSync(file).result as ReactElement;
   return { body, ...result };
 }
@@ -145,7 +146,7 @@ function remarkSiteBlocks() {
           if (parent && index !== undefined) {
             const start = node.position?.start.offset;
             const end = node.position?.end.offset;
-            const value = start !== undefined && end !== undefined ? article.markdown.slice(start, end) : `:${node.name}`;
+            const value = start !== undefined && end !== undefined ? String(file.value).slice(start, end) : `:${node.name}`;
             parent.children.splice(index, 1, { type: "text", value } satisfies Text);
             return [SKIP, index + 1];
           }
