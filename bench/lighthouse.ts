@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { createRequire } from "node:module";
-import { mkdtemp } from "node:fs/promises";
+import { copyFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildSite } from "../engine/build.js";
@@ -27,6 +27,9 @@ const writer = new FolderWriter(out);
 await writer.begin();
 const result = await buildSite({ contentDir: path.join(root, "content"), projectRoot: root, writer });
 if (!result.ok) throw new Error("the site does not build");
+// Lighthouse will not audit a response with status 404: audit the same 404.html under a
+// path that answers 200 (the preview serves any page file at its name).
+await copyFile(path.join(out, "404.html"), path.join(out, "pagina-nao-encontrada.html"));
 const { url, server } = await serve({ root: out, port: 0, host: "127.0.0.1" });
 
 const chrome = await chromeLauncher.launch({
@@ -37,7 +40,7 @@ const chrome = await chromeLauncher.launch({
 const rows: string[] = ["| route | performance | accessibility | best practices | SEO |", "|---|---|---|---|---|"];
 const below: string[] = [];
 for (const route of result.routes) {
-  const path_ = route.kind === "not-found" ? "/pagina-que-nao-existe" : route.path;
+  const path_ = route.kind === "not-found" ? "/pagina-nao-encontrada" : route.path;
   const { lhr } = await lighthouse(url + path_, { port: chrome.port, output: "json", logLevel: "error" });
   const score = (k: string) => Math.round((lhr.categories[k]?.score ?? 0) * 100);
   rows.push(`| ${path_} | ${score("performance")} | ${score("accessibility")} | ${score("best-practices")} | ${score("seo")} |`);

@@ -5,7 +5,8 @@
  * outside the folder is ever served (sirv resolves paths inside its root only).
  */
 import http from "node:http";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
 import path from "node:path";
 import sirv from "sirv";
 
@@ -45,19 +46,51 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
     },
   });
   const inject = options.injectHtml;
-  const sendHtml = (res: http.ServerResponse, status: number, html: Buffer) => {
-    const body = inject ? Buffer.from(inject(html.toString("utf8"))) : html;
-    res.writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Content-Length": body.length, "Cache-Control": "no-cache" });
+  const sendHtml = (res: http.ServerResponse, status: number, html: Buffer, gzip = false) => {
+    const raw = inject ? Buffer.from(inject(html.toString("utf8"))) : html;
+    const body = gzip ? gzipSync(raw) : raw;
+    res.writeHead(status, {
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Length": body.length,
+      "Cache-Control": "no-cache",
+      Vary: "Accept-Encoding",
+      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+    });
     res.end(body);
   };
-  const notFound = async (res: http.ServerResponse) => {
-    sendHtml(res, 404, await readFile(path.join(root, "404.html")).catch(() => Buffer.from("404 Not Found")));
+  const notFound = async (res: http.ServerResponse, gzip = false) => {
+    sendHtml(res, 404, await readFile(path.join(root, "404.html")).catch(() => Buffer.from("404 Not Found")), gzip);
   };
   /** The page file of a route, only ever inside the root. */
   const pageFile = (pathname: string) => {
     const file = path.resolve(root, `.${pathname === "/" ? "/index" : pathname}.html`);
     return file.startsWith(root + path.sep) ? file : undefined;
   };
+  // Static hosts compress text; so does the preview, so what it shows is what readers get.
+  const compressed = new Map<string, { mtimeMs: number; body: Buffer }>();
+  const COMPRESSIBLE = /\.(html|css|js|mjs|svg|xml|json|txt)$/;
+  const sendCompressed = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<boolean> => {
+    const file = path.resolve(root, `.${pathname}`);
+    if (!file.startsWith(root + path.sep) || !COMPRESSIBLE.test(file)) return false;
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return false;
+    let entry = compressed.get(file);
+    if (!entry || entry.mtimeMs !== info.mtimeMs) {
+      entry = { mtimeMs: info.mtimeMs, body: gzipSync(await readFile(file)) };
+      compressed.set(file, entry);
+    }
+    const type = mimeOf(file);
+    res.writeHead(200, {
+      "Content-Type": type,
+      "Content-Encoding": "gzip",
+      "Content-Length": entry.body.length,
+      Vary: "Accept-Encoding",
+      "Cache-Control": !options.dev && pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+    });
+    res.end(req.method === "HEAD" ? undefined : entry.body);
+    return true;
+  };
+
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     let pathname: string;
     try {
@@ -70,8 +103,16 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
       res.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" }).end("Method Not Allowed");
       return;
     }
+    const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
     if (pathname.includes("\0") || pathname.includes("\\") || isAlias(pathname)) {
-      void notFound(res);
+      void notFound(res, gzip);
+      return;
+    }
+    if (gzip && !inject) {
+      const target = path.extname(pathname) ? pathname : `${pathname === "/" ? "/index" : pathname}.html`;
+      void sendCompressed(req, res, target).then((sent) => {
+        if (!sent) assets(req, res, () => void notFound(res, gzip));
+      });
       return;
     }
     if (inject && !path.extname(pathname)) {
@@ -104,3 +145,15 @@ export function serve(options: ServeOptions): Promise<{ url: string; server: htt
     });
   });
 }
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".xml": "application/xml; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+};
+const mimeOf = (file: string) => TYPES[path.extname(file)] ?? "application/octet-stream";

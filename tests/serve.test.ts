@@ -4,6 +4,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
+import { gunzipSync } from "node:zlib";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { serve } from "../engine/serve.js";
@@ -26,14 +27,17 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A raw GET, so paths reach the server exactly as written (fetch would normalise them). */
-function get(rawPath: string): Promise<{ status: number; type: string; body: string; headers: http.IncomingHttpHeaders }> {
+function get(rawPath: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; type: string; body: string; headers: http.IncomingHttpHeaders }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ hostname, port, path: rawPath, method: "GET" }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"]), body, headers: res.headers }));
+    const req = http.request({ hostname, port, path: rawPath, method: "GET", headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const raw = Buffer.concat(chunks);
+        const body = (res.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw).toString("utf8");
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"]), body, headers: res.headers });
+      });
     });
     req.on("error", reject);
     req.end();
@@ -74,6 +78,17 @@ describe("the preview server", () => {
     expect((await get("/favicon.svg")).type).toMatch(/^image\/svg\+xml/);
   });
 
+  it("compresses text for clients that accept gzip, as static hosts do", async () => {
+    const res = await fetch(`${base}/primeiro`, { headers: { "Accept-Encoding": "gzip" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await res.text()).toContain("Primeiro artigo");
+    const missing = await fetch(`${base}/nada`, { headers: { "Accept-Encoding": "gzip" } });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain("Oops! Page not found");
+  });
+
   it.each([
     "/../secret.txt",
     "/%2e%2e/secret.txt",
@@ -83,8 +98,10 @@ describe("the preview server", () => {
     "/primeiro%00.html",
     `/${"a/".repeat(2000)}x`,
   ])("never serves a file outside its root: %s", async (attack) => {
-    const res = await get(attack);
-    expect([400, 404]).toContain(res.status);
-    expect(res.body).not.toContain("do not serve");
+    for (const headers of [{}, { "Accept-Encoding": "gzip" }]) {
+      const res = await get(attack, headers);
+      expect([400, 404]).toContain(res.status);
+      expect(res.body).not.toContain("do not serve");
+    }
   });
 });
