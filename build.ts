@@ -60,9 +60,10 @@ async function main(argv: string[]): Promise<number> {
       const { printErrors, printWarnings } = await import("./engine/report.js");
       const writer = new FolderWriter(outDir);
       // An interrupted build throws its half-written folder away; the last good site stays.
+      // Every repeat of the signal is caught too (tsx relays it), so none cuts the clean-up short.
       const interrupted = () => void writer.abort().then(() => process.exit(130));
-      process.once("SIGINT", interrupted);
-      process.once("SIGTERM", interrupted);
+      process.on("SIGINT", interrupted);
+      process.on("SIGTERM", interrupted);
       await writer.begin();
       const result = await buildSite({ contentDir, projectRoot, writer });
       printWarnings(result.warnings);

@@ -57,7 +57,7 @@ const TOOLS: Record<string, Tool> = {
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
     },
     command: (dir) => [process.execPath, ["--import", "tsx", path.join(root, "build.ts"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
-    clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".cache")],
+    clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".cache"), path.join(root, "node_modules/.cache/cafe-com-a-cris")],
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
   eleventy: {

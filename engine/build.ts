@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { ContentError, type ContentWarning } from "./errors.js";
-import { loadArticleFile, loadContent, type Article, type SiteContent } from "./content.js";
+import { brandTextOf, loadArticleFile, loadContent, readBrandText, type Article, type SiteContent } from "./content.js";
 import { buildRoutes, type Route, type RouteTable } from "./routes.js";
 import { renderMarkdown, type InternalLink, type MarkdownResult } from "./markdown.js";
 import { buildAssets, type BuiltAssets } from "./assets.js";
@@ -77,7 +77,9 @@ export class SiteBuilder {
   /** Builds the whole site into `writer`; commits it only if there is no error. */
   async build(writer: SiteWriter): Promise<BuildResult> {
     // The bundler runs in its own process: start it while the content loads.
-    const assetsBuilt = buildAssets({ projectRoot: this.options.projectRoot });
+    const assetsBuilt = readBrandText(this.options.contentDir).then((brandText) =>
+      buildAssets({ projectRoot: this.options.projectRoot, brandText }),
+    );
     assetsBuilt.catch(() => {});
     const loaded = await loadContent(this.options.contentDir, { drafts: this.options.drafts });
     this.warnings = loaded.warnings;
@@ -184,7 +186,7 @@ export class SiteBuilder {
     const written: string[] = [];
     if (cssChanged) {
       const old = this.assets;
-      this.assets = await buildAssets({ projectRoot });
+      this.assets = await buildAssets({ projectRoot, brandText: brandTextOf(this.content.site.value) });
       for (const [file, data] of this.assets.files) {
         if (!old.files.has(file) && (await writer.write(file, data))) written.push(file);
       }

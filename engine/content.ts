@@ -5,6 +5,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
+import { parse as parseYaml } from "yaml";
 import { ContentError, type ContentWarning } from "./errors.js";
 import {
   ARTICLE_KEYS,
@@ -185,6 +186,25 @@ async function loadArticles(dir: string, display: (p: string) => string, errors:
     else articles.push(result.article);
   }
   return articles;
+}
+
+/** The letters set in the script face: the brand name and the author's initial. */
+export function brandTextOf(site: Pick<SiteSettings, "brand" | "author">): string {
+  return [...new Set(`${site.brand.name}${site.author.slice(0, 1)}`)].join("");
+}
+
+/**
+ * The brand text read straight from site.yaml, so the assets can be cut while the rest of
+ * the content loads; undefined (the whole font) if the file cannot be read yet.
+ */
+export async function readBrandText(contentDir: string): Promise<string | undefined> {
+  try {
+    const site = parseYaml(await readFile(path.join(contentDir, "site.yaml"), "utf8")) as { brand?: { name?: unknown }; author?: unknown };
+    if (typeof site?.brand?.name !== "string" || typeof site.author !== "string") return undefined;
+    return brandTextOf({ brand: { name: site.brand.name } as SiteSettings["brand"], author: site.author });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Maps with at most `limit` calls in flight: a site may have more files than a process may open. */

@@ -115,9 +115,18 @@ export class FolderWriter implements SiteWriter {
     return copyInto(this, from, to);
   }
 
-  async commit(): Promise<void> {
-    if (this.closed) throw new Error("the build was stopped");
+  private committing?: Promise<void>;
+
+  commit(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the build was stopped"));
     this.closed = true;
+    // Once the swap starts it finishes: an interrupt now waits for it and removes nothing.
+    this.committing = this.swap();
+    return this.committing;
+  }
+
+  private async swap(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
     const previous = `${this.outDir.replace(/[\\/]+$/, "")}.old-${process.pid}`;
     const hadPrevious = await stat(this.outDir).then(() => true, () => false);
     if (hadPrevious) await rename(this.outDir, previous);
@@ -125,11 +134,17 @@ export class FolderWriter implements SiteWriter {
     if (hadPrevious) await rm(previous, { recursive: true, force: true });
   }
 
-  async abort(): Promise<void> {
+  private aborting?: Promise<void>;
+
+  abort(): Promise<void> {
     // No write may start after this, and those under way finish before the folder goes.
     this.closed = true;
-    await Promise.allSettled([...this.inFlight]);
-    await rm(this.staging, { recursive: true, force: true });
+    this.aborting ??= (async () => {
+      if (this.committing) return this.committing.catch(() => {});
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await rm(this.staging, { recursive: true, force: true });
+    })();
+    return this.aborting;
   }
 }
 

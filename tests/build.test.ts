@@ -17,7 +17,7 @@ describe("building a fixture site", () => {
     expect(files).toEqual(expect.arrayContaining(["index.html", "404.html", "primeiro.html", "guia/so-titulo.html"]));
     expect(files.some((f) => /^assets\/main-[A-Z0-9]+\.js$/.test(f))).toBe(true);
     expect(files.some((f) => /^assets\/styles-[A-Z0-9]+\.css$/.test(f))).toBe(true);
-    expect(files.some((f) => /^assets\/fonts\/dancing-script-latin-700-normal-[A-Z0-9]+\.woff2$/.test(f))).toBe(true);
+    expect(files.some((f) => /^assets\/fonts\/brand-script-[A-Z0-9]+\.woff2$/.test(f))).toBe(true);
   });
 
   it("puts the shared chrome on every page: header, language switch, newsletter above the footer", () => {
@@ -92,6 +92,16 @@ describe("building a fixture site", () => {
     expect(cards.map((c) => c.getAttribute("href"))).toEqual(["/primeiro", "/guia/so-titulo"]);
     expect(cards[0]!.querySelector("svg")).not.toBeNull();
     expect(text(cards[0]!.querySelector(".card-title [data-l=en]"))).toBe("First article");
+  });
+
+  it("cuts the self-hosted script font to the letters it shows, and preloads it", () => {
+    const fonts = [...built.writer.files.keys()].filter((f) => f.endsWith(".woff2"));
+    expect(fonts).toHaveLength(1);
+    const font = built.writer.files.get(fonts[0]!)!;
+    expect(font.length).toBeLessThan(4096);
+    expect(built.writer.text("index.html")).toContain(`<link rel="preload" href="/${fonts[0]}" as="font" type="font/woff2"`);
+    const css = [...built.writer.files.keys()].find((f) => f.endsWith(".css"))!;
+    expect(built.writer.text(css)).toContain(`url("./${fonts[0]!.slice("assets/".length)}")`);
   });
 
   it("gives every page its own title and description", () => {
