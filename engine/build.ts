@@ -8,7 +8,7 @@
 import path from "node:path";
 import { ContentError, type ContentWarning } from "./errors.js";
 import { brandTextOf, loadArticleFile, loadContent, readBrandText, type Article, type SiteContent } from "./content.js";
-import { buildRoutes, type Route, type RouteTable } from "./routes.js";
+import { buildRoutes, byCodePoint, type Route, type RouteTable } from "./routes.js";
 import { renderMarkdown, type InternalLink, type MarkdownResult } from "./markdown.js";
 import { buildAssets, type BuiltAssets } from "./assets.js";
 import { renderPage } from "./render.js";
@@ -309,7 +309,7 @@ export class SiteBuilder {
       list.push({ route: a.route, title: a.meta.title });
       series.set(a.meta.series, list);
     }
-    for (const list of series.values()) list.sort((a, b) => (a.route < b.route ? -1 : a.route > b.route ? 1 : 0));
+    for (const list of series.values()) list.sort((a, b) => byCodePoint(a.route, b.route));
     const base: Omit<PageContext, "route"> = {
       site: content.site.value,
       csp,

@@ -189,7 +189,7 @@ async function loadArticles(dir: string, display: (p: string) => string, errors:
 }
 
 /** The letters set in the script face: the brand name and the author's initial. */
-export function brandTextOf(site: Pick<SiteSettings, "brand" | "author">): string {
+export function brandTextOf(site: { brand: { name: string }; author: string }): string {
   return [...new Set(`${site.brand.name}${site.author.slice(0, 1)}`)].join("");
 }
 
@@ -201,11 +201,14 @@ export async function readBrandText(contentDir: string): Promise<string | undefi
   try {
     const site = parseYaml(await readFile(path.join(contentDir, "site.yaml"), "utf8")) as { brand?: { name?: unknown }; author?: unknown };
     if (typeof site?.brand?.name !== "string" || typeof site.author !== "string") return undefined;
-    return brandTextOf({ brand: { name: site.brand.name } as SiteSettings["brand"], author: site.author });
+    return brandTextOf({ brand: { name: site.brand.name }, author: site.author });
   } catch {
     return undefined;
   }
 }
+
+/** gray-matter's front matter starts with the newline that ends the opening `---` line. */
+const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
 
 /** Maps with at most `limit` calls in flight: a site may have more files than a process may open. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -274,14 +277,11 @@ export function parseArticle(
     };
   }
   let raw: matter.GrayMatterFile<string>;
-  let parsed: ParsedSource | undefined;
   try {
     raw = matter(source, {
       engines: {
         yaml: (text: string) => {
-          // gray-matter's text starts with the newline that ends the opening `---` line.
-          parsed = parseYamlSource(text, file, source, text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
-          return (parsed.value ?? {}) as object;
+          return (parseYamlSource(text, file, source, frontMatterLineOffset(text)).value ?? {}) as object;
         },
       },
     });
@@ -303,15 +303,10 @@ export function parseArticle(
   // The parsed YAML document is large and only needed to point at an error: let it go, and
   // parse the front matter again on the rare call (memory stays flat on huge sites).
   const frontMatterText = raw.matter;
-  const lineOffset = frontMatterText.startsWith("\n") || frontMatterText.startsWith("\r\n") ? 0 : 1;
-  let located: Locator | undefined = parsed?.locate;
-  parsed = undefined;
+  let located: Locator | undefined;
   const locate: Locator = (path, options) => {
-    located ??= parseYamlSource(frontMatterText, file, source, lineOffset).locate;
+    located ??= parseYamlSource(frontMatterText, file, source, frontMatterLineOffset(frontMatterText)).locate;
     return located(path, options);
-  };
-  const release = () => {
-    located = undefined;
   };
   const data = raw.data as Record<string, unknown>;
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
@@ -329,7 +324,6 @@ export function parseArticle(
     };
   }
   const meta = result.data;
-  release();
   const fromPath = routeFromPath(relative);
   const bodyOffset = source.length - raw.content.length;
   const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;

@@ -17,6 +17,9 @@ export interface ArticleVariants {
   en?: Article;
 }
 
+/** Code-point order: deterministic and independent of the machine's locale (and fast). */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** `/` → `index.html`; `/artigo/x` → `artigo/x.html`: every route is served at its exact path. */
 export function outFileOf(routePath: string): string {
   return routePath === "/" ? "index.html" : `${routePath.slice(1)}.html`;
@@ -69,7 +72,7 @@ export function buildRoutes(content: SiteContent): RouteTable {
     byPath.set(route.path, route);
   };
 
-  for (const [path, slot] of [...byRoute].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [path, slot] of [...byRoute].sort(([a], [b]) => byCodePoint(a, b))) {
     if (!slot.pt) {
       const en = slot.en!;
       errors.push(
@@ -106,7 +109,7 @@ export function buildRoutes(content: SiteContent): RouteTable {
     }
   });
 
-  routes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  routes.sort((a, b) => byCodePoint(a.path, b.path));
   return { routes, byPath, errors };
 }
 

@@ -143,7 +143,6 @@ export const siteSchema = z.strictObject({
   }),
   article: z.strictObject({
     back: nonEmpty,
-    readTimeSuffix: nonEmpty,
     blogLabel: nonEmpty,
     seriesTitle: nonEmpty,
   }),

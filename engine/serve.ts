@@ -34,15 +34,22 @@ function isAlias(pathname: string): boolean {
 
 export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "injectHtml">) {
   const root = path.resolve(options.root);
+  /** Hashed assets may be cached for ever (not in dev, where names are rebuilt in place). */
+  const cacheControl = (pathname: string) =>
+    !options.dev && pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
+  /** The file a URL path serves, only ever inside the root: a route (no extension) is its page. */
+  const fileOf = (pathname: string) => {
+    const relative = path.extname(pathname) ? pathname : `${pathname === "/" ? "/index" : pathname}.html`;
+    const file = path.resolve(root, `.${relative}`);
+    return file.startsWith(root + path.sep) ? file : undefined;
+  };
   const assets = sirv(root, {
     dev: options.dev ?? false,
     etag: true,
     extensions: ["html"],
     dotfiles: false,
     setHeaders(res, pathname) {
-      if (!options.dev && pathname.startsWith("/assets/")) {
-        res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
-      }
+      res.setHeader("Cache-Control", cacheControl(pathname));
     },
   });
   const inject = options.injectHtml;
@@ -61,17 +68,12 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
   const notFound = async (res: http.ServerResponse, gzip = false) => {
     sendHtml(res, 404, await readFile(path.join(root, "404.html")).catch(() => Buffer.from("404 Not Found")), gzip);
   };
-  /** The page file of a route, only ever inside the root. */
-  const pageFile = (pathname: string) => {
-    const file = path.resolve(root, `.${pathname === "/" ? "/index" : pathname}.html`);
-    return file.startsWith(root + path.sep) ? file : undefined;
-  };
   // Static hosts compress text; so does the preview, so what it shows is what readers get.
   const compressed = new Map<string, { mtimeMs: number; body: Buffer }>();
   const COMPRESSIBLE = /\.(html|css|js|mjs|svg|xml|json|txt)$/;
   const sendCompressed = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<boolean> => {
-    const file = path.resolve(root, `.${pathname}`);
-    if (!file.startsWith(root + path.sep) || !COMPRESSIBLE.test(file)) return false;
+    const file = fileOf(pathname);
+    if (!file || !COMPRESSIBLE.test(file)) return false;
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile()) return false;
     let entry = compressed.get(file);
@@ -85,7 +87,7 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
       "Content-Encoding": "gzip",
       "Content-Length": entry.body.length,
       Vary: "Accept-Encoding",
-      "Cache-Control": !options.dev && pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+      "Cache-Control": cacheControl(pathname),
     });
     res.end(req.method === "HEAD" ? undefined : entry.body);
     return true;
@@ -109,14 +111,13 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
       return;
     }
     if (gzip && !inject) {
-      const target = path.extname(pathname) ? pathname : `${pathname === "/" ? "/index" : pathname}.html`;
-      void sendCompressed(req, res, target).then((sent) => {
+      void sendCompressed(req, res, pathname).then((sent) => {
         if (!sent) assets(req, res, () => void notFound(res, gzip));
       });
       return;
     }
     if (inject && !path.extname(pathname)) {
-      const file = pageFile(pathname);
+      const file = fileOf(pathname);
       if (!file) return void notFound(res);
       void readFile(file).then(
         (html) => sendHtml(res, 200, html),

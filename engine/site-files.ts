@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { Feed } from "feed";
 import type { SiteContent, Article } from "./content.js";
-import type { Route } from "./routes.js";
+import { byCodePoint, type Route } from "./routes.js";
 
 /** The Content-Security-Policy of every page: scripts from the site itself, inline ones only by hash. */
 export function contentSecurityPolicy(inlineScripts: readonly string[], newsletterEndpoint?: string): string {
@@ -58,7 +58,7 @@ export function siteFiles(content: SiteContent, routes: readonly Route[], csp: s
     .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
     .map((r) => ({ route: r, date: dateOf(r.article.pt) }))
     .filter((x): x is { route: Extract<Route, { kind: "article" }>; date: Date } => x.date !== undefined)
-    .sort((a, b) => b.date.getTime() - a.date.getTime() || (a.route.path < b.route.path ? -1 : a.route.path > b.route.path ? 1 : 0))
+    .sort((a, b) => b.date.getTime() - a.date.getTime() || byCodePoint(a.route.path, b.route.path))
     .slice(0, 50);
   const feed = new Feed({
     title: site.name,
