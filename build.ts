@@ -15,7 +15,9 @@ import { parseArgs } from "node:util";
 // nothing changed before loading any of it.
 process.env.NODE_ENV ??= "production";
 
-const projectRoot = path.dirname(fileURLToPath(import.meta.url));
+// engine/launch.mjs runs a compiled copy of this file from node_modules/.cafe-cli and says where
+// the project is; run through tsx, this file is at the project's root.
+const projectRoot = process.env.CAFE_PROJECT_ROOT ?? path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]\n       npm run new -- "Título do artigo"`;
 
 async function main(argv: string[]): Promise<number> {

@@ -7,7 +7,6 @@ import { fork, type ChildProcess } from "node:child_process";
 import type http from "node:http";
 import path from "node:path";
 import { stat } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { watch } from "chokidar";
 import { build } from "esbuild";
 import { serve } from "./serve.js";
@@ -28,7 +27,6 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Bundles the dev client (live reload and overlay) once per session. */
 async function devClient(projectRoot: string): Promise<string> {
@@ -63,7 +61,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const startBuilder = () => {
     builder?.kill();
     ready = new Promise((resolve) => (resolveReady = resolve));
-    builder = fork(path.join(here, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir], {
+    builder = fork(path.join(options.projectRoot, "engine", "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir], {
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

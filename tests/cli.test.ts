@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import { editedFixture, fixture, projectRoot } from "./helpers.js";
 
 const run = promisify(execFile);
-const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
 
+/** As `npm run build` runs it: the compiled command line, through engine/launch.mjs. */
 async function build(content: string, out: string) {
-  return run(tsx, ["build.ts", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
+  return run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );

@@ -36,6 +36,22 @@ describe("byte-identical output", () => {
     for (const [file, data] of reference.files) expect(fast.files.get(file), file).toEqual(data);
   }, 60_000);
 
+  it("the command line as authors run it (compiled by engine/launch.mjs) writes the reference bytes", async () => {
+    const content = await siteWithCorpus();
+    const out = path.join(path.dirname(content), "site");
+    await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot });
+    const reference = new MemoryWriter();
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
+    const written = (await readdir(out, { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile() && e.name !== ".cafe-build.json")
+      .map((e) => path.relative(out, path.join(e.parentPath, e.name)))
+      .sort();
+    // The reference writer leaves public/ out: those files are copied as they are.
+    const publicFiles = (await readdir(path.join(projectRoot, "public"), { recursive: true })).map(String);
+    expect(written.filter((f) => !reference.files.has(f)).sort()).toEqual(publicFiles.sort());
+    for (const [file, data] of reference.files) expect(await readFile(path.join(out, file)), file).toEqual(Buffer.from(data));
+  }, 60_000);
+
   it("incremental updates in watch mode equal a reference build of the edited site", async () => {
     const content = await siteWithCorpus();
     const live = new MemoryWriter();
@@ -51,8 +67,8 @@ describe("byte-identical output", () => {
 
   it("a second build with nothing changed leaves every file untouched, and --force writes the same bytes", async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-same-")), "site");
-    const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
-    const build = (...args: string[]) => run(tsx, ["build.ts", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
+    const build = (...args: string[]) =>
+      run(process.execPath, ["engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
     await build();
     const snapshot = async () => {
       const files = (await readdir(out, { recursive: true })).filter((f) => !f.endsWith(".cafe-build.json")).sort();
