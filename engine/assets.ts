@@ -3,6 +3,7 @@
  * names, plus the inline boot script. Returns files to write and the manifest templates use.
  */
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -38,11 +39,34 @@ async function brandFont(projectRoot: string, text: string | undefined): Promise
   const cached = path.join(projectRoot, "node_modules/.cache/cafe-com-a-cris", `brand-${key}.woff2`);
   const hit = await readFile(cached).catch(() => undefined);
   if (hit) return hit;
-  const { default: subsetFont } = await import("subset-font");
-  const subset = await subsetFont(font, text, { targetFormat: "woff2" });
+  const subset = await subsetInWorker(require.resolve("subset-font"), font, text);
   await mkdir(path.dirname(cached), { recursive: true });
   await writeFile(cached, subset);
   return subset;
+}
+
+/**
+ * The subsetter and the WOFF2 encoder are WebAssembly that keep ~100 MB of memory for the
+ * life of the thread that loaded them: run them in a thread that ends when the font is cut.
+ * Plain CommonJS, so it runs the same under tsx and in the compiled command line.
+ */
+const SUBSET_WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+require(workerData.module)(Buffer.from(workerData.font), workerData.text, { targetFormat: "woff2" }).then(
+  (subset) => parentPort.postMessage({ subset }),
+  (error) => parentPort.postMessage({ error: String((error && error.stack) || error) }),
+);`;
+
+function subsetInWorker(module: string, font: Uint8Array, text: string): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(SUBSET_WORKER, { eval: true, workerData: { module, font, text } });
+    worker.once("message", (reply: { subset?: Uint8Array; error?: string }) => {
+      void worker.terminate();
+      if (reply.subset) resolve(reply.subset);
+      else reject(new Error(`could not cut the brand font: ${reply.error}`));
+    });
+    worker.once("error", reject);
+  });
 }
 
 /** Bundles client/main.ts and templates/styles.css into /assets with content hashes. */
