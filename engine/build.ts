@@ -16,6 +16,7 @@ import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
 import { loadIcons } from "../templates/icons.js";
 import { errorAt } from "./yaml-source.js";
+import { memoryKeeper } from "./memory.js";
 import type { PageContext, RenderedArticle } from "../templates/page-context.js";
 
 export interface BuildOptions {
@@ -326,8 +327,14 @@ export class SiteBuilder {
         inFlight = [];
       }
     };
+    // A one-shot build lets each page go once written: keep the heap near the live set.
+    // Watch mode keeps every body on purpose, so it leaves collection to V8.
+    const memory = this.options.keepBodies ? undefined : memoryKeeper();
     return {
-      render: (route: Route) => write(route.outFile, renderPage(route, base, { shareParts: !this.options.reference })),
+      render: (route: Route) => {
+        memory?.tick();
+        return write(route.outFile, renderPage(route, base, { shareParts: !this.options.reference }));
+      },
       finish: async (siteFilesToo: boolean) => {
         if (siteFilesToo) for (const [file, text] of siteFiles(content, table.routes, csp)) await write(file, text);
         await Promise.all(inFlight);
