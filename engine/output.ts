@@ -4,8 +4,10 @@
  * whole site is written, so a failed build never leaves a half-written or missing site.
  */
 import { createHash } from "node:crypto";
+import { writeFile as writeFileCallback } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile, cp, stat } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 
 export interface SiteWriter {
   /** Writes a file; resolves false when it already held exactly these bytes. */
@@ -57,6 +59,12 @@ export class MemoryWriter implements SiteWriter {
   }
 }
 
+/**
+ * fs.writeFile through its callback API: the promise API wraps every file in a FileHandle
+ * object with its own promises, which for thousands of small pages cost ~10% of a build.
+ */
+const writeNew = promisify(writeFileCallback);
+
 /** Writes into `<outDir>.tmp-<pid>` and swaps it with `outDir` on commit. */
 export class FolderWriter implements SiteWriter {
   private readonly staging: string;
@@ -97,7 +105,7 @@ export class FolderWriter implements SiteWriter {
         await mkdir(dir, { recursive: true });
         this.made.add(dir);
       }
-      await writeFile(target, contents);
+      await writeNew(target, contents);
     });
     return true;
   }
