@@ -56,7 +56,9 @@ const TOOLS: Record<string, Tool> = {
       await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
     },
-    command: (dir) => [process.execPath, ["--import", "tsx", path.join(root, "build.ts"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
+    // What `npm run build` runs. The warm-up compiles the command line if its sources
+    // changed (engine/launch.mjs); that compiled copy is the tool, not a cache of the site.
+    command: (dir) => [process.execPath, [path.join(root, "engine/launch.mjs"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
     clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".cache"), path.join(root, "node_modules/.cache/cafe-com-a-cris")],
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
