@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { AssetManifest } from "../templates/page-context.js";
+import { sfntToWoff2 } from "./woff2.js";
 
 export interface BuiltAssets {
   manifest: AssetManifest;
@@ -25,6 +26,8 @@ export interface AssetOptions {
 }
 
 const BRAND_FONT = "@fontsource/dancing-script/files/dancing-script-latin-700-normal.woff2";
+/** The same face as WOFF 1 (zlib), which the subsetter reads without a WebAssembly decoder. */
+const BRAND_FONT_SOURCE = BRAND_FONT.replace(/\.woff2$/, ".woff");
 
 /**
  * The script font cut to the letters it shows: about 1.5 KB instead of 25 KB. Cached on disk
@@ -33,26 +36,27 @@ const BRAND_FONT = "@fontsource/dancing-script/files/dancing-script-latin-700-no
  */
 async function brandFont(projectRoot: string, text: string | undefined): Promise<Uint8Array> {
   const require = createRequire(path.join(projectRoot, "package.json"));
-  const font = await readFile(require.resolve(BRAND_FONT));
-  if (!text) return font;
+  if (!text) return readFile(require.resolve(BRAND_FONT));
+  const font = await readFile(require.resolve(BRAND_FONT_SOURCE));
   const key = createHash("sha256").update(font).update(text).digest("hex").slice(0, 16);
   const cached = path.join(projectRoot, "node_modules/.cache/cafe-com-a-cris", `brand-${key}.woff2`);
   const hit = await readFile(cached).catch(() => undefined);
   if (hit) return hit;
-  const subset = await subsetInWorker(require.resolve("subset-font"), font, text);
+  const subset = sfntToWoff2(await subsetInWorker(require.resolve("subset-font"), font, text));
   await mkdir(path.dirname(cached), { recursive: true });
   await writeFile(cached, subset);
   return subset;
 }
 
 /**
- * The subsetter and the WOFF2 encoder are WebAssembly that keep ~100 MB of memory for the
- * life of the thread that loaded them: run them in a thread that ends when the font is cut.
- * Plain CommonJS, so it runs the same under tsx and in the compiled command line.
+ * The subsetter (harfbuzz's hb-subset) is WebAssembly that keeps its memory for the life of
+ * the thread that loaded it: run it in a thread that ends when the font is cut. It returns
+ * TrueType; `sfntToWoff2` compresses it with Node's Brotli (the WebAssembly WOFF2 encoder
+ * alone held ~40 MB). Plain CommonJS, so it runs the same under tsx and compiled.
  */
 const SUBSET_WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
-require(workerData.module)(Buffer.from(workerData.font), workerData.text, { targetFormat: "woff2" }).then(
+require(workerData.module)(Buffer.from(workerData.font), workerData.text, { targetFormat: "truetype" }).then(
   (subset) => parentPort.postMessage({ subset }),
   (error) => parentPort.postMessage({ error: String((error && error.stack) || error) }),
 );`;

@@ -316,3 +316,22 @@ describeBrowser("without JavaScript", () => {
     await context.close();
   });
 });
+
+describeBrowser("brand font", () => {
+  it("the cut script font (WOFF2 written by engine/woff2.ts) loads and sets the brand name", async () => {
+    const context = await h.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${h.base}/`);
+    const brand = page.locator("header .brand");
+    const state = await page.evaluate(async () => {
+      await document.fonts.ready;
+      const faces = [...document.fonts].filter((f) => f.family.replace(/"/g, "") === "Dancing Script");
+      await Promise.all(faces.map((f) => f.load().catch(() => undefined)));
+      return faces.map((f) => f.status);
+    });
+    expect(state).toEqual(["loaded"]);
+    expect(await brand.evaluate((el) => getComputedStyle(el).fontFamily)).toContain("Dancing Script");
+    expect(await page.evaluate((text) => document.fonts.check('700 24px "Dancing Script"', text), await brand.innerText())).toBe(true);
+    await context.close();
+  });
+});
