@@ -36,6 +36,8 @@ export function memoryKeeper({ minimum = 64 * 1024 * 1024, liveFactor = 2 } = {}
   } catch {
     return { tick() {}, collections: 0 };
   }
+  // Start from the live set: what loading the content left behind goes first.
+  collect();
   let floor = getHeapStatistics().used_heap_size;
   let count = 0;
   let collections = 0;
