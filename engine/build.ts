@@ -359,27 +359,35 @@ function checkInternalLinks(
   byPath: Map<string, Route>,
   markdown: Map<string, MarkdownEntry>,
 ): ContentError[] {
-  // Anchors per route: most routes have one article, whose list is used as it is.
+  // Anchors of a route, gathered only for the routes a link points into with a #fragment:
+  // watch mode runs this check after every save, and a site may have thousands of routes.
   const idsOf = new Map<string, Set<string>>();
-  for (const article of content.articles) {
-    const entry = markdown.get(article.file);
-    if (!entry) continue;
-    entry.ids ??= new Set([...LAYOUT_IDS, ...entry.result.headings.map((h) => h.id)]);
-    const existing = idsOf.get(article.route);
-    idsOf.set(article.route, existing ? new Set([...existing, ...entry.ids]) : entry.ids);
-  }
-  const sourceOf = new Map(content.articles.map((a: Article) => [a.file, a.source]));
+  const anchorsOf = (routePath: string): Set<string> | undefined => {
+    let ids = idsOf.get(routePath);
+    if (ids) return ids;
+    const route = byPath.get(routePath);
+    if (route?.kind !== "article") return undefined;
+    for (const article of [route.article.pt, route.article.en]) {
+      const entry = article && markdown.get(article.file);
+      if (!entry) continue;
+      entry.ids ??= new Set([...LAYOUT_IDS, ...entry.result.headings.map((h) => h.id)]);
+      ids = ids ? new Set([...ids, ...entry.ids]) : entry.ids;
+    }
+    if (ids) idsOf.set(routePath, ids);
+    return ids;
+  };
+  const sourceOf = (file: string) => content.articles.find((a) => a.file === file)?.source;
   const errors: ContentError[] = [];
   const links: InternalLink[] = content.articles.flatMap((a) => markdown.get(a.file)?.result.links ?? []);
   for (const link of links) {
     const [pathPart = "", anchor] = link.url.split("#", 2);
     const routePath = pathPart.length > 1 ? pathPart.replace(/\/+$/, "") : pathPart;
     const route = byPath.get(routePath);
-    const where = { file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file) };
+    const where = () => ({ file: link.file, line: link.line, column: link.column, source: sourceOf(link.file) });
     if (!route || route.kind === "not-found") {
       errors.push(
         new ContentError({
-          ...where,
+          ...where(),
           message: `broken link: no page has the route ${routePath}`,
           hint: content.draftRoutes.has(routePath)
             ? `${routePath} is a draft: publish it (remove \`draft: true\`) or remove the link`
@@ -389,12 +397,12 @@ function checkInternalLinks(
     } else if (anchor) {
       const decoded = decodeURIComponent(anchor);
       const target = route.kind === "home" ? route.featured.pt.route : routePath;
-      if (!idsOf.get(target)?.has(decoded)) {
+      if (!anchorsOf(target)?.has(decoded)) {
         errors.push(
           new ContentError({
-            ...where,
+            ...where(),
             message: `broken link: ${routePath} has no heading with the anchor #${decoded}`,
-            hint: `anchors are the headings' ids: ${[...(idsOf.get(target) ?? [])].slice(0, 6).map((id) => `#${id}`).join(", ")}…`,
+            hint: `anchors are the headings' ids: ${[...(anchorsOf(target) ?? [])].slice(0, 6).map((id) => `#${id}`).join(", ")}…`,
           }),
         );
       }
