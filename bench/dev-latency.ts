@@ -4,6 +4,9 @@
  *
  *   npm run bench:dev [-- --files 4000]
  */
+// As `npm run dev` runs (build.ts sets it before anything loads): React's production build,
+// inherited by the builder process.
+process.env.NODE_ENV ??= "production";
 import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
