@@ -20,7 +20,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cacheDir = path.join(root, "node_modules", ".cafe-cli");
-const SOURCE_DIRS = ["engine", "templates"];
+// Everything build.ts imports: the engine, the templates and the islands they render.
+const SOURCE_DIRS = ["engine", "templates", "client"];
 const SOURCE_FILES = ["build.ts", "package-lock.json", "tsconfig.json"];
 
 /** The newest modification time and the number of the generator's source files. */
