@@ -162,7 +162,7 @@ export class SiteBuilder {
         touchedRoutes.add(old.route);
         if (old.meta.series) touchedSeries.add(old.meta.series);
       }
-      const loaded = await loadArticleFile(this.articlesDir, file);
+      const loaded = loadArticleFile(this.articlesDir, file);
       if (loaded && "errors" in loaded) {
         // Keep the last good version so the rest of the site stays whole; report the error.
         this.articleErrors.set(shown, loaded.errors);

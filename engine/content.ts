@@ -183,7 +183,7 @@ async function loadArticles(dir: string, display: (p: string) => string, errors:
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFileSync(dir, file, display);
+    const result = loadArticleFile(dir, file, display);
     if (!result) continue;
     if ("errors" in result) errors.push(...result.errors);
     else articles.push(result.article);
@@ -216,11 +216,7 @@ const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.s
 type ArticleLoad = { article: Article } | { errors: ContentError[] } | undefined;
 
 /** Reads and parses one article file; undefined when it no longer exists. */
-export async function loadArticleFile(articlesDir: string, file: string, display?: (p: string) => string): Promise<ArticleLoad> {
-  return loadArticleFileSync(articlesDir, file, display);
-}
-
-export function loadArticleFileSync(
+export function loadArticleFile(
   articlesDir: string,
   file: string,
   display: (p: string) => string = (p) => path.relative(process.cwd(), p) || p,

@@ -27,7 +27,6 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
-
 /** Bundles the dev client (live reload and overlay) once per session. */
 async function devClient(projectRoot: string): Promise<string> {
   const result = await build({
