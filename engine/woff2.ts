@@ -6,6 +6,7 @@
  * `tests/woff2.test.ts` decodes the result with Google's reference decoder.
  */
 import { brotliCompressSync, constants } from "node:zlib";
+import { byCodePoint } from "./routes.js";
 
 /** WOFF2 §5.2, table 3: tags with a one-byte index; any other is written out (index 63). */
 const KNOWN_TAGS = [
@@ -44,7 +45,7 @@ function readSfnt(font: Buffer): { flavor: number; tables: Table[] } {
     if (offset + length > font.length) throw new Error(`font table ${tag} runs past the end of the file`);
     tables.push({ tag, data: font.subarray(offset, offset + length) });
   }
-  tables.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+  tables.sort((a, b) => byCodePoint(a.tag, b.tag));
   return { flavor, tables };
 }
 
