@@ -26,7 +26,7 @@ export interface MemoryKeeper {
 
 /** Collects when the heap has grown by `liveFactor` times the live set, `minimum` bytes at least. */
 export function memoryKeeper({ minimum = 64 * 1024 * 1024, liveFactor = 2 } = {}): MemoryKeeper {
-  let collect: (() => void) | undefined;
+  let collect: () => void;
   try {
     setFlagsFromString("--expose-gc");
     // A collection would also drop the compiled code of functions not run lately, which the
@@ -36,8 +36,9 @@ export function memoryKeeper({ minimum = 64 * 1024 * 1024, liveFactor = 2 } = {}
   } catch {
     return { tick() {}, collections: 0 };
   }
-  // Start from the live set: what loading the content left behind goes first.
-  collect();
+  // Until the first collection the heap still holds what loading the content left behind,
+  // so the first threshold is `minimum` above it; later ones scale with the live set. A small
+  // site never reaches it and never pays for a collection.
   let floor = getHeapStatistics().used_heap_size;
   let count = 0;
   let collections = 0;
@@ -49,8 +50,9 @@ export function memoryKeeper({ minimum = 64 * 1024 * 1024, liveFactor = 2 } = {}
       if (++count % CHECK_EVERY !== 0) return;
       // Twice the live set, at least `minimum`: a collection's cost grows with what is live,
       // so a huge site collects less often (100,000 files: ~13 collections, not ~50).
-      if (getHeapStatistics().used_heap_size < floor + Math.max(minimum, floor * liveFactor)) return;
-      collect!();
+      const budget = collections === 0 ? minimum : Math.max(minimum, floor * liveFactor);
+      if (getHeapStatistics().used_heap_size < floor + budget) return;
+      collect();
       collections++;
       floor = getHeapStatistics().used_heap_size;
     },
