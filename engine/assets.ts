@@ -76,8 +76,23 @@ function subsetInWorker(module: string, font: Uint8Array, text: string): Promise
 /** Bundles client/main.ts and templates/styles.css into /assets with content hashes. */
 export async function buildAssets({ projectRoot, minify = true, brandText }: AssetOptions): Promise<BuiltAssets> {
   const outdir = path.join(projectRoot, "assets-out");
-  const font = await brandFont(projectRoot, brandText);
-  const result = await build({
+  // The font is cut while esbuild bundles: the bundle waits for it only where it loads it.
+  const font = brandFont(projectRoot, brandText);
+  font.catch(() => {});
+  // The boot script runs inline before first paint: its own tiny bundle, no React.
+  const boot = build({
+    absWorkingDir: projectRoot,
+    entryPoints: ["client/boot.ts"],
+    bundle: true,
+    format: "iife",
+    target: ["es2017"],
+    minify: true,
+    write: false,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  boot.catch(() => {});
+  const bundled = build({
     absWorkingDir: projectRoot,
     entryPoints: { main: "client/main.ts", styles: "templates/styles.css" },
     bundle: true,
@@ -101,10 +116,15 @@ export async function buildAssets({ projectRoot, minify = true, brandText }: Ass
         name: "brand-font",
         setup(b) {
           b.onResolve({ filter: /^cafe:brand-font$/ }, () => ({ path: "brand-script.woff2", namespace: "brand-font" }));
-          b.onLoad({ filter: /.*/, namespace: "brand-font" }, () => ({ contents: font, loader: "file" }));
+          b.onLoad({ filter: /.*/, namespace: "brand-font" }, async () => ({ contents: await font, loader: "file" }));
         },
       },
     ],
+  });
+  // When the font could not be cut, say that rather than how esbuild saw it.
+  const result = await bundled.catch(async (error: unknown) => {
+    await font;
+    throw error;
   });
 
   const files = new Map<string, Uint8Array>();
@@ -118,19 +138,7 @@ export async function buildAssets({ projectRoot, minify = true, brandText }: Ass
     else if (/brand-script-[^/]*\.woff2$/.test(rel)) manifest.brandFont = url;
   }
 
-  // The boot script runs inline before first paint: its own tiny bundle, no React.
-  const boot = await build({
-    absWorkingDir: projectRoot,
-    entryPoints: ["client/boot.ts"],
-    bundle: true,
-    format: "iife",
-    target: ["es2017"],
-    minify: true,
-    write: false,
-    legalComments: "none",
-    logLevel: "silent",
-  });
-  manifest.bootScript = boot.outputFiles[0]!.text.trim();
+  manifest.bootScript = (await boot).outputFiles[0]!.text.trim();
 
   if (!manifest.js || !manifest.css || !manifest.brandFont) {
     throw new Error(`asset bundle is missing an entry: ${JSON.stringify(manifest)}`);

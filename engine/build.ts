@@ -93,6 +93,7 @@ export class SiteBuilder {
     const errors: ContentError[] = [...this.table.errors];
     const written: string[] = [];
     try {
+      await this.parseAhead(assetsBuilt);
       this.assets = await assetsBuilt;
       // Pages stream out as their Markdown is rendered; after the first error, rendering
       // stops and the remaining files are only checked, so every error is still reported.
@@ -115,6 +116,25 @@ export class SiteBuilder {
     }
     this.collectWarnings();
     return { ok: true, routes: this.table.routes, errors: [], warnings: this.warnings, written: written.sort() };
+  }
+
+  /**
+   * Pages need the assets' hashed names, which the bundler and the font cutter work out in
+   * another process and thread: parse Markdown, in page order, until they are ready.
+   */
+  private async parseAhead(ready: Promise<unknown>): Promise<void> {
+    let done = false;
+    void ready.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+    for (const route of this.table!.routes) {
+      if (route.kind !== "article") continue;
+      await yieldNow();
+      if (done) return;
+      for (const article of [route.article.pt, route.article.en]) if (article) this.markdownOf(article);
+    }
   }
 
   /**
