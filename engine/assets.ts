@@ -3,7 +3,7 @@
  * names, plus the inline boot script. Returns files to write and the manifest templates use.
  */
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import { spawn } from "node:child_process";
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -42,34 +42,46 @@ async function brandFont(projectRoot: string, text: string | undefined): Promise
   const cached = path.join(projectRoot, "node_modules/.cache/cafe-com-a-cris", `brand-${key}.woff2`);
   const hit = await readFile(cached).catch(() => undefined);
   if (hit) return hit;
-  const subset = sfntToWoff2(await subsetInWorker(require.resolve("subset-font"), font, text));
+  const subset = sfntToWoff2(await subsetInProcess(require.resolve("subset-font"), font, text));
   await mkdir(path.dirname(cached), { recursive: true });
   await writeFile(cached, subset);
   return subset;
 }
 
 /**
- * The subsetter (harfbuzz's hb-subset) is WebAssembly that keeps its memory for the life of
- * the thread that loaded it: run it in a thread that ends when the font is cut. It returns
- * TrueType; `sfntToWoff2` compresses it with Node's Brotli (the WebAssembly WOFF2 encoder
- * alone held ~40 MB). Plain CommonJS, so it runs the same under tsx and compiled.
+ * The subsetter (harfbuzz's hb-subset) is WebAssembly. Run in this process, even in a worker
+ * thread that ends when the font is cut, it left ~45 MB behind for the rest of the build
+ * (the allocator keeps what a thread freed). So it runs in a short-lived Node process of its
+ * own: the font goes in on stdin, TrueType comes out on stdout, and its memory goes with it.
+ * `sfntToWoff2` then compresses it with Node's Brotli (the WebAssembly WOFF2 encoder alone
+ * held ~40 MB). Plain CommonJS, so it runs the same under tsx and compiled.
  */
-const SUBSET_WORKER = `
-const { parentPort, workerData } = require("node:worker_threads");
-require(workerData.module)(Buffer.from(workerData.font), workerData.text, { targetFormat: "truetype" }).then(
-  (subset) => parentPort.postMessage({ subset }),
-  (error) => parentPort.postMessage({ error: String((error && error.stack) || error) }),
-);`;
+const SUBSET_PROCESS = `
+const chunks = [];
+process.stdin.on("data", (chunk) => chunks.push(chunk)).on("end", () => {
+  require(process.argv[1])(Buffer.concat(chunks), process.argv[2], { targetFormat: "truetype" }).then(
+    (subset) => process.stdout.write(subset),
+    (error) => {
+      process.stderr.write(String((error && error.stack) || error));
+      process.exitCode = 1;
+    },
+  );
+});`;
 
-function subsetInWorker(module: string, font: Uint8Array, text: string): Promise<Uint8Array> {
+function subsetInProcess(module: string, font: Uint8Array, text: string): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(SUBSET_WORKER, { eval: true, workerData: { module, font, text } });
-    worker.once("message", (reply: { subset?: Uint8Array; error?: string }) => {
-      void worker.terminate();
-      if (reply.subset) resolve(reply.subset);
-      else reject(new Error(`could not cut the brand font: ${reply.error}`));
+    const child = spawn(process.execPath, ["-e", SUBSET_PROCESS, module, text], { stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.once("error", (error) => reject(new Error(`could not cut the brand font: ${error.message}`)));
+    child.once("close", (code) => {
+      const subset = Buffer.concat(out);
+      if (code === 0 && subset.length > 0) resolve(subset);
+      else reject(new Error(`could not cut the brand font: ${Buffer.concat(err).toString("utf8").trim() || `exit code ${code}`}`));
     });
-    worker.once("error", reject);
+    child.stdin.end(font);
   });
 }
 
