@@ -6,6 +6,7 @@
  * stage and reported together; a full build commits the site only when there are none.
  */
 import path from "node:path";
+import { getHeapStatistics } from "node:v8";
 import { ContentError, type ContentWarning } from "./errors.js";
 import { brandTextOf, loadArticleFile, loadContent, readBrandText, type Article, type SiteContent } from "./content.js";
 import { buildRoutes, byCodePoint, type Route, type RouteTable } from "./routes.js";
@@ -120,19 +121,22 @@ export class SiteBuilder {
 
   /**
    * Pages need the assets' hashed names, which the bundler and the font cutter work out in
-   * another process and thread: parse Markdown, in page order, until they are ready.
+   * other processes: parse Markdown, in page order, until they are ready. The parsed bodies
+   * wait in memory for their pages, so this stops after `budget` bytes of heap: a huge site
+   * keeps its peak.
    */
-  private async parseAhead(ready: Promise<unknown>): Promise<void> {
+  private async parseAhead(ready: Promise<unknown>, budget = 16 * 1024 * 1024): Promise<void> {
     let done = false;
     void ready.then(
       () => (done = true),
       () => (done = true),
     );
+    const limit = getHeapStatistics().used_heap_size + budget;
     const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
     for (const route of this.table!.routes) {
       if (route.kind !== "article") continue;
       await yieldNow();
-      if (done) return;
+      if (done || getHeapStatistics().used_heap_size > limit) return;
       for (const article of [route.article.pt, route.article.en]) if (article) this.markdownOf(article);
     }
   }
