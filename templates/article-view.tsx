@@ -4,6 +4,7 @@ import Clock from "lucide-react/icons/clock";
 import type { Article } from "../engine/content.js";
 import { BlockContext } from "./block-context.js";
 import { Island } from "../client/island.js";
+import { SharedIcon } from "../client/shared-part.js";
 import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
 import type { PageContext } from "./page-context.js";
 
@@ -31,13 +32,13 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Artic
           {meta.category ? <span className="badge">{meta.category}</span> : null}{" "}
           {meta.date ? (
             <span className="meta-item">
-              <CalendarDays aria-hidden="true" size={16} />
+              <SharedIcon icon={CalendarDays} aria-hidden="true" size={16} />
               <time dateTime={meta.date.iso}>{meta.date.text}</time>
             </span>
           ) : null}{" "}
           {meta.readTime ? (
             <span className="meta-item">
-              <Clock aria-hidden="true" size={16} />
+              <SharedIcon icon={Clock} aria-hidden="true" size={16} />
               {meta.readTime} min {en ? "read" : "de leitura"}
             </span>
           ) : null}

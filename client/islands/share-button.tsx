@@ -4,6 +4,7 @@ import Share2 from "lucide-react/icons/share-2";
 import type { ShareSettings } from "../../engine/schema.js";
 import { browserShareEnvironment, sharePage } from "../share.js";
 import { showToast } from "../toast.js";
+import { SharedIcon } from "../shared-part.js";
 
 export interface ShareButtonProps {
   label: string;
@@ -43,7 +44,7 @@ export function ShareButton(props: ShareButtonProps) {
 
   return (
     <button type="button" className="share-button needs-js" onClick={onClick} disabled={busy} aria-busy={busy || undefined}>
-      <Share2 aria-hidden="true" size={18} />
+      <SharedIcon icon={Share2} aria-hidden="true" size={18} />
       <span>{busy && settings.busyLabel ? settings.busyLabel : props.label}</span>
     </button>
   );

@@ -1,6 +1,7 @@
 /** The note-tools comparison table and the scored top-10 table (SPEC §2, §9). */
 import Trophy from "lucide-react/icons/trophy";
 import ExternalLink from "lucide-react/icons/external-link";
+import { SharedIcon } from "../../client/shared-part.js";
 import type { BlockProps } from "./heading.js";
 import { formatScore, ratingTone, scoreTone } from "./ratings.js";
 
@@ -17,7 +18,7 @@ function OpenLink({ href, name }: { href: string; name: string }) {
   return (
     <a className="open-link" href={href} target="_blank" rel="noopener noreferrer">
       Abrir<span className="sr-only"> {name}</span>
-      <ExternalLink aria-hidden="true" size={14} />
+      <SharedIcon icon={ExternalLink} aria-hidden="true" size={14} />
     </a>
   );
 }
@@ -46,7 +47,7 @@ export function ToolTable({ data }: BlockProps<"tool-table">) {
                 {row.name}
                 {row.isWinner ? (
                   <span className="winner-mark">
-                    <Trophy aria-hidden="true" size={14} /> Vencedora
+                    <SharedIcon icon={Trophy} aria-hidden="true" size={14} /> Vencedora
                   </span>
                 ) : null}
               </th>
@@ -89,7 +90,7 @@ export function ScoreTable({ data }: BlockProps<"score-table">) {
                 <span className="score-rank">{row.id}.</span> {row.tool}
                 {row.highlighted ? (
                   <span className="winner-mark">
-                    <Trophy aria-hidden="true" size={14} /> Vencedora geral
+                    <SharedIcon icon={Trophy} aria-hidden="true" size={14} /> Vencedora geral
                   </span>
                 ) : null}
               </th>

@@ -1,5 +1,6 @@
 /** An article route; an article with an English version carries both, one shown at a time. */
 import ArrowLeft from "lucide-react/icons/arrow-left";
+import { SharedIcon } from "../../client/shared-part.js";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import type { ArticleVariants, PageContext } from "../page-context.js";
@@ -16,7 +17,7 @@ export function ArticlePage({ ctx, article }: { ctx: PageContext; article: Artic
     >
       <div className="container article-container">
         <a className="back-link" href="/">
-          <ArrowLeft aria-hidden="true" size={18} />
+          <SharedIcon icon={ArrowLeft} aria-hidden="true" size={18} />
           {ctx.site.article.back}
         </a>
         {en ? (

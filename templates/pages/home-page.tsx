@@ -1,6 +1,7 @@
 /** The blog index: the featured article, then "Artigos Anteriores" with the cards. */
 import Clock from "lucide-react/icons/clock";
 import CalendarDays from "lucide-react/icons/calendar-days";
+import { SharedIcon } from "../../client/shared-part.js";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import { T } from "../bilingual.js";
@@ -21,7 +22,7 @@ function BlogCard({ card }: { card: Card }) {
       <a className="card" href={card.route} style={style}>
         <span className="card-top">
           <span className="card-icon" aria-hidden="true">
-            {Icon ? <Icon size={24} /> : null}
+            {Icon ? <SharedIcon icon={Icon} size={24} /> : null}
           </span>{" "}
           <span className="badge">
             <T pt={card.category} en={card.en?.category} />
@@ -35,11 +36,11 @@ function BlogCard({ card }: { card: Card }) {
         </span>{" "}
         <span className="card-meta">
           <span className="meta-item">
-            <Clock aria-hidden="true" size={14} />
+            <SharedIcon icon={Clock} aria-hidden="true" size={14} />
             {card.readTime} min
           </span>{" "}
           <span className="meta-item">
-            <CalendarDays aria-hidden="true" size={14} />
+            <SharedIcon icon={CalendarDays} aria-hidden="true" size={14} />
             {card.date}
           </span>
         </span>
