@@ -4,10 +4,9 @@
  * whole site is written, so a failed build never leaves a half-written or missing site.
  */
 import { createHash } from "node:crypto";
-import { writeFile as writeFileCallback } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile, cp, stat } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { Worker } from "node:worker_threads";
 
 export interface SiteWriter {
   /** Writes a file; resolves false when it already held exactly these bytes. */
@@ -60,16 +59,97 @@ export class MemoryWriter implements SiteWriter {
 }
 
 /**
- * fs.writeFile through its callback API: the promise API wraps every file in a FileHandle
- * object with its own promises, which for thousands of small pages cost ~10% of a build.
+ * Writes files in a thread of its own. A page written through fs.writeFile costs three trips
+ * through libuv's pool (open, write, close), each waking a pool thread that the two cores'
+ * scheduler then runs in the rendering thread's place: ~0.8 s of a 4000-page build's main
+ * thread. Here the rendering thread only posts batches of pages; the writer creates folders
+ * and writes each file synchronously, alongside. Plain CommonJS, so it runs the same under
+ * tsx and compiled.
  */
-const writeNew = promisify(writeFileCallback);
+const WRITER_THREAD = `
+const { mkdirSync, writeFileSync } = require("node:fs");
+const { dirname } = require("node:path");
+const { parentPort } = require("node:worker_threads");
+const made = new Set();
+parentPort.on("message", ({ id, files }) => {
+  const failed = [];
+  for (const [file, contents] of files) {
+    try {
+      const dir = dirname(file);
+      if (!made.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        made.add(dir);
+      }
+      writeFileSync(file, contents);
+    } catch (error) {
+      failed.push([file, String((error && error.message) || error)]);
+    }
+  }
+  parentPort.postMessage({ id, failed });
+});`;
+
+interface Batch {
+  id: number;
+  files: [string, string | Uint8Array][];
+  done: Promise<Map<string, string>>;
+}
+
+/** Batches of files for the writer thread; each write resolves when its batch is on disk. */
+class WriterThread {
+  // Pages pass through its heap and die young: a small young generation keeps it small.
+  private readonly worker = new Worker(WRITER_THREAD, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+  private readonly pending = new Map<number, { resolve: (failed: Map<string, string>) => void; reject: (error: Error) => void }>();
+  private current?: Batch;
+  private nextId = 0;
+
+  constructor() {
+    this.worker.unref();
+    this.worker.on("message", ({ id, failed }: { id: number; failed: [string, string][] }) => {
+      this.pending.get(id)?.resolve(new Map(failed));
+      this.pending.delete(id);
+      if (this.pending.size === 0) this.worker.unref();
+    });
+    const fail = (error: Error) => {
+      for (const { reject } of this.pending.values()) reject(error);
+      this.pending.clear();
+    };
+    this.worker.on("error", fail);
+    this.worker.on("exit", () => fail(new Error("the file writer stopped")));
+  }
+
+  async write(file: string, contents: string | Uint8Array): Promise<void> {
+    let batch = this.current;
+    if (!batch) {
+      const id = this.nextId++;
+      const done = new Promise<Map<string, string>>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+      batch = this.current = { id, files: [], done };
+      // Sent when it is full or, at the latest, when the renderer waits for its writes.
+      setImmediate(() => this.send(batch!));
+    }
+    batch.files.push([file, contents]);
+    if (batch.files.length >= 16) this.send(batch);
+    const failed = (await batch.done).get(file);
+    if (failed !== undefined) throw new Error(`could not write ${file}: ${failed}`);
+  }
+
+  private send(batch: Batch): void {
+    if (this.current !== batch) return;
+    this.current = undefined;
+    this.worker.ref();
+    this.worker.postMessage({ id: batch.id, files: batch.files });
+  }
+
+  /** Ends the thread; called once every write has settled. */
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
 
 /** Writes into `<outDir>.tmp-<pid>` and swaps it with `outDir` on commit. */
 export class FolderWriter implements SiteWriter {
   private readonly staging: string;
-  private readonly made = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
+  private writer?: WriterThread;
   private closed = false;
 
   constructor(readonly outDir: string) {
@@ -98,15 +178,7 @@ export class FolderWriter implements SiteWriter {
   }
 
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
-    const target = path.join(this.staging, file);
-    await this.guard(async () => {
-      const dir = path.dirname(target);
-      if (!this.made.has(dir)) {
-        await mkdir(dir, { recursive: true });
-        this.made.add(dir);
-      }
-      await writeNew(target, contents);
-    });
+    await this.guard(() => (this.writer ??= new WriterThread()).write(path.join(this.staging, file), contents));
     return true;
   }
 
@@ -135,6 +207,7 @@ export class FolderWriter implements SiteWriter {
 
   private async swap(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+    await this.writer?.stop();
     const previous = `${this.outDir.replace(/[\\/]+$/, "")}.old-${process.pid}`;
     const hadPrevious = await stat(this.outDir).then(() => true, () => false);
     if (hadPrevious) await rename(this.outDir, previous);
@@ -150,6 +223,7 @@ export class FolderWriter implements SiteWriter {
     this.aborting ??= (async () => {
       if (this.committing) return this.committing.catch(() => {});
       while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      await this.writer?.stop();
       await rm(this.staging, { recursive: true, force: true });
     })();
     return this.aborting;

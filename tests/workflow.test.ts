@@ -64,6 +64,37 @@ describe("drafts", () => {
 });
 
 describe("atomic output", () => {
+  it("writes pages byte for byte, in folders, and only shows them on commit", async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), "cafe-writer-"));
+    const out = path.join(parent, "dist");
+    const writer = new FolderWriter(out);
+    await writer.begin();
+    const pages = Array.from({ length: 40 }, (_, i) => [`artigo/página-${i}.html`, `<p>Coração ${i} — ação</p>`] as const);
+    await Promise.all([...pages.map(([file, html]) => writer.write(file, html)), writer.write("assets/a.bin", new Uint8Array([0, 255, 7]))]);
+    expect(existsSync(out)).toBe(false);
+    await writer.commit();
+    for (const [file, html] of pages) expect(await readFile(path.join(out, file), "utf8")).toBe(html);
+    expect([...(await readFile(path.join(out, "assets/a.bin")))]).toEqual([0, 255, 7]);
+    expect((await readdir(parent)).sort()).toEqual(["dist"]);
+  });
+
+  it("a page that cannot be written fails with its name, and the last good site stays", async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), "cafe-writer-fail-"));
+    const out = path.join(parent, "dist");
+    const good = new FolderWriter(out);
+    await good.begin();
+    await good.write("index.html", "good");
+    await good.commit();
+
+    const writer = new FolderWriter(out);
+    await writer.begin();
+    await writer.write("artigo", "a file where a folder must go");
+    await expect(writer.write("artigo/novo.html", "x")).rejects.toThrow(/could not write .*artigo\/novo\.html/);
+    await writer.abort();
+    expect(await readFile(path.join(out, "index.html"), "utf8")).toBe("good");
+    expect((await readdir(parent)).sort()).toEqual(["dist"]);
+  });
+
   it("an interrupted build leaves the last good site and no half-written folder", async () => {
     const parent = await mkdtemp(path.join(tmpdir(), "cafe-interrupt-"));
     const out = path.join(parent, "dist");
