@@ -5,7 +5,7 @@
  * old generation only when it has grown to several times what survived the last collection,
  * so a 4000-page build carried ~120 MB of dead pages at its peak for a live set of ~30 MB
  * (heap snapshot in bench/README.md). A build knows its rhythm better: every few dozen pages
- * it checks the heap, and when it has grown by twice the live set (64 MB at least) since
+ * it checks the heap, and when it has grown by twice the live set (32 MB at least) since
  * the last collection, it collects: the peak stays a small multiple of the live set,
  * however large the site.
  *
@@ -25,7 +25,7 @@ export interface MemoryKeeper {
 }
 
 /** Collects when the heap has grown by `liveFactor` times the live set, `minimum` bytes at least. */
-export function memoryKeeper({ minimum = 64 * 1024 * 1024, liveFactor = 2 } = {}): MemoryKeeper {
+export function memoryKeeper({ minimum = 32 * 1024 * 1024, liveFactor = 2 } = {}): MemoryKeeper {
   let collect: () => void;
   try {
     setFlagsFromString("--expose-gc");
