@@ -65,6 +65,13 @@ export class SiteBuilder {
   private table?: RouteTable;
   private assets?: BuiltAssets;
   private readonly markdown = new Map<string, MarkdownEntry>();
+  /**
+   * Files whose Markdown gave errors, warnings or internal links: the whole-site checks read
+   * these alone, so an update in a site of thousands of articles does not walk them all.
+   */
+  private readonly noteworthy = new Set<string>();
+  /** Articles of each series, in route order; kept until an edit changes a listing. */
+  private series?: Map<string, { route: string; title: string }[]>;
   /** Parse errors of article files, kept until the file is fixed. */
   private readonly articleErrors = new Map<string, ContentError[]>();
   private warnings: ContentWarning[] = [];
@@ -86,6 +93,8 @@ export class SiteBuilder {
     const loaded = await loadContent(this.options.contentDir, { drafts: this.options.drafts });
     this.warnings = loaded.warnings;
     this.markdown.clear();
+    this.noteworthy.clear();
+    this.series = undefined;
     this.articleErrors.clear();
     if (!loaded.content) return this.fail(writer, loaded.errors);
     const content = (this.content = loaded.content);
@@ -155,9 +164,12 @@ export class SiteBuilder {
     const cssChanged = changed.some((f) => f.endsWith(".css"));
     const publicFiles = changed.filter((f) => inside(path.join(projectRoot, "public"), f));
 
-    const before = new Map(this.table!.routes.map((r) => [r.path, r]));
+    const beforeTable = this.table!;
     const removeGone = async (written: string[]) => {
-      for (const [routePath, route] of before) {
+      // Routes can only have gone when the table was made again.
+      if (this.table === beforeTable) return;
+      for (const route of beforeTable.routes) {
+        const routePath = route.path;
         if (!this.table?.byPath.has(routePath)) {
           await writer.remove(route.outFile);
           written.push(route.outFile);
@@ -193,7 +205,7 @@ export class SiteBuilder {
         continue;
       }
       this.articleErrors.delete(shown);
-      this.markdown.delete(shown);
+      this.forget(shown);
       const others = this.content.articles.filter((a) => a.file !== shown);
       const article = loaded?.article;
       const visible = article && (this.options.drafts || !article.meta.draft);
@@ -207,7 +219,8 @@ export class SiteBuilder {
       }
     }
 
-    const errors = this.check(listingChanged || !this.table);
+    if (listingChanged) this.series = undefined;
+    const errors = this.check(listingChanged || !this.table, articleFiles);
     const written: string[] = [];
     if (cssChanged) {
       const old = this.assets;
@@ -238,12 +251,19 @@ export class SiteBuilder {
     return { ok: true, routes: this.table!.routes, errors: [], warnings: this.warnings, written };
   }
 
-  /** Routes, Markdown (cached per file by its text) and the whole-site checks. */
-  private check(routesChanged = true): ContentError[] {
+  /**
+   * Routes, Markdown (cached per file by its text) and the whole-site checks. Only the
+   * articles in `changedFiles` (absolute paths) can need their Markdown rendered again.
+   */
+  private check(routesChanged: boolean, changedFiles: readonly string[]): ContentError[] {
     const content = this.content!;
     if (routesChanged || !this.table) this.table = buildRoutes(content);
     const errors: ContentError[] = [...[...this.articleErrors.values()].flat(), ...this.table.errors];
-    for (const article of content.articles) errors.push(...this.markdownOf(article).result.errors);
+    const changed = new Set(changedFiles.map((f) => path.relative(process.cwd(), f) || f));
+    for (const article of content.articles) {
+      if (changed.has(article.file)) this.markdownOf(article);
+    }
+    for (const entry of this.noteworthyEntries()) errors.push(...entry.result.errors);
     errors.push(...this.siteChecks());
     this.collectWarnings();
     return errors;
@@ -264,6 +284,9 @@ export class SiteBuilder {
     if (!entry || entry.source !== article.source || (!entry.result.body && this.options.keepBodies)) {
       entry = { source: article.source, result: renderMarkdown(article, this.content!, { lean: !this.options.reference }) };
       this.markdown.set(article.file, entry);
+      const { errors, warnings, links } = entry.result;
+      if (errors.length + warnings.length + links.length > 0) this.noteworthy.add(article.file);
+      else this.noteworthy.delete(article.file);
     }
     return entry;
   }
@@ -274,6 +297,19 @@ export class SiteBuilder {
     if (entry.result.body) return entry.result as RenderedArticle;
     const result = renderMarkdown(article, this.content!, { lean: !this.options.reference });
     return { body: result.body, blocks: result.blocks };
+  }
+
+  private forget(file: string): void {
+    this.markdown.delete(file);
+    this.noteworthy.delete(file);
+  }
+
+  /** Markdown of the articles with errors, warnings or links, in file order. */
+  private noteworthyEntries(): MarkdownEntry[] {
+    return [...this.noteworthy]
+      .sort(byCodePoint)
+      .map((file) => this.markdown.get(file))
+      .filter((entry): entry is MarkdownEntry => entry !== undefined);
   }
 
   private dropBody(article: Article): void {
@@ -288,7 +324,7 @@ export class SiteBuilder {
   /** Checks that need every article: internal links and anchors, card icons. */
   private siteChecks(): ContentError[] {
     const content = this.content!;
-    const errors = checkInternalLinks(content, this.table!.byPath, this.markdown);
+    const errors = checkInternalLinks(content, this.table!.byPath, this.markdown, this.noteworthyEntries());
     const missing = new Set(this.missingIcons);
     content.cards.value.forEach((card, i) => {
       if (missing.has(card.icon)) {
@@ -304,7 +340,7 @@ export class SiteBuilder {
   }
 
   private collectWarnings(): void {
-    const markdownWarnings = this.content!.articles.flatMap((a) => this.markdown.get(a.file)?.result.warnings ?? []);
+    const markdownWarnings = this.noteworthyEntries().flatMap((entry) => entry.result.warnings);
     this.warnings = [...this.warnings.filter((w) => !w.message.startsWith("raw HTML")), ...markdownWarnings];
   }
 
@@ -326,21 +362,13 @@ export class SiteBuilder {
     const table = this.table!;
     const assets = this.assets!;
     const csp = contentSecurityPolicy([assets.manifest.bootScript], content.site.value.newsletter.endpoint);
-    const articleOf = new Map(content.articles.map((a) => [a.file, a]));
-    const series = new Map<string, { route: string; title: string }[]>();
-    for (const a of content.articles) {
-      if (!a.meta.series || a.lang !== "pt") continue;
-      const list = series.get(a.meta.series) ?? [];
-      list.push({ route: a.route, title: a.meta.title });
-      series.set(a.meta.series, list);
-    }
-    for (const list of series.values()) list.sort((a, b) => byCodePoint(a.route, b.route));
+    const series = (this.series ??= seriesOf(content.articles));
     const base: Omit<PageContext, "route"> = {
       site: content.site.value,
       csp,
       cards: content.cards.value.filter((c) => table.byPath.has(c.route)),
       assets: assets.manifest,
-      rendered: (file) => this.bodyOf(articleOf.get(file)!),
+      rendered: (article) => this.bodyOf(article),
       seriesOf: (id) => series.get(id) ?? [],
     };
     let inFlight: Promise<void>[] = [];
@@ -377,11 +405,25 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
   return new SiteBuilder(options).build(options.writer);
 }
 
+/** The Portuguese articles of each series, in route order. */
+function seriesOf(articles: readonly Article[]): Map<string, { route: string; title: string }[]> {
+  const series = new Map<string, { route: string; title: string }[]>();
+  for (const a of articles) {
+    if (!a.meta.series || a.lang !== "pt") continue;
+    const list = series.get(a.meta.series) ?? [];
+    list.push({ route: a.route, title: a.meta.title });
+    series.set(a.meta.series, list);
+  }
+  for (const list of series.values()) list.sort((a, b) => byCodePoint(a.route, b.route));
+  return series;
+}
+
 /** Every /route and #anchor in Markdown must exist on the built site. */
 function checkInternalLinks(
   content: SiteContent,
   byPath: Map<string, Route>,
   markdown: Map<string, MarkdownEntry>,
+  withLinks: readonly MarkdownEntry[],
 ): ContentError[] {
   // Anchors of a route, gathered only for the routes a link points into with a #fragment:
   // watch mode runs this check after every save, and a site may have thousands of routes.
@@ -402,7 +444,7 @@ function checkInternalLinks(
   };
   const sourceOf = (file: string) => content.articles.find((a) => a.file === file)?.source;
   const errors: ContentError[] = [];
-  const links: InternalLink[] = content.articles.flatMap((a) => markdown.get(a.file)?.result.links ?? []);
+  const links: InternalLink[] = withLinks.flatMap((entry) => entry.result.links);
   for (const link of links) {
     const [pathPart = "", anchor] = link.url.split("#", 2);
     const routePath = pathPart.length > 1 ? pathPart.replace(/\/+$/, "") : pathPart;

@@ -11,7 +11,7 @@ import type { PageContext } from "./page-context.js";
 export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Article; ctx: PageContext; headingLevel?: 1 | 2 }) {
   const { meta } = article;
   const { site } = ctx;
-  const { body, blocks } = ctx.rendered(article.file);
+  const { body, blocks } = ctx.rendered(article);
   const Heading = headingLevel === 1 ? "h1" : "h2";
   const en = article.lang === "en";
   const share: ShareButtonProps = {

@@ -1,6 +1,7 @@
 /** What every template may need to know about the site being built. */
 import type { SiteSettings, Card } from "../engine/schema.js";
 import type { Route, ArticleVariants } from "../engine/routes.js";
+import type { Article } from "../engine/content.js";
 import type { ResolvedBlock } from "../engine/markdown.js";
 import type { ReactElement } from "react";
 
@@ -25,8 +26,8 @@ export interface PageContext {
   csp: string;
   cards: Card[];
   assets: AssetManifest;
-  /** Markdown bodies, rendered once per article file. */
-  rendered: (file: string) => RenderedArticle;
+  /** An article's Markdown body, rendered once per version of its file. */
+  rendered: (article: Article) => RenderedArticle;
   /** Other articles of a series, in route order. */
   seriesOf: (series: string) => { route: string; title: string }[];
   route: Route;

@@ -33,6 +33,28 @@ describe("incremental rebuilds", () => {
     for (const [name, data] of fresh.files) expect(writer.files.get(name), name).toEqual(data);
   });
 
+  it("the whole-site checks cover every article, not only the one edited", async () => {
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const writer = new MemoryWriter();
+    expect((await builder.build(writer)).ok).toBe(true);
+    const messages = (r: { errors: { file?: string; message: string }[] }) => r.errors.map((e) => `${e.file}: ${e.message}`);
+
+    const guide = path.join(content, "articles/guia/so-titulo.md");
+    await writeFile(guide, "---\ntitle: Só título\n---\n\nVeja [isto](/nao-existe).\n");
+    const broken = [`${path.relative(process.cwd(), guide)}: broken link: no page has the route /nao-existe`];
+    expect(messages(await builder.update([guide], writer))).toEqual(broken);
+
+    // An edit to another article still reports the first one's broken link.
+    const first = path.join(content, "articles/primeiro.md");
+    await writeFile(first, `${await readFile(first, "utf8")}\nMais um parágrafo.\n`);
+    expect(messages(await builder.update([first], writer))).toEqual(broken);
+
+    // Fixed: the site builds clean again.
+    await writeFile(guide, "---\ntitle: Só título\n---\n\nTexto.\n");
+    expect((await builder.update([guide], writer)).ok).toBe(true);
+  });
+
   it("editing the featured article re-renders the home page too", async () => {
     const content = await editedFixture("basic", {});
     const builder = new SiteBuilder({ contentDir: content, projectRoot });
