@@ -6,7 +6,7 @@
  * stage and reported together; a full build commits the site only when there are none.
  */
 import path from "node:path";
-import { getHeapStatistics } from "node:v8";
+import { randomBytes } from "node:crypto";
 import { ContentError, type ContentWarning } from "./errors.js";
 import { brandTextOf, loadArticleFile, loadContent, readBrandText, type Article, type SiteContent } from "./content.js";
 import { buildRoutes, byCodePoint, type Route, type RouteTable } from "./routes.js";
@@ -18,7 +18,7 @@ import type { SiteWriter } from "./output.js";
 import { loadIcons } from "../templates/icons.js";
 import { errorAt } from "./yaml-source.js";
 import { memoryKeeper } from "./memory.js";
-import type { PageContext, RenderedArticle } from "../templates/page-context.js";
+import type { AssetManifest, PageContext, RenderedArticle } from "../templates/page-context.js";
 
 export interface BuildOptions {
   contentDir: string;
@@ -36,6 +36,8 @@ export interface BuildOptions {
    * every file and every page rendered whole. Used by the tests.
    */
   reference?: boolean;
+  /** How the assets are built (tests slow it down to see pages rendered before it ends). */
+  buildAssets?: typeof buildAssets;
 }
 
 /** What one article's Markdown gave: checks need the summary, pages need the body. */
@@ -87,7 +89,7 @@ export class SiteBuilder {
   async build(writer: SiteWriter): Promise<BuildResult> {
     // The bundler runs in its own process: start it while the content loads.
     const assetsBuilt = readBrandText(this.options.contentDir).then((brandText) =>
-      buildAssets({ projectRoot: this.options.projectRoot, brandText }),
+      (this.options.buildAssets ?? buildAssets)({ projectRoot: this.options.projectRoot, brandText }),
     );
     assetsBuilt.catch(() => {});
     const loaded = await loadContent(this.options.contentDir, { drafts: this.options.drafts });
@@ -103,11 +105,10 @@ export class SiteBuilder {
     const errors: ContentError[] = [...this.table.errors];
     const written: string[] = [];
     try {
-      await this.parseAhead(assetsBuilt);
-      this.assets = await assetsBuilt;
-      // Pages stream out as their Markdown is rendered; after the first error, rendering
-      // stops and the remaining files are only checked, so every error is still reported.
-      const pages = this.pageRenderer(writer, written);
+      // Pages stream out as their Markdown is rendered, from before the assets are built;
+      // after the first error, rendering stops and the remaining files are only checked, so
+      // every error is still reported.
+      const pages = this.pageRenderer(writer, written, assetsBuilt.then((assets) => (this.assets = assets)));
       for (const route of this.table.routes) {
         const articles = route.kind === "article" ? [route.article.pt, route.article.en] : [];
         for (const article of articles) if (article) errors.push(...this.markdownOf(article).result.errors);
@@ -118,7 +119,7 @@ export class SiteBuilder {
       if (errors.length > 0) return this.fail(writer, errors);
       await pages.finish(true);
       await writer.copyDir(path.join(this.options.projectRoot, "public"));
-      for (const [file, data] of this.assets.files) if (await writer.write(file, data)) written.push(file);
+      for (const [file, data] of this.assets!.files) if (await writer.write(file, data)) written.push(file);
       await writer.commit();
     } catch (error) {
       await writer.abort();
@@ -126,28 +127,6 @@ export class SiteBuilder {
     }
     this.collectWarnings();
     return { ok: true, routes: this.table.routes, errors: [], warnings: this.warnings, written: written.sort() };
-  }
-
-  /**
-   * Pages need the assets' hashed names, which the bundler and the font cutter work out in
-   * other processes: parse Markdown, in page order, until they are ready. The parsed bodies
-   * wait in memory for their pages, so this stops after `budget` bytes of heap: a huge site
-   * keeps its peak.
-   */
-  private async parseAhead(ready: Promise<unknown>, budget = 16 * 1024 * 1024): Promise<void> {
-    let done = false;
-    void ready.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    const limit = getHeapStatistics().used_heap_size + budget;
-    const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
-    for (const route of this.table!.routes) {
-      if (route.kind !== "article") continue;
-      await yieldNow();
-      if (done || getHeapStatistics().used_heap_size > limit) return;
-      for (const article of [route.article.pt, route.article.en]) if (article) this.markdownOf(article);
-    }
   }
 
   /**
@@ -347,7 +326,7 @@ export class SiteBuilder {
   /** Renders routes and, with `siteFilesToo`, the feed, sitemap and headers. */
   private async renderRoutes(routes: readonly Route[], writer: SiteWriter, siteFilesToo = true): Promise<string[]> {
     const written: string[] = [];
-    const pages = this.pageRenderer(writer, written);
+    const pages = this.pageRenderer(writer, written, this.assets!);
     for (const route of routes) await pages.render(route);
     await pages.finish(siteFilesToo);
     return written.sort();
@@ -356,21 +335,38 @@ export class SiteBuilder {
   /**
    * Renders pages one at a time (each route on its own) and writes them, keeping a few dozen
    * writes in flight: rendering is CPU work and writing is I/O.
+   *
+   * A build's assets (hashed file names, the boot script and the policy that allows it) come
+   * from esbuild and the font cutter, in other processes, while the first pages render. Until
+   * then pages render with stand-ins for those values and wait, as HTML, to have them put in
+   * (at most `waitingBytes` of HTML; then rendering waits for the assets).
    */
-  private pageRenderer(writer: SiteWriter, written: string[]) {
+  private pageRenderer(writer: SiteWriter, written: string[], assets: BuiltAssets | Promise<BuiltAssets>, waitingBytes = 8 * 1024 * 1024) {
     const content = this.content!;
     const table = this.table!;
-    const assets = this.assets!;
-    const csp = contentSecurityPolicy([assets.manifest.bootScript], content.site.value.newsletter.endpoint);
     const series = (this.series ??= seriesOf(content.articles));
-    const base: Omit<PageContext, "route"> = {
+    const baseFor = (manifest: AssetManifest, csp: string): Omit<PageContext, "route"> => ({
       site: content.site.value,
       csp,
       cards: content.cards.value.filter((c) => table.byPath.has(c.route)),
-      assets: assets.manifest,
+      assets: manifest,
       rendered: (article) => this.bodyOf(article),
       seriesOf: (id) => series.get(id) ?? [],
-    };
+    });
+    const policyOf = (manifest: AssetManifest) => contentSecurityPolicy([manifest.bootScript], content.site.value.newsletter.endpoint);
+    let ready: { base: Omit<PageContext, "route">; csp: string } | undefined;
+    const settle = (built: BuiltAssets) => (ready ??= { base: baseFor(built.manifest, policyOf(built.manifest)), csp: policyOf(built.manifest) });
+    let provisional: ProvisionalAssets | undefined;
+    let waiting: [file: string, html: string][] = [];
+    let waitingSize = 0;
+    let failed = false;
+    if (assets instanceof Promise) {
+      void assets.then(settle, () => (failed = true));
+      provisional = new ProvisionalAssets();
+    } else {
+      settle(assets);
+    }
+
     let inFlight: Promise<void>[] = [];
     const write = async (file: string, data: string) => {
       inFlight.push(writer.write(file, data).then((changed) => void (changed && written.push(file))));
@@ -379,16 +375,40 @@ export class SiteBuilder {
         inFlight = [];
       }
     };
+    /** Once the assets are in: the waiting pages get them and go out. */
+    const catchUp = async () => {
+      if (!ready) settle(await assets);
+      if (provisional) {
+        const fill = provisional.filler(this.assets!.manifest, ready!.csp);
+        const pages = waiting;
+        waiting = [];
+        provisional = undefined;
+        for (const [file, html] of pages) await write(file, fill(html));
+      }
+    };
     // A one-shot build lets each page go once written: keep the heap near the live set.
     // Watch mode keeps every body on purpose, so it leaves collection to V8.
     const memory = this.options.keepBodies ? undefined : memoryKeeper();
+    const shareParts = !this.options.reference;
     return {
-      render: (route: Route) => {
+      render: async (route: Route) => {
         memory?.tick();
-        return write(route.outFile, renderPage(route, base, { shareParts: !this.options.reference }));
+        if (provisional && !ready && !failed) {
+          // Let the assets' replies in between pages.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+        if (provisional && !ready && !failed && waitingSize < waitingBytes) {
+          const html = renderPage(route, provisional.base(baseFor), { shareParts });
+          waiting.push([route.outFile, html]);
+          waitingSize += html.length;
+          return;
+        }
+        await catchUp();
+        await write(route.outFile, renderPage(route, ready!.base, { shareParts }));
       },
       finish: async (siteFilesToo: boolean) => {
-        if (siteFilesToo) for (const [file, text] of siteFiles(content, table.routes, csp)) await write(file, text);
+        await catchUp();
+        if (siteFilesToo) for (const [file, text] of siteFiles(content, table.routes, ready!.csp)) await write(file, text);
         await Promise.all(inFlight);
       },
     };
@@ -475,4 +495,46 @@ function checkInternalLinks(
     }
   }
   return errors;
+}
+
+/**
+ * Stand-ins for a build's asset values, and how to put the real ones in a page rendered with
+ * them: the same bytes React would have written (attributes escaped as React escapes them,
+ * the boot script as it is). The stand-ins carry a random mark, so no content can hold one.
+ */
+class ProvisionalAssets {
+  private readonly mark = randomBytes(6).toString("hex");
+  private readonly manifest: AssetManifest = {
+    css: this.token("css"),
+    js: this.token("js"),
+    brandFont: this.token("brandFont"),
+    bootScript: this.token("bootScript"),
+  };
+  private readonly csp = this.token("csp");
+  private cached?: Omit<PageContext, "route">;
+
+  private token(name: string): string {
+    return `cafe-asset-${name}-${this.mark}`;
+  }
+
+  base(make: (manifest: AssetManifest, csp: string) => Omit<PageContext, "route">): Omit<PageContext, "route"> {
+    return (this.cached ??= make(this.manifest, this.csp));
+  }
+
+  filler(manifest: AssetManifest, csp: string): (html: string) => string {
+    const values = new Map<string, string>([
+      [this.manifest.css, escapeAttribute(manifest.css)],
+      [this.manifest.js, escapeAttribute(manifest.js)],
+      [this.manifest.brandFont, escapeAttribute(manifest.brandFont)],
+      [this.manifest.bootScript, manifest.bootScript],
+      [this.csp, escapeAttribute(csp)],
+    ]);
+    const pattern = new RegExp(`cafe-asset-[A-Za-z]+-${this.mark}`, "g");
+    return (html) => html.replace(pattern, (token) => values.get(token) ?? token);
+  }
+}
+
+/** Escapes text for an HTML attribute exactly as React's server renderer does. */
+function escapeAttribute(text: string): string {
+  return text.replace(/["'&<>]/g, (c) => ({ '"': "&quot;", "'": "&#x27;", "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!);
 }

@@ -11,6 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { SiteBuilder } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
+import { buildAssets } from "../engine/assets.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { fixture, projectRoot } from "./helpers.js";
 
@@ -33,6 +34,25 @@ describe("byte-identical output", () => {
     expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
     expect([...fast.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
     expect(fast.files.size).toBeGreaterThan(130);
+    for (const [file, data] of reference.files) expect(fast.files.get(file), file).toEqual(data);
+  }, 60_000);
+
+  it("pages rendered before the assets are built get the same bytes", async () => {
+    const content = await siteWithCorpus();
+    let renderedEarly = 0;
+    const slowAssets: typeof buildAssets = async (options) => {
+      const assets = await buildAssets(options);
+      // Long enough for the pages to render with stand-ins for the assets and wait.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      renderedEarly = fast.files.size;
+      return assets;
+    };
+    const fast = new MemoryWriter();
+    const reference = new MemoryWriter();
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, buildAssets: slowAssets }).build(fast)).ok).toBe(true);
+    expect(renderedEarly).toBe(0);
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
+    expect([...fast.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
     for (const [file, data] of reference.files) expect(fast.files.get(file), file).toEqual(data);
   }, 60_000);
 
