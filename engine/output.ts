@@ -92,6 +92,7 @@ interface Batch {
   id: number;
   files: [string, string | Uint8Array][];
   done: Promise<Map<string, string>>;
+  flush: NodeJS.Immediate;
 }
 
 /** Batches of files for the writer thread; each write resolves when its batch is on disk. */
@@ -118,23 +119,29 @@ class WriterThread {
   }
 
   async write(file: string, contents: string | Uint8Array): Promise<void> {
-    let batch = this.current;
-    if (!batch) {
-      const id = this.nextId++;
-      const done = new Promise<Map<string, string>>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-      batch = this.current = { id, files: [], done };
-      // Sent when it is full or, at the latest, when the renderer waits for its writes.
-      setImmediate(() => this.send(batch!));
-    }
+    const batch = this.current ?? this.startBatch();
     batch.files.push([file, contents]);
     if (batch.files.length >= 16) this.send(batch);
     const failed = (await batch.done).get(file);
     if (failed !== undefined) throw new Error(`could not write ${file}: ${failed}`);
   }
 
+  private startBatch(): Batch {
+    const id = this.nextId++;
+    const done = new Promise<Map<string, string>>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    // Sent when it is full or, at the latest, when the renderer yields to the event loop.
+    const flush = setImmediate(() => this.send(batch));
+    const batch: Batch = { id, files: [], done, flush };
+    this.current = batch;
+    return batch;
+  }
+
   private send(batch: Batch): void {
     if (this.current !== batch) return;
     this.current = undefined;
+    // A renderer that never waits may not reach the event loop's immediates for a long while:
+    // a pending one must not keep its batch's pages alive.
+    clearImmediate(batch.flush);
     this.worker.ref();
     this.worker.postMessage({ id: batch.id, files: batch.files });
   }
