@@ -339,9 +339,9 @@ export class SiteBuilder {
    * A build's assets (hashed file names, the boot script and the policy that allows it) come
    * from esbuild and the font cutter, in other processes, while the first pages render. Until
    * then pages render with stand-ins for those values and wait, as HTML, to have them put in
-   * (at most `waitingBytes` of HTML; then rendering waits for the assets).
+   * (at most `waitingChars` characters of HTML; then rendering waits for the assets).
    */
-  private pageRenderer(writer: SiteWriter, written: string[], assets: BuiltAssets | Promise<BuiltAssets>, waitingBytes = 8 * 1024 * 1024) {
+  private pageRenderer(writer: SiteWriter, written: string[], assets: BuiltAssets | Promise<BuiltAssets>, waitingChars = 8 * 1024 * 1024) {
     const content = this.content!;
     const table = this.table!;
     const series = (this.series ??= seriesOf(content.articles));
@@ -353,9 +353,11 @@ export class SiteBuilder {
       rendered: (article) => this.bodyOf(article),
       seriesOf: (id) => series.get(id) ?? [],
     });
-    const policyOf = (manifest: AssetManifest) => contentSecurityPolicy([manifest.bootScript], content.site.value.newsletter.endpoint);
-    let ready: { base: Omit<PageContext, "route">; csp: string } | undefined;
-    const settle = (built: BuiltAssets) => (ready ??= { base: baseFor(built.manifest, policyOf(built.manifest)), csp: policyOf(built.manifest) });
+    let ready: { base: Omit<PageContext, "route">; manifest: AssetManifest; csp: string } | undefined;
+    const settle = ({ manifest }: BuiltAssets) => {
+      const csp = contentSecurityPolicy([manifest.bootScript], content.site.value.newsletter.endpoint);
+      ready ??= { base: baseFor(manifest, csp), manifest, csp };
+    };
     let provisional: ProvisionalAssets | undefined;
     let waiting: [file: string, html: string][] = [];
     let waitingSize = 0;
@@ -378,7 +380,7 @@ export class SiteBuilder {
     const catchUp = async () => {
       if (!ready) settle(await assets);
       if (provisional) {
-        const fill = provisional.filler(this.assets!.manifest, ready!.csp);
+        const fill = provisional.filler(ready!.manifest, ready!.csp);
         const pages = waiting;
         waiting = [];
         provisional = undefined;
@@ -396,7 +398,7 @@ export class SiteBuilder {
           // Let the assets' replies in between pages.
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
-        if (provisional && !ready && !failed && waitingSize < waitingBytes) {
+        if (provisional && !ready && !failed && waitingSize < waitingChars) {
           const html = renderPage(route, provisional.base(baseFor), { shareParts });
           waiting.push([route.outFile, html]);
           waitingSize += html.length;
