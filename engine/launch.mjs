@@ -59,7 +59,7 @@ async function compile(target) {
     // The Markdown toolchain is some two hundred small modules: loading them one by one cost
     // ~0.3 s per run, so they are bundled in. React stays a package of its own (lucide's
     // icons, loaded by name at build time, must share its one copy), and so do esbuild (a
-    // native binary) and the font cutter (run from its own file in a worker thread).
+    // native binary) and the font cutter (run by path, in a process of its own).
     external: ["esbuild", "react", "react-dom", "lucide-react", "subset-font", "chokidar"],
     // Bundled CommonJS (gray-matter and its YAML parser) requires Node's built-in modules.
     banner: { js: 'import { createRequire as __cafeRequire } from "node:module"; const require = __cafeRequire(import.meta.url);' },

@@ -97,8 +97,7 @@ interface Batch {
 
 /** Batches of files for the writer thread; each write resolves when its batch is on disk. */
 class WriterThread {
-  // Pages pass through its heap and die young: a small young generation keeps it small.
-  private readonly worker = new Worker(WRITER_THREAD, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+  private readonly worker = new Worker(WRITER_THREAD, { eval: true });
   private readonly pending = new Map<number, { resolve: (failed: Map<string, string>) => void; reject: (error: Error) => void }>();
   private current?: Batch;
   private nextId = 0;

@@ -1,9 +1,10 @@
 /** The HTML document around every page: head, header, main, newsletter, footer, toasts. */
-import type { ReactElement, ReactNode } from "react";
+import type { ReactNode } from "react";
 import { Header } from "./header.js";
 import { Footer } from "./footer.js";
 import { Newsletter } from "./newsletter.js";
 import { Island } from "../client/island.js";
+import { Shared } from "../client/shared-part.js";
 import { Toaster } from "../client/islands/toaster.js";
 import type { PageContext } from "./page-context.js";
 import type { Article } from "../engine/content.js";
@@ -26,7 +27,6 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
   const { site, assets } = ctx;
   const url = absoluteUrl(site.siteUrl, ctx.route.path);
   const jsonLd = article ? articleJsonLd(article, url, ctx) : undefined;
-  const shared = ctx.shared ?? ((_: string, element: ReactElement) => element);
   return (
     <html
       lang="pt-BR"
@@ -67,18 +67,23 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         <a className="skip-link" href="#conteudo" lang="pt-BR">
           {site.skipLink}
         </a>
-        {shared("header", <Header site={site} />)}
+        <Shared part="header">
+          <Header site={site} />
+        </Shared>
         <main id="conteudo" className="site-main" tabIndex={-1} lang="pt-BR">
           {children}
         </main>
-        {shared("newsletter", <Newsletter site={site} />)}
-        {shared("footer", <Footer site={site} />)}
-        {shared(
-          "toaster",
+        <Shared part="newsletter">
+          <Newsletter site={site} />
+        </Shared>
+        <Shared part="footer">
+          <Footer site={site} />
+        </Shared>
+        <Shared part="toaster">
           <Island name="toaster" props={{ closeLabel: site.toast.close }}>
             <Toaster closeLabel={site.toast.close} />
-          </Island>,
-        )}
+          </Island>
+        </Shared>
       </body>
     </html>
   );

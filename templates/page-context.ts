@@ -31,13 +31,7 @@ export interface PageContext {
   /** Other articles of a series, in route order. */
   seriesOf: (series: string) => { route: string; title: string }[];
   route: Route;
-  /**
-   * Renders a part that is the same on every page (header, newsletter, footer, notices).
-   * The render stage renders each such part once per build and reuses it.
-   */
-  shared?: (part: SharedPart, element: ReactElement) => ReactElement;
 }
 
-export type SharedPart = "header" | "newsletter" | "footer" | "toaster";
 
 export type { ArticleVariants };
