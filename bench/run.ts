@@ -33,7 +33,9 @@ const sizes = values.sizes.split(",").map(Number);
 const runs = Number(values.runs);
 const tools = values.tools.split(",");
 
-const LAYOUT_HEAD = `<!DOCTYPE html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`;
+/** The one layout every peer renders, in its own template syntax for the title and the body. */
+const layout = (title: string, body: string) =>
+  `<!DOCTYPE html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>${title}</h1>${body}</article></main><footer><p>© 2025</p></footer></body></html>\n`;
 
 interface Tool {
   name: string;
@@ -70,7 +72,7 @@ const TOOLS: Record<string, Tool> = {
       await writeFile(path.join(dir, "posts/posts.json"), JSON.stringify({ layout: "page.njk" }));
       await writeFile(
         path.join(dir, "_includes/page.njk"),
-        `${LAYOUT_HEAD}<title>{{ title }}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>{{ title }}</h1>{{ content | safe }}</article></main><footer><p>© 2025</p></footer></body></html>\n`,
+        layout("{{ title }}", "{{ content | safe }}"),
       );
     },
     command: (dir) => [process.execPath, [path.join(peers, "@11ty/eleventy/cmd.cjs"), "--quiet", `--input=${dir}`, `--output=${path.join(dir, "_site")}`]],
@@ -85,7 +87,7 @@ const TOOLS: Record<string, Tool> = {
       await writeFile(path.join(dir, "hugo.toml"), `baseURL = "https://example.com/"\ntitle = "Bench"\ndisableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "home", "section"]\n`);
       await writeFile(
         path.join(dir, "layouts/_default/single.html"),
-        `${LAYOUT_HEAD}<title>{{ .Title }}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>{{ .Title }}</h1>{{ .Content }}</article></main><footer><p>© 2025</p></footer></body></html>\n`,
+        layout("{{ .Title }}", "{{ .Content }}"),
       );
     },
     command: (dir) => ["hugo", ["--quiet", "--source", dir, "--destination", path.join(dir, "public")]],
@@ -104,7 +106,7 @@ const TOOLS: Record<string, Tool> = {
       );
       await writeFile(
         path.join(dir, "src/pages/posts/[id].astro"),
-        `---\nimport { getCollection, render } from "astro:content";\nexport async function getStaticPaths() {\n  const posts = await getCollection("posts");\n  return posts.map((post) => ({ params: { id: post.id }, props: { post } }));\n}\nconst { post } = Astro.props;\nconst { Content } = await render(post);\n---\n${LAYOUT_HEAD}<title>{post.data.title}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>{post.data.title}</h1><Content /></article></main><footer><p>© 2025</p></footer></body></html>\n`,
+        `---\nimport { getCollection, render } from "astro:content";\nexport async function getStaticPaths() {\n  const posts = await getCollection("posts");\n  return posts.map((post) => ({ params: { id: post.id }, props: { post } }));\n}\nconst { post } = Astro.props;\nconst { Content } = await render(post);\n---\n${layout("{post.data.title}", "<Content />")}`,
       );
       await symlink(peers, path.join(dir, "node_modules"));
     },
