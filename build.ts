@@ -1,7 +1,8 @@
 /**
- * The command line: build | preview | dev. Thin: parses flags and calls the engine.
+ * The command line: build | preview | dev | new. Thin: puts this site's theme and content
+ * together, parses flags and calls the engine.
  *
- *   tsx build.ts build   [--content DIR] [--out DIR]
+ *   tsx build.ts build   [--content DIR] [--out DIR] [--force]
  *   tsx build.ts preview [--out DIR] [--port N] [--host H]
  *   tsx build.ts dev     [--content DIR] [--out DIR] [--port N] [--host H]
  *   tsx build.ts new     "Título do artigo" [--content DIR]
@@ -15,9 +16,10 @@ import { parseArgs } from "node:util";
 // nothing changed before loading any of it.
 process.env.NODE_ENV ??= "production";
 
-// engine/launch.mjs runs a compiled copy of this file from node_modules/.cafe-cli and says where
-// the project is; run through tsx, this file is at the project's root.
-const projectRoot = process.env.CAFE_PROJECT_ROOT ?? path.dirname(fileURLToPath(import.meta.url));
+const projectRoot = path.dirname(fileURLToPath(import.meta.url));
+/** This site's theme: the module that exports it, and the folders its code lives in. */
+const THEME_MODULE = path.join(projectRoot, "templates/theme.tsx");
+const THEME_FOLDERS = ["templates", "client"];
 const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]\n       npm run new -- "Título do artigo"`;
 
 async function main(argv: string[]): Promise<number> {
@@ -52,12 +54,13 @@ async function main(argv: string[]): Promise<number> {
     case "build": {
       const started = performance.now();
       const { inputFingerprint, isUpToDate, recordBuild } = await import("./engine/fingerprint.js");
-      const inputs = await inputFingerprint(projectRoot, contentDir, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
+      const inputs = await inputFingerprint(projectRoot, contentDir, [...THEME_FOLDERS, "engine", "public"], JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
       if (!values.force && (await isUpToDate(outDir, inputs))) {
         console.log(`${path.relative(process.cwd(), outDir) || outDir} is up to date (nothing changed since the last build; --force rebuilds)`);
         return 0;
       }
       const { buildSite } = await import("./engine/build.js");
+      const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
       const { FolderWriter } = await import("./engine/output.js");
       const { printErrors, printWarnings } = await import("./engine/report.js");
       const writer = new FolderWriter(outDir);
@@ -67,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
       process.on("SIGINT", interrupted);
       process.on("SIGTERM", interrupted);
       await writer.begin();
-      const result = await buildSite({ contentDir, projectRoot, writer });
+      const result = await buildSite({ contentDir, projectRoot, theme, writer });
       printWarnings(result.warnings);
       if (!result.ok) {
         printErrors(result.errors);
@@ -87,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "dev": {
       const { startDev } = await import("./engine/dev.js");
-      const dev = await startDev({ projectRoot, contentDir, outDir, port, host: values.host });
+      const dev = await startDev({ projectRoot, contentDir, outDir, port, host: values.host, themeModule: THEME_MODULE, themeFolders: THEME_FOLDERS });
       const stop = () => void dev.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

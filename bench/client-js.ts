@@ -11,12 +11,13 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { buildSite } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
+import { theme } from "../templates/theme.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TARGET = 5 * 1024;
 
 const writer = new MemoryWriter();
-const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
 if (!result.ok) throw new Error("build failed");
 
 const gz = (text: string | Uint8Array) => gzipSync(text, { level: 9 }).length;

@@ -25,7 +25,7 @@ await cp(path.join(root, "content"), content, { recursive: true });
 await writeCorpus(count, path.join(content, "articles/bench"));
 
 const lines: string[] = [];
-const dev = await startDev({ projectRoot: root, contentDir: content, outDir: path.join(dir, "out"), port: 0, host: "127.0.0.1", log: (l) => lines.push(l) });
+const dev = await startDev({ projectRoot: root, contentDir: content, outDir: path.join(dir, "out"), port: 0, host: "127.0.0.1", themeModule: path.join(root, "templates/theme.tsx"), themeFolders: ["templates", "client"], log: (l) => lines.push(l) });
 
 // Listen as an open page does.
 const reloads: number[] = [];

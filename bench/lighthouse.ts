@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { serve } from "../engine/serve.js";
+import { theme } from "../templates/theme.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const peers = createRequire(path.join(root, "bench/package.json"));
@@ -25,7 +26,7 @@ const chromeLauncher = await import(pathToFileURL(peers.resolve("chrome-launcher
 const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-lh-")), "dist");
 const writer = new FolderWriter(out);
 await writer.begin();
-const result = await buildSite({ contentDir: path.join(root, "content"), projectRoot: root, writer });
+const result = await buildSite({ contentDir: path.join(root, "content"), projectRoot: root, theme, writer });
 if (!result.ok) throw new Error("the site does not build");
 // Lighthouse will not audit a response with status 404: audit the same 404.html under a
 // path that answers 200 (the preview serves any page file at its name).

@@ -3,7 +3,7 @@
  * there is one, otherwise the link is copied. Every per-page difference comes from the
  * page's front matter (`settings`), never from a branch on the route.
  */
-import type { ShareSettings } from "../engine/schema.js";
+import type { ShareSettings } from "../templates/schema.js";
 import type { ToastInput } from "./toast.js";
 
 export interface ShareRequest {

@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSite } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
+import { theme } from "../templates/theme.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const confPath = path.join(projectRoot, "deploy/nginx.conf");
@@ -16,7 +17,7 @@ const confPath = path.join(projectRoot, "deploy/nginx.conf");
 /** The CSP header value the built site needs, from its `_headers` file. */
 export async function builtCsp(): Promise<string> {
   const writer = new MemoryWriter();
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
   if (!result.ok) throw new Error("the site does not build; fix it first");
   const line = writer.text("_headers").split("\n").find((l) => l.trim().startsWith("Content-Security-Policy:"));
   return line!.trim().slice("Content-Security-Policy:".length).trim();

@@ -1,15 +1,15 @@
 /**
- * Stage 5 — assets: the client islands and the stylesheet through esbuild, with hashed file
- * names, plus the inline boot script. Returns files to write and the manifest templates use.
+ * Stage 5 — assets: the theme's scripts and stylesheets through esbuild with hashed file
+ * names, its fonts cut to the letters the site shows, and its inline script. Returns the
+ * files to write and the manifest templates read.
  */
 import path from "node:path";
-import { spawn } from "node:child_process";
-import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import type { AssetManifest } from "../templates/page-context.js";
-import { sfntToWoff2 } from "./woff2.js";
+import { build } from "esbuild";
+import subsetFont from "subset-font";
+import type { AssetManifest, Theme, ThemeFont } from "./theme.js";
 
 export interface BuiltAssets {
   manifest: AssetManifest;
@@ -18,95 +18,57 @@ export interface BuiltAssets {
 }
 
 export interface AssetOptions {
-  /** The project folder holding client/ and templates/. */
+  /** The project folder the theme's asset paths are relative to. */
   projectRoot: string;
+  theme: Theme;
+  /** The validated site settings (fonts are cut to the text they give). */
+  site: unknown;
   minify?: boolean;
-  /** The text set in the script face (brand name, author's initial); the font is cut to it. */
-  brandText?: string;
 }
 
-const BRAND_FONT = "@fontsource/dancing-script/files/dancing-script-latin-700-normal.woff2";
-/** The same face as WOFF 1 (zlib), which the subsetter reads without a WebAssembly decoder. */
-const BRAND_FONT_SOURCE = BRAND_FONT.replace(/\.woff2$/, ".woff");
-
 /**
- * The script font cut to the letters it shows: about 1.5 KB instead of 25 KB. Cached on disk
- * by font and text, since starting the subsetter (WebAssembly) costs more than a build's
- * worth of pages on a small site.
+ * A font cut to `text`, as WOFF2: a brand face shown in a few letters shrinks from ~25 KB to
+ * ~1.5 KB. Cached on disk by font and text: starting the subsetter (harfbuzz, WebAssembly)
+ * costs more than a small site's pages.
  */
-async function brandFont(projectRoot: string, text: string | undefined): Promise<Uint8Array> {
+async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Promise<Uint8Array> {
   const require = createRequire(path.join(projectRoot, "package.json"));
-  if (!text) return readFile(require.resolve(BRAND_FONT));
-  const font = await readFile(require.resolve(BRAND_FONT_SOURCE));
-  const key = createHash("sha256").update(font).update(text).digest("hex").slice(0, 16);
-  const cached = path.join(projectRoot, "node_modules/.cache/cafe-com-a-cris", `brand-${key}.woff2`);
+  const source = await readFile(require.resolve(font.source));
+  const text = font.text(site);
+  if (!text) return source;
+  const key = createHash("sha256").update(source).update(text).digest("hex").slice(0, 16);
+  const cached = path.join(projectRoot, "node_modules/.cache/engine/fonts", `${font.name}-${key}.woff2`);
   const hit = await readFile(cached).catch(() => undefined);
   if (hit) return hit;
-  const subset = sfntToWoff2(await subsetInProcess(require.resolve("subset-font"), font, text));
+  const subset = await subsetFont(source, text, { targetFormat: "woff2" });
+  // Written aside and renamed: a build stopped half-way never leaves half a font behind.
   await mkdir(path.dirname(cached), { recursive: true });
-  await writeFile(cached, subset);
+  await writeFile(`${cached}.${process.pid}.tmp`, subset);
+  await rename(`${cached}.${process.pid}.tmp`, cached);
   return subset;
 }
 
-/**
- * The subsetter (harfbuzz's hb-subset) is WebAssembly. Run in this process, even in a worker
- * thread that ends when the font is cut, it left ~45 MB behind for the rest of the build
- * (the allocator keeps what a thread freed). So it runs in a short-lived Node process of its
- * own: the font goes in on stdin, TrueType comes out on stdout, and its memory goes with it.
- * `sfntToWoff2` then compresses it with Node's Brotli (the WebAssembly WOFF2 encoder alone
- * held ~40 MB). Plain CommonJS, so it runs the same under tsx and compiled.
- */
-const SUBSET_PROCESS = `
-const chunks = [];
-process.stdin.on("data", (chunk) => chunks.push(chunk)).on("end", () => {
-  require(process.argv[1])(Buffer.concat(chunks), process.argv[2], { targetFormat: "truetype" }).then(
-    (subset) => process.stdout.write(subset),
-    (error) => {
-      process.stderr.write(String((error && error.stack) || error));
-      process.exitCode = 1;
-    },
-  );
-});`;
-
-function subsetInProcess(module: string, font: Uint8Array, text: string): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["-e", SUBSET_PROCESS, module, text], { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.once("error", (error) => reject(new Error(`could not cut the brand font: ${error.message}`)));
-    child.once("close", (code) => {
-      const subset = Buffer.concat(out);
-      if (code === 0 && subset.length > 0) resolve(subset);
-      else reject(new Error(`could not cut the brand font: ${Buffer.concat(err).toString("utf8").trim() || `exit code ${code}`}`));
-    });
-    child.stdin.end(font);
-  });
-}
-
-/** Bundles client/main.ts and templates/styles.css into /assets with content hashes. */
-export async function buildAssets({ projectRoot, minify = true, brandText }: AssetOptions): Promise<BuiltAssets> {
+/** Bundles the theme's entries into /assets with content hashes. */
+export async function buildAssets({ projectRoot, theme, site, minify = true }: AssetOptions): Promise<BuiltAssets> {
   const outdir = path.join(projectRoot, "assets-out");
-  // The font is cut while esbuild bundles: the bundle waits for it only where it loads it.
-  const font = brandFont(projectRoot, brandText);
-  font.catch(() => {});
-  // The boot script runs inline before first paint: its own tiny bundle, no React.
-  const boot = build({
+  const fonts = new Map<string, ThemeFont>((theme.assets.fonts ?? []).map((f) => [f.name, f]));
+  // The inline script runs before first paint: its own tiny bundle, no React.
+  const inline = theme.assets.inline
+    ? build({
+        absWorkingDir: projectRoot,
+        entryPoints: [theme.assets.inline],
+        bundle: true,
+        format: "iife",
+        target: ["es2017"],
+        minify: true,
+        write: false,
+        legalComments: "none",
+        logLevel: "silent",
+      })
+    : undefined;
+  const result = await build({
     absWorkingDir: projectRoot,
-    entryPoints: ["client/boot.ts"],
-    bundle: true,
-    format: "iife",
-    target: ["es2017"],
-    minify: true,
-    write: false,
-    legalComments: "none",
-    logLevel: "silent",
-  });
-  boot.catch(() => {});
-  const bundled = build({
-    absWorkingDir: projectRoot,
-    entryPoints: { main: "client/main.ts", styles: "templates/styles.css" },
+    entryPoints: theme.assets.entries,
     bundle: true,
     splitting: true,
     format: "esm",
@@ -125,35 +87,36 @@ export async function buildAssets({ projectRoot, minify = true, brandText }: Ass
     logLevel: "silent",
     plugins: [
       {
-        name: "brand-font",
+        name: "theme-fonts",
         setup(b) {
-          b.onResolve({ filter: /^cafe:brand-font$/ }, () => ({ path: "brand-script.woff2", namespace: "brand-font" }));
-          b.onLoad({ filter: /.*/, namespace: "brand-font" }, async () => ({ contents: await font, loader: "file" }));
+          b.onResolve({ filter: /^font:/ }, ({ path: name }) => ({ path: `${name.slice(5)}.woff2`, namespace: "theme-font" }));
+          b.onLoad({ filter: /.*/, namespace: "theme-font" }, async ({ path: file }) => {
+            const font = fonts.get(file.replace(/\.woff2$/, ""));
+            if (!font) return { errors: [{ text: `the theme declares no font '${file}'` }] };
+            return { contents: await cutFont(projectRoot, font, site), loader: "file" };
+          });
         },
       },
     ],
   });
-  // When the font could not be cut, say that rather than how esbuild saw it.
-  const result = await bundled.catch(async (error: unknown) => {
-    await font;
-    throw error;
-  });
 
   const files = new Map<string, Uint8Array>();
-  const manifest: Partial<AssetManifest> = {};
-  for (const file of result.outputFiles) {
+  const manifest: AssetManifest = { entries: {}, fonts: {}, inlineScript: "" };
+  for (const [output, meta] of Object.entries(result.metafile.outputs)) {
+    const file = result.outputFiles.find((f) => f.path === path.join(projectRoot, output));
+    if (!file) continue;
     const rel = `assets/${path.relative(outdir, file.path).split(path.sep).join("/")}`;
     files.set(rel, file.contents);
-    const url = `/${rel}`;
-    if (/^assets\/main-[^/]+\.js$/.test(rel)) manifest.js = url;
-    else if (/^assets\/styles-[^/]+\.css$/.test(rel)) manifest.css = url;
-    else if (/brand-script-[^/]*\.woff2$/.test(rel)) manifest.brandFont = url;
+    const entry = meta.entryPoint && Object.entries(theme.assets.entries).find(([, source]) => path.normalize(source) === path.normalize(meta.entryPoint!));
+    if (entry) manifest.entries[entry[0]] = `/${rel}`;
+    for (const input of Object.keys(meta.inputs)) {
+      const font = /^theme-font:(.+)\.woff2$/.exec(input)?.[1];
+      if (font) manifest.fonts[font] = `/${rel}`;
+    }
   }
-
-  manifest.bootScript = (await boot).outputFiles[0]!.text.trim();
-
-  if (!manifest.js || !manifest.css || !manifest.brandFont) {
-    throw new Error(`asset bundle is missing an entry: ${JSON.stringify(manifest)}`);
+  if (inline) manifest.inlineScript = (await inline).outputFiles[0]!.text.trim();
+  for (const name of Object.keys(theme.assets.entries)) {
+    if (!manifest.entries[name]) throw new Error(`the asset bundle has no output for the entry '${name}'`);
   }
-  return { manifest: manifest as AssetManifest, files };
+  return { manifest, files };
 }

@@ -2,31 +2,26 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
-import { parse as parseYaml } from "yaml";
+import { z } from "zod";
 import { ContentError, type ContentWarning } from "./errors.js";
-import {
-  ARTICLE_KEYS,
-  articleFrontMatterSchema,
-  cardsSchema,
-  editionsSchema,
-  siteSchema,
-  type ArticleFrontMatter,
-  type Card,
-  type Edition,
-  type SiteSettings,
-} from "./schema.js";
+import { baseFrontMatter, type BaseMeta } from "./schema.js";
+import type { Theme } from "./theme.js";
 import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "./yaml-source.js";
+
+/** An article's front matter as validated: the engine's keys, the theme's, and block data. */
+export type ArticleMeta = BaseMeta & Record<string, unknown>;
 
 export interface Article {
   /** Path as an author sees it, e.g. `content/articles/artigo-transicao.md`. */
   file: string;
   route: string;
-  lang: "pt" | "en";
-  meta: ArticleFrontMatter;
+  /** One of the theme's languages; the first of them when neither file name nor front matter says. */
+  lang: string;
+  meta: ArticleMeta;
   /** The whole front matter, including block data keys. */
   frontMatter: Record<string, unknown>;
   /** The Markdown body, preceded by blank lines so that line numbers match the file. */
@@ -45,11 +40,12 @@ export interface LocatedFile<T> {
 
 export interface SiteContent {
   root: string;
-  /** Routes of `draft: true` articles left out of this build (cards pointing at them are dropped). */
+  /** Routes of `draft: true` articles left out of this build (listings pointing at them drop them). */
   draftRoutes: Set<string>;
-  site: LocatedFile<SiteSettings>;
-  cards: LocatedFile<Card[]>;
-  editions: LocatedFile<Edition[]>;
+  /** content/site.yaml, validated by the theme's schema. */
+  site: LocatedFile<unknown>;
+  /** The theme's YAML collections (cards.yaml…) by name, validated by their schemas. */
+  collections: Record<string, LocatedFile<unknown>>;
   articles: Article[];
   /** JSON data tables by name (`note-tools` for content/data/note-tools.json). */
   data: Map<string, LocatedFile<unknown>>;
@@ -61,44 +57,74 @@ export interface LoadResult {
   warnings: ContentWarning[];
 }
 
+/** An address the owner has still to set: `https://x.placeholder.invalid/…`. */
 const PLACEHOLDER = /placeholder|\.invalid(\/|$)/i;
 
-/** Reads and validates everything under `root` (normally `content/`). */
-export async function loadContent(root: string, options: { drafts?: boolean } = {}): Promise<LoadResult> {
+/** How a theme's articles are read: the front-matter schema, its keys and the languages. */
+export interface ArticleModel {
+  schema: z.ZodType<ArticleMeta>;
+  keys: string[];
+  /** The site's languages, the default first. */
+  languages: readonly string[];
+}
+
+const models = new WeakMap<Theme, ArticleModel>();
+
+/** The article model of a theme: the engine's front-matter keys plus the theme's. */
+export function articleModel(theme: Theme): ArticleModel {
+  let model = models.get(theme);
+  if (!model) {
+    const shape = { ...baseFrontMatter, ...theme.frontMatter };
+    const schema = z.looseObject(shape) as unknown as z.ZodType<ArticleMeta>;
+    model = { schema, keys: Object.keys(shape), languages: theme.languages };
+    models.set(theme, model);
+  }
+  return model;
+}
+
+/** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
+export async function loadContent(root: string, theme: Theme, options: { drafts?: boolean } = {}): Promise<LoadResult> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
   const display = (abs: string) => path.relative(process.cwd(), abs) || abs;
+  const model = articleModel(theme);
 
-  const [site, cards, editions, data, articles] = await Promise.all([
-    loadYamlFile(path.join(root, "site.yaml"), siteSchema, display, errors),
-    loadYamlFile(path.join(root, "cards.yaml"), cardsSchema, display, errors),
-    loadYamlFile(path.join(root, "editions.yaml"), editionsSchema, display, errors),
-    loadDataFiles(path.join(root, "data"), display, errors),
-    loadArticles(path.join(root, "articles"), display, errors),
-  ]);
-
-  if (site) {
-    for (const [key, url] of [
-      ["brand.url", site.value.brand.url],
-      ["privacyUrl", site.value.privacyUrl],
-      ["siteUrl", site.value.siteUrl],
-    ] as const) {
-      if (PLACEHOLDER.test(url)) {
-        const pos = site.locate(key.split("."));
-        warnings.push({
-          file: site.file,
-          line: pos?.line,
-          message: `\`${key}\` is still a placeholder (${url}); set the real address in ${site.file} before publishing`,
-        });
-      }
-    }
+  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors);
+  const collections: Record<string, LocatedFile<unknown>> = {};
+  for (const [name, { file, schema }] of Object.entries(theme.collections)) {
+    const loaded = await loadYamlFile(path.join(root, file), schema, display, errors);
+    if (loaded) collections[name] = loaded;
   }
+  const data = await loadDataFiles(path.join(root, "data"), display, errors);
+  const articles = loadArticles(path.join(root, "articles"), model, display, errors);
+
+  if (site) warnings.push(...placeholderWarnings(site));
 
   const hidden = (a: Article) => !options.drafts && a.meta.draft === true;
   const visible = articles.filter((a) => !hidden(a));
   const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
-  if (!site || !cards || !editions || errors.length > 0) return { errors, warnings };
-  return { content: { root, draftRoutes, site, cards, editions, data, articles: visible }, errors, warnings };
+  if (!site || errors.length > 0) return { errors, warnings };
+  return { content: { root, draftRoutes, site, collections, data, articles: visible }, errors, warnings };
+}
+
+/** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
+function placeholderWarnings(site: LocatedFile<unknown>): ContentWarning[] {
+  const warnings: ContentWarning[] = [];
+  const visit = (value: unknown, at: (string | number)[]) => {
+    if (typeof value === "string") {
+      if (/^https?:\/\//.test(value) && PLACEHOLDER.test(value)) {
+        const key = at.join(".");
+        warnings.push({
+          file: site.file,
+          line: site.locate(at)?.line,
+          message: `\`${key}\` is still a placeholder (${value}); set the real address in ${site.file} before publishing`,
+        });
+      }
+    } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, [...at, i]));
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, [...at, k]);
+  };
+  visit(site.value, []);
+  return warnings;
 }
 
 async function readText(file: string, shown: string, errors: ContentError[]): Promise<string | undefined> {
@@ -110,7 +136,7 @@ async function readText(file: string, shown: string, errors: ContentError[]): Pr
       new ContentError({
         file: shown,
         message: missing ? "file not found" : `cannot read file: ${(error as Error).message}`,
-        hint: missing ? "every site needs site.yaml, cards.yaml and editions.yaml in its content folder" : undefined,
+        hint: missing ? `this site's content folder needs ${path.basename(file)} (see the README)` : undefined,
         cause: error,
       }),
     );
@@ -142,10 +168,10 @@ async function loadYamlFile<T>(
   return { file: shown, source, value: result.data, locate: parsed.locate };
 }
 
-async function listFiles(dir: string, extension: string): Promise<string[]> {
+function listFiles(dir: string, extension: string): string[] {
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
@@ -162,7 +188,7 @@ async function loadDataFiles(
   errors: ContentError[],
 ): Promise<Map<string, LocatedFile<unknown>>> {
   const data = new Map<string, LocatedFile<unknown>>();
-  for (const file of await listFiles(dir, ".json")) {
+  for (const file of listFiles(dir, ".json")) {
     const shown = display(file);
     const source = await readText(file, shown, errors);
     if (source === undefined) continue;
@@ -177,37 +203,18 @@ async function loadDataFiles(
   return data;
 }
 
-async function loadArticles(dir: string, display: (p: string) => string, errors: ContentError[]): Promise<Article[]> {
-  const files = await listFiles(dir, ".md");
+function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, errors: ContentError[]): Article[] {
+  const files = listFiles(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFile(dir, file, display);
+    const result = loadArticleFile(dir, file, model, display);
     if (!result) continue;
     if ("errors" in result) errors.push(...result.errors);
     else articles.push(result.article);
   }
   return articles;
-}
-
-/** The letters set in the script face: the brand name and the author's initial. */
-export function brandTextOf(site: { brand: { name: string }; author: string }): string {
-  return [...new Set(`${site.brand.name}${site.author.slice(0, 1)}`)].join("");
-}
-
-/**
- * The brand text read straight from site.yaml, so the assets can be cut while the rest of
- * the content loads; undefined (the whole font) if the file cannot be read yet.
- */
-export async function readBrandText(contentDir: string): Promise<string | undefined> {
-  try {
-    const site = parseYaml(await readFile(path.join(contentDir, "site.yaml"), "utf8")) as { brand?: { name?: unknown }; author?: unknown };
-    if (typeof site?.brand?.name !== "string" || typeof site.author !== "string") return undefined;
-    return brandTextOf({ brand: { name: site.brand.name }, author: site.author });
-  } catch {
-    return undefined;
-  }
 }
 
 /** gray-matter's front matter starts with the newline that ends the opening `---` line. */
@@ -219,6 +226,7 @@ type ArticleLoad = { article: Article } | { errors: ContentError[] } | undefined
 export function loadArticleFile(
   articlesDir: string,
   file: string,
+  model: ArticleModel,
   display: (p: string) => string = (p) => path.relative(process.cwd(), p) || p,
 ): ArticleLoad {
   const shown = display(file);
@@ -229,16 +237,20 @@ export function loadArticleFile(
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     return { errors: [new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })] };
   }
-  return parseArticle(source, shown, path.relative(articlesDir, file));
+  return parseArticle(source, shown, path.relative(articlesDir, file), model);
 }
 
-/** `artigo/tarifas.md` → `/artigo/tarifas`; `x.en.md` → `/x` in English; `x/index.md` → `/x`. */
-export function routeFromPath(relative: string): { route: string; lang?: "en" } {
+/**
+ * `artigo/tarifas.md` → `/artigo/tarifas`; `x.en.md` → `/x` in English (when English is one
+ * of the site's `languages`); `x/index.md` → `/x`.
+ */
+export function routeFromPath(relative: string, languages: readonly string[] = []): { route: string; lang?: string } {
   const parts = relative.split(/[\\/]/);
   let name = parts.pop()!.replace(/\.md$/, "");
-  let lang: "en" | undefined;
-  if (name.endsWith(".en")) {
-    lang = "en";
+  let lang: string | undefined;
+  const suffix = /\.([a-z]{2})$/.exec(name)?.[1];
+  if (suffix && languages.includes(suffix)) {
+    lang = suffix;
     name = name.slice(0, -3);
   }
   if (name !== "index") parts.push(name);
@@ -253,6 +265,7 @@ export function parseArticle(
   source: string,
   file: string,
   relative: string,
+  model: ArticleModel,
 ): { article: Article } | { errors: ContentError[] } {
   if (!/^---\r?\n/.test(source)) {
     return {
@@ -305,24 +318,40 @@ export function parseArticle(
       errors: [new ContentError({ file, line: 2, source, message: "front matter must be a set of `key: value` lines" })],
     };
   }
-  const result = articleFrontMatterSchema.safeParse(data);
+  const result = model.schema.safeParse(data);
   if (!result.success) {
     return {
       errors: schemaErrors(result.error.issues, file, source, locate, [], (key) => {
-        const guess = nearest(key, ARTICLE_KEYS);
+        const guess = nearest(key, model.keys);
         return guess && guess !== key ? `did you mean \`${guess}\`?` : undefined;
       }),
     };
   }
   const meta = result.data;
-  const fromPath = routeFromPath(relative);
+  if (meta.lang !== undefined && !model.languages.includes(meta.lang)) {
+    const pos = locate(["lang"]);
+    return {
+      errors: [
+        new ContentError({
+          file,
+          line: pos?.line,
+          column: pos?.column,
+          source,
+          key: "lang",
+          message: `\`lang\` must be one of ${model.languages.join(", ")}; got '${meta.lang}'`,
+          hint: `this site is written in ${model.languages.join(" and ")}`,
+        }),
+      ],
+    };
+  }
+  const fromPath = routeFromPath(relative, model.languages);
   const bodyOffset = source.length - raw.content.length;
   const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;
   return {
     article: {
       file,
       route: meta.route ?? fromPath.route,
-      lang: meta.lang ?? fromPath.lang ?? "pt",
+      lang: meta.lang ?? fromPath.lang ?? model.languages[0]!,
       meta,
       frontMatter: data,
       // Derived when asked for, not stored: on a huge site a second copy of every text adds up.

@@ -6,10 +6,13 @@
 import { SiteBuilder, type BuildResult } from "./build.js";
 import { formatError } from "./errors.js";
 import { LiveWriter } from "./output.js";
+import type { Theme } from "./theme.js";
+import { pathToFileURL } from "node:url";
 import { reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
 
-const [contentDir, projectRoot, outDir] = process.argv.slice(2) as [string, string, string];
-const builder = new SiteBuilder({ contentDir, projectRoot, drafts: true, keepBodies: true });
+const [contentDir, projectRoot, outDir, themeModule] = process.argv.slice(2) as [string, string, string, string];
+const { theme } = (await import(pathToFileURL(themeModule).href)) as { theme: Theme };
+const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true });
 const writer = new LiveWriter(outDir);
 const send = (reply: BuilderReply) => process.send?.(reply);
 

@@ -18,6 +18,10 @@ export interface DevOptions {
   outDir: string;
   port: number;
   host: string;
+  /** The module that exports the site's theme (`export const theme`). */
+  themeModule: string;
+  /** Folders of the theme's code, relative to the project root: an edit there restarts the builder. */
+  themeFolders: string[];
   /** Print to the terminal (tests silence it). */
   log?: (line: string) => void;
 }
@@ -28,10 +32,9 @@ export interface DevServer {
 }
 
 /** Bundles the dev client (live reload and overlay) once per session. */
-async function devClient(projectRoot: string): Promise<string> {
+async function devClient(): Promise<string> {
   const result = await build({
-    absWorkingDir: projectRoot,
-    entryPoints: ["client/dev-client.ts"],
+    entryPoints: [path.join(import.meta.dirname, "dev-client.ts")],
     bundle: true,
     format: "esm",
     write: false,
@@ -45,7 +48,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const clients = new Set<http.ServerResponse>();
   let lastErrors: ReportedError[] | undefined;
-  const clientScript = await devClient(options.projectRoot);
+  const clientScript = await devClient();
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const broadcast = (event: string, data: unknown) => {
@@ -60,7 +63,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const startBuilder = () => {
     builder?.kill();
     ready = new Promise((resolve) => (resolveReady = resolve));
-    builder = fork(path.join(options.projectRoot, "engine", "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir], {
+    builder = fork(path.join(import.meta.dirname, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir, options.themeModule], {
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
@@ -122,7 +125,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   });
   log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
 
-  const codeDirs = ["templates", "client", "engine"].map((d) => path.join(options.projectRoot, d));
+  const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), import.meta.dirname];
   const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts)$/.test(file);
   let timer: NodeJS.Timeout | undefined;
   const changed = new Set<string>();
@@ -160,7 +163,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }, 2);
   };
   const watcher = watch(
-    [options.contentDir, ...["templates", "client", "public", "engine"].map((d) => path.join(options.projectRoot, d))],
+    [options.contentDir, ...[...options.themeFolders, "public"].map((d) => path.join(options.projectRoot, d)), import.meta.dirname],
     {
       ignoreInitial: true,
       // Not chokidar's atomic mode: every batch re-reads the files as they are now, so an

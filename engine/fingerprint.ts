@@ -1,6 +1,6 @@
 /**
- * Up-to-date check for `npm run build`: a fingerprint of every input (content, templates,
- * client, engine, public, the lock file) and of the output written from it. When both
+ * Up-to-date check for `npm run build`: a fingerprint of every input (content, the theme's
+ * folders, the engine, public, the lock file) and of the output written from it. When both
  * match the last build, there is nothing to do and the output is left exactly as it is.
  * Deliberately dependency-free, so the check runs before the engine and React are loaded.
  */
@@ -32,8 +32,8 @@ function files(dir: string): string[] {
  * Hash of the inputs' paths, sizes and modification times, as make and ninja compare
  * them: editing, adding, removing or checking out a file changes it.
  */
-export async function inputFingerprint(projectRoot: string, contentDir: string, options: string): Promise<string> {
-  const dirs = [contentDir, ...["templates", "client", "engine", "public"].map((d) => path.join(projectRoot, d))];
+export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string): Promise<string> {
+  const dirs = [contentDir, ...folders.map((d) => path.join(projectRoot, d))];
   const all = [...dirs.flatMap(files), path.join(projectRoot, "package-lock.json")];
   return describe(all, options);
 }

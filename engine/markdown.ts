@@ -5,9 +5,10 @@
  * Directives become validated blocks; links are checked against the link policy; headings
  * get ids; raw HTML is dropped with a warning, never passed through.
  */
-import type { ReactElement } from "react";
+import { createContext, createElement, useContext, type ReactElement, type ReactNode } from "react";
+import { renderToString } from "react-dom/server";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
-import { unified } from "unified";
+import { unified, type Processor } from "unified";
 import remarkParse from "remark-parse";
 import remarkGfm from "remark-gfm";
 import remarkDirective from "remark-directive";
@@ -17,23 +18,20 @@ import { visit, SKIP } from "unist-util-visit";
 import GithubSlugger from "github-slugger";
 import { VFile } from "vfile";
 import type { Root, Nodes, Parents, Text } from "mdast";
-import type { ContainerDirective, LeafDirective, TextDirective } from "mdast-util-directive";
+import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
 import { ContentError, type ContentWarning } from "./errors.js";
-import type { Article, SiteContent } from "./content.js";
-import { ARTICLE_KEYS, blockSchemas, containerBlocks, siteBlocks, type LeafBlockName } from "./schema.js";
+import { articleModel, type Article, type SiteContent } from "./content.js";
+import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "./theme.js";
 import { nearest, schemaErrors } from "./yaml-source.js";
-import { markdownComponents } from "../templates/markdown-components.js";
 
-/** A directive resolved to its validated data, rendered by templates/blocks. */
-export interface ResolvedBlock {
-  name: string;
+/** A directive resolved to its block and validated data. */
+interface ResolvedBlock {
+  definition: BlockDefinition;
   data?: unknown;
   attributes: Record<string, string>;
-  /** Level for the block's own headings: one below the section it stands in (2 to 6). */
   headingLevel: HeadingLevel;
 }
-export type HeadingLevel = 2 | 3 | 4 | 5 | 6;
 
 /** An internal link found in Markdown, checked against the route table by the build. */
 export interface InternalLink {
@@ -43,9 +41,9 @@ export interface InternalLink {
   column?: number;
 }
 
+/** What one article's Markdown gave: its body as HTML and what the site-wide checks need. */
 export interface MarkdownResult {
-  body: ReactElement;
-  blocks: ResolvedBlock[];
+  html: string;
   links: InternalLink[];
   headings: { id: string; text: string; depth: number }[];
   errors: ContentError[];
@@ -55,42 +53,72 @@ export interface MarkdownResult {
 interface PipelineData {
   article: Article;
   content: SiteContent;
-  result: Omit<MarkdownResult, "body">;
+  theme: Theme;
+  blocks: ResolvedBlock[];
+  result: Omit<MarkdownResult, "html">;
 }
 
-const LEAF_BLOCKS = [...Object.keys(blockSchemas), ...siteBlocks];
-const ALL_BLOCKS = [...LEAF_BLOCKS, ...containerBlocks];
+/** The blocks of the article being rendered, read by the `cafe-block` slots. */
+const BlockContext = createContext<{ blocks: readonly ResolvedBlock[]; lang: string }>({ blocks: [], lang: "" });
 
-const toReact = { Fragment, jsx, jsxs, components: markdownComponents, passKeys: true, passNode: false } as const;
-const processor = unified()
-  .use(remarkParse)
-  .use(remarkGfm)
-  .use(remarkDirective)
-  .use(remarkSiteBlocks)
-  .use(remarkRehype)
-  .use(rehypeReact, toReact);
+/** Where a directive stood in the Markdown: its block's component, with its data. */
+function BlockSlot({ "data-block": index, children }: { "data-block"?: string; children?: ReactNode }) {
+  const { blocks, lang } = useContext(BlockContext);
+  const block = blocks[Number(index)];
+  if (!block) return null;
+  const props: BlockProps = { data: block.data, attributes: block.attributes, level: block.headingLevel, lang, children };
+  return createElement(block.definition.component as (p: BlockProps) => ReactNode, props);
+}
 
 /**
- * The same pipeline without the GFM and directive extensions, for text in which they can
- * match nothing: every GFM construct and every directive needs one of the characters
- * `USES_EXTENSIONS` looks for. Skipping them halves the parse time of plain prose and
- * changes no output.
+ * The unified pipelines of a theme, per language (the footnote labels are the page's):
+ * the full one, and the same without the GFM and directive extensions for text in which
+ * they can match nothing. Every GFM construct and every directive needs one of the
+ * characters `USES_EXTENSIONS` looks for; skipping them halves the parse time of plain
+ * prose and changes no output (bench/README.md has the figure).
  */
-const leanProcessor = unified().use(remarkParse).use(remarkSiteBlocks).use(remarkRehype).use(rehypeReact, toReact);
+type Pipelines = { full: Processor; lean: Processor };
+const pipelines = new WeakMap<Theme, Map<string, Pipelines>>();
 const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
 
+function pipelinesFor(theme: Theme, lang: string): Pipelines {
+  let byLang = pipelines.get(theme);
+  if (!byLang) pipelines.set(theme, (byLang = new Map()));
+  let found = byLang.get(lang);
+  if (!found) {
+    const toReact = {
+      Fragment,
+      jsx,
+      jsxs,
+      components: { ...theme.markdownComponents, "cafe-block": BlockSlot },
+      passKeys: true,
+      passNode: false,
+    } as const;
+    const rehypeOptions = theme.markdownLabels?.(lang) ?? {};
+    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
+    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
+    found = { full: full as unknown as Processor, lean: lean as unknown as Processor };
+    byLang.set(lang, found);
+  }
+  return found;
+}
+
 /**
- * Renders an article's Markdown body. Never throws for bad content: errors are returned.
- * `lean: false` always uses the full pipeline (the reference the lean one must equal).
+ * Renders an article's Markdown body to HTML with the theme's components. Never throws for
+ * bad content: errors are returned. `lean: false` always uses the full pipeline (the
+ * reference the lean one must equal).
  */
-export function renderMarkdown(article: Article, content: SiteContent, options: { lean?: boolean } = {}): MarkdownResult {
-  const result: PipelineData["result"] = { blocks: [], links: [], headings: [], errors: [], warnings: [] };
+export function renderMarkdown(article: Article, content: SiteContent, theme: Theme, options: { lean?: boolean } = {}): MarkdownResult {
+  const result: PipelineData["result"] = { links: [], headings: [], errors: [], warnings: [] };
+  const blocks: ResolvedBlock[] = [];
   const markdown = article.markdown;
   const file = new VFile({ path: article.file, value: markdown });
-  file.data.pipeline = { article, content, result } satisfies PipelineData;
-  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(markdown) ? leanProcessor : processor;
+  file.data.pipeline = { article, content, theme, blocks, result } satisfies PipelineData;
+  const { full, lean } = pipelinesFor(theme, article.lang);
+  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
   const body = pipeline.processSync(file).result as ReactElement;
-  return { body, ...result };
+  const html = result.errors.length > 0 ? "" : renderToString(createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body));
+  return { html, ...result };
 }
 
 declare module "vfile" {
@@ -103,10 +131,14 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+/** Site-level block data (from a collection), computed once per build. */
+const siteData = new WeakMap<SiteContent, Map<string, unknown>>();
+
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
-function remarkSiteBlocks() {
+function remarkBlocks() {
   return (tree: Root, file: VFile) => {
-    const { article, content, result } = file.data.pipeline!;
+    const { article, content, theme, blocks, result } = file.data.pipeline!;
+    const model = articleModel(theme);
     const consumedKeys = new Set<string>();
     const slugger = new GithubSlugger();
     // The page title is the h1; a block's headings go one level below the last heading.
@@ -159,8 +191,8 @@ function remarkSiteBlocks() {
     });
 
     for (const key of Object.keys(article.frontMatter)) {
-      if (ARTICLE_KEYS.includes(key) || consumedKeys.has(key)) continue;
-      const guess = nearest(key, ARTICLE_KEYS);
+      if (model.keys.includes(key) || consumedKeys.has(key)) continue;
+      const guess = nearest(key, model.keys);
       const pos = article.locate([key], { key: true });
       result.errors.push(
         new ContentError({
@@ -173,7 +205,7 @@ function remarkSiteBlocks() {
           hint:
             guess !== undefined
               ? `did you mean \`${guess}\`?`
-              : `front-matter keys are ${ARTICLE_KEYS.join(", ")}, plus data for a block placed in the body (e.g. \`::stat-cards\` reads \`statCards\`)`,
+              : `front-matter keys are ${model.keys.join(", ")}, plus data for a block placed in the body (\`::some-block\` reads \`someBlock\`)`,
         }),
       );
     }
@@ -195,14 +227,15 @@ function remarkSiteBlocks() {
     function resolveDirective(node: LeafDirective | ContainerDirective) {
       const name = node.name;
       const isContainer = node.type === "containerDirective";
-      const known = isContainer ? (containerBlocks as readonly string[]) : LEAF_BLOCKS;
-      if (!known.includes(name)) {
-        const guess = nearest(name, ALL_BLOCKS);
-        const marker = isContainer ? ":::" : "::";
+      const marker = (d: BlockDefinition) => (d.source.from === "children" ? ":::" : "::");
+      const definition = theme.blocks.find((d) => d.name === name);
+      if (!definition || (definition.source.from === "children") !== isContainer) {
+        const names = theme.blocks.map((d) => d.name);
+        const guess = definition ?? theme.blocks.find((d) => d.name === nearest(name, names));
         fail(
           node,
-          `unknown block \`${marker}${name}\``,
-          guess ? `did you mean \`${ALL_BLOCKS.includes(guess) && (containerBlocks as readonly string[]).includes(guess) ? ":::" : "::"}${guess}\`?` : `known blocks: ${ALL_BLOCKS.join(", ")}`,
+          `unknown block \`${isContainer ? ":::" : "::"}${name}\``,
+          guess ? `did you mean \`${marker(guess)}${guess.name}\`?` : `known blocks: ${theme.blocks.map((d) => `${marker(d)}${d.name}`).join(", ")}`,
         );
         return;
       }
@@ -210,24 +243,27 @@ function remarkSiteBlocks() {
         Object.entries(node.attributes ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
       );
       const headingLevel = Math.min(sectionDepth + 1, 6) as HeadingLevel;
-      const block: ResolvedBlock = { name, attributes, headingLevel };
-      if (name in blockSchemas) {
-        const data = blockData(name as LeafBlockName, attributes, node);
+      const block: ResolvedBlock = { definition, attributes, headingLevel };
+      const source = definition.source;
+      if (source.from === "data") {
+        const data = blockData(name, source.schema, attributes, node);
         if (data === undefined) return;
         block.data = data;
-      } else if (name === "editions-carousel") {
-        block.data = content.editions.value.filter((e) => !content.draftRoutes.has(e.route));
+      } else if (source.from === "site") {
+        let byName = siteData.get(content);
+        if (!byName) siteData.set(content, (byName = new Map()));
+        if (!byName.has(name)) byName.set(name, source.data(content));
+        block.data = byName.get(name);
       }
-      if (name === "quote" && !attributes.author) {
-        fail(node, "`:::quote` needs an author", 'write it as :::quote{author="Nome"}');
+      for (const [attribute, hint] of Object.entries(definition.required ?? {})) {
+        if (!attributes[attribute]) fail(node, `\`${marker(definition)}${name}\` needs the attribute \`${attribute}\``, hint);
       }
-      const index = result.blocks.push(block) - 1;
+      const index = blocks.push(block) - 1;
       node.data = { ...node.data, hName: "cafe-block", hProperties: { dataBlock: String(index) } };
       if (!isContainer) node.children = [];
     }
 
-    function blockData(name: LeafBlockName, attributes: Record<string, string>, node: Nodes): unknown {
-      const schema = blockSchemas[name];
+    function blockData(name: string, schema: import("zod").ZodType, attributes: Record<string, string>, node: Nodes): unknown {
       if (attributes.src) {
         const table = content.data.get(attributes.src);
         if (!table) {

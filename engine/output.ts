@@ -1,12 +1,11 @@
 /**
- * Stage 6 — output: writes the site. The writer is an interface so tests build in memory;
+ * Stage 7 — output: writes the site. The writer is an interface so tests build in memory;
  * the folder writer builds into a temporary sibling folder and swaps it in only when the
  * whole site is written, so a failed build never leaves a half-written or missing site.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile, cp, stat } from "node:fs/promises";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 
 export interface SiteWriter {
   /** Writes a file; resolves false when it already held exactly these bytes. */
@@ -37,6 +36,8 @@ async function copyInto(writer: SiteWriter, from: string, to: string): Promise<b
 export class MemoryWriter implements SiteWriter {
   readonly files = new Map<string, string | Uint8Array>();
   async write(file: string, contents: string | Uint8Array) {
+    const old = this.files.get(file);
+    if (old !== undefined && Buffer.from(old).equals(Buffer.from(contents))) return false;
     this.files.set(file, contents);
     return true;
   }
@@ -58,104 +59,12 @@ export class MemoryWriter implements SiteWriter {
   }
 }
 
-/**
- * Writes files in a thread of its own. A page written through fs.writeFile costs three trips
- * through libuv's pool (open, write, close), each waking a pool thread that the two cores'
- * scheduler then runs in the rendering thread's place: ~0.8 s of a 4000-page build's main
- * thread. Here the rendering thread only posts batches of pages; the writer creates folders
- * and writes each file synchronously, alongside. Plain CommonJS, so it runs the same under
- * tsx and compiled.
- */
-const WRITER_THREAD = `
-const { mkdirSync, writeFileSync } = require("node:fs");
-const { dirname } = require("node:path");
-const { parentPort } = require("node:worker_threads");
-const made = new Set();
-parentPort.on("message", ({ id, files }) => {
-  const failed = [];
-  for (const [file, contents] of files) {
-    try {
-      const dir = dirname(file);
-      if (!made.has(dir)) {
-        mkdirSync(dir, { recursive: true });
-        made.add(dir);
-      }
-      writeFileSync(file, contents);
-    } catch (error) {
-      failed.push([file, String((error && error.message) || error)]);
-    }
-  }
-  parentPort.postMessage({ id, failed });
-});`;
-
-interface Batch {
-  id: number;
-  files: [string, string | Uint8Array][];
-  done: Promise<Map<string, string>>;
-  flush: NodeJS.Immediate;
-}
-
-/** Batches of files for the writer thread; each write resolves when its batch is on disk. */
-class WriterThread {
-  private readonly worker = new Worker(WRITER_THREAD, { eval: true });
-  private readonly pending = new Map<number, { resolve: (failed: Map<string, string>) => void; reject: (error: Error) => void }>();
-  private current?: Batch;
-  private nextId = 0;
-
-  constructor() {
-    this.worker.unref();
-    this.worker.on("message", ({ id, failed }: { id: number; failed: [string, string][] }) => {
-      this.pending.get(id)?.resolve(new Map(failed));
-      this.pending.delete(id);
-      if (this.pending.size === 0) this.worker.unref();
-    });
-    const fail = (error: Error) => {
-      for (const { reject } of this.pending.values()) reject(error);
-      this.pending.clear();
-    };
-    this.worker.on("error", fail);
-    this.worker.on("exit", () => fail(new Error("the file writer stopped")));
-  }
-
-  async write(file: string, contents: string | Uint8Array): Promise<void> {
-    const batch = this.current ?? this.startBatch();
-    batch.files.push([file, contents]);
-    if (batch.files.length >= 16) this.send(batch);
-    const failed = (await batch.done).get(file);
-    if (failed !== undefined) throw new Error(`could not write ${file}: ${failed}`);
-  }
-
-  private startBatch(): Batch {
-    const id = this.nextId++;
-    const done = new Promise<Map<string, string>>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    // Sent when it is full or, at the latest, when the renderer yields to the event loop.
-    const flush = setImmediate(() => this.send(batch));
-    const batch: Batch = { id, files: [], done, flush };
-    this.current = batch;
-    return batch;
-  }
-
-  private send(batch: Batch): void {
-    if (this.current !== batch) return;
-    this.current = undefined;
-    // A renderer that never waits may not reach the event loop's immediates for a long while:
-    // a pending one must not keep its batch's pages alive.
-    clearImmediate(batch.flush);
-    this.worker.ref();
-    this.worker.postMessage({ id: batch.id, files: batch.files });
-  }
-
-  /** Ends the thread; called once every write has settled. */
-  async stop(): Promise<void> {
-    await this.worker.terminate();
-  }
-}
-
 /** Writes into `<outDir>.tmp-<pid>` and swaps it with `outDir` on commit. */
 export class FolderWriter implements SiteWriter {
   private readonly staging: string;
   private readonly inFlight = new Set<Promise<void>>();
-  private writer?: WriterThread;
+  /** Folders made so far: each page needs its folder, and most share one. */
+  private readonly made = new Set<string>();
   private closed = false;
 
   constructor(readonly outDir: string) {
@@ -184,7 +93,19 @@ export class FolderWriter implements SiteWriter {
   }
 
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
-    await this.guard(() => (this.writer ??= new WriterThread()).write(path.join(this.staging, file), contents));
+    const target = path.join(this.staging, file);
+    const dir = path.dirname(target);
+    await this.guard(async () => {
+      try {
+        if (!this.made.has(dir)) {
+          await mkdir(dir, { recursive: true });
+          this.made.add(dir);
+        }
+        await writeFile(target, contents);
+      } catch (error) {
+        throw new Error(`could not write ${file}: ${(error as Error).message}`, { cause: error });
+      }
+    });
     return true;
   }
 
@@ -213,7 +134,6 @@ export class FolderWriter implements SiteWriter {
 
   private async swap(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
-    await this.writer?.stop();
     const previous = `${this.outDir.replace(/[\\/]+$/, "")}.old-${process.pid}`;
     const hadPrevious = await stat(this.outDir).then(() => true, () => false);
     if (hadPrevious) await rename(this.outDir, previous);
@@ -229,7 +149,6 @@ export class FolderWriter implements SiteWriter {
     this.aborting ??= (async () => {
       if (this.committing) return this.committing.catch(() => {});
       while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-      await this.writer?.stop();
       await rm(this.staging, { recursive: true, force: true });
     })();
     return this.aborting;

@@ -1,20 +1,22 @@
 /**
  * Stage 2 — routes: the one place that knows every URL of the site and the file it is
- * written to. Also checks what points at routes: cards, editions and the home page.
+ * written to: one route per article (its translations at the same path), the theme's pages
+ * (the home page) and the 404 page.
  */
 import { ContentError } from "./errors.js";
 import type { Article, SiteContent } from "./content.js";
+import type { PageSpec, Theme } from "./theme.js";
 import { errorAt, formatKey, type LocatableSource } from "./yaml-source.js";
 
 export type Route =
-  | { kind: "home"; path: "/"; outFile: string; featured: ArticleVariants }
-  | { kind: "article"; path: string; outFile: string; article: ArticleVariants }
-  | { kind: "not-found"; path: "/404"; outFile: string };
+  | { kind: "article"; path: string; outFile: string; template: string; article: ArticleVariants }
+  | { kind: "page"; path: string; outFile: string; template: string; featured?: ArticleVariants }
+  | { kind: "not-found"; path: "/404"; outFile: "404.html"; template: "not-found" };
 
-/** An article and, when it has one, its English version at the same route. */
+/** An article in the site's default language and its translations at the same route. */
 export interface ArticleVariants {
-  pt: Article;
-  en?: Article;
+  main: Article;
+  translations: Article[];
 }
 
 /** Code-point order: deterministic and independent of the machine's locale (and fast). */
@@ -33,10 +35,11 @@ export interface RouteTable {
   errors: ContentError[];
 }
 
-/** Builds the route table, failing on duplicate routes and on links to routes that do not exist. */
-export function buildRoutes(content: SiteContent): RouteTable {
+/** Builds the route table, failing on duplicate or reserved routes and on pages featuring no article. */
+export function buildRoutes(content: SiteContent, theme: Theme): RouteTable {
   const errors: ContentError[] = [];
-  const byRoute = new Map<string, { pt?: Article; en?: Article }>();
+  const [defaultLanguage] = theme.languages;
+  const byRoute = new Map<string, Map<string, Article>>();
 
   for (const article of content.articles) {
     if (RESERVED.has(article.route) || article.route.startsWith("/assets/")) {
@@ -48,20 +51,30 @@ export function buildRoutes(content: SiteContent): RouteTable {
       );
       continue;
     }
-    const slot = byRoute.get(article.route) ?? {};
-    const taken = slot[article.lang];
+    const template = article.meta.template ?? "article";
+    if (!(template in theme.templates) || template === "not-found") {
+      errors.push(
+        errorAt(article, ["template"], {
+          message: `unknown template '${template}'`,
+          hint: `templates for articles: ${Object.keys(theme.templates).filter((t) => t !== "not-found").join(", ")}`,
+        }),
+      );
+      continue;
+    }
+    const slot = byRoute.get(article.route) ?? new Map<string, Article>();
+    const taken = slot.get(article.lang);
     if (taken) {
       // Point at the file that claims the route explicitly, when one of them does.
       const culprit = "route" in article.frontMatter || !("route" in taken.frontMatter) ? article : taken;
       errors.push(
         errorAt(culprit, ["route"], {
-          message: `two articles have the route ${article.route}${article.lang === "en" ? " in English" : ""}: ${taken.file} and ${article.file}`,
+          message: `two articles have the route ${article.route}${article.lang === defaultLanguage ? "" : ` in ${article.lang}`}: ${taken.file} and ${article.file}`,
           hint: "give one of them another `route:` in its front matter, or rename its file",
         }),
       );
       continue;
     }
-    slot[article.lang] = article;
+    slot.set(article.lang, article);
     byRoute.set(article.route, slot);
   }
 
@@ -71,51 +84,68 @@ export function buildRoutes(content: SiteContent): RouteTable {
     routes.push(route);
     byPath.set(route.path, route);
   };
+  const variants = new Map<string, ArticleVariants>();
 
   for (const [path, slot] of [...byRoute].sort(([a], [b]) => byCodePoint(a, b))) {
-    if (!slot.pt) {
-      const en = slot.en!;
+    const main = slot.get(defaultLanguage!);
+    if (!main) {
+      const [translation] = slot.values();
       errors.push(
         new ContentError({
-          file: en.file,
+          file: translation!.file,
           line: 1,
-          source: en.source,
-          message: `the English article ${path} has no Portuguese version`,
-          hint: "every page is Portuguese first: add the Portuguese article with the same route, or set `lang: pt`",
+          source: translation!.source,
+          message: `the '${translation!.lang}' article ${path} has no version in the site's default language ('${defaultLanguage}')`,
+          hint: `every page starts in '${defaultLanguage}': add that article with the same route, or set \`lang: ${defaultLanguage}\``,
         }),
       );
       continue;
     }
+    const translations = theme.languages.slice(1).flatMap((lang) => slot.get(lang) ?? []);
+    const article = { main, translations };
+    variants.set(path, article);
     if (path === "/") continue;
-    add({ kind: "article", path, outFile: outFileOf(path), article: { pt: slot.pt, en: slot.en } });
+    add({ kind: "article", path, outFile: outFileOf(path), template: main.meta.template ?? "article", article });
   }
 
-  const site = content.site;
-  const featured = byRoute.get(site.value.home.featured);
-  if (featured?.pt) {
-    add({ kind: "home", path: "/", outFile: "index.html", featured: { pt: featured.pt, en: featured.en } });
-  } else {
-    errors.push(missingRoute(site, ["home", "featured"], site.value.home.featured));
-  }
-  add({ kind: "not-found", path: "/404", outFile: "404.html" });
-
-  // A card or edition pointing at a draft is left out until the draft is published.
-  content.cards.value.forEach((card, i) => {
-    if (!byPath.has(card.route) && !content.draftRoutes.has(card.route)) errors.push(missingRoute(content.cards, [i, "route"], card.route));
-  });
-  content.editions.value.forEach((edition, i) => {
-    if (!byPath.has(edition.route) && !content.draftRoutes.has(edition.route)) {
-      errors.push(missingRoute(content.editions, [i, "route"], edition.route));
+  for (const page of theme.pages(content)) {
+    const featured = page.features && variants.get(page.features.route);
+    if (page.features && !featured) {
+      errors.push(missingRoute(page.features));
+      continue;
     }
-  });
+    add({ kind: "page", path: page.path, outFile: outFileOf(page.path), template: page.template, featured });
+  }
+  add({ kind: "not-found", path: "/404", outFile: "404.html", template: "not-found" });
 
   routes.sort((a, b) => byCodePoint(a.path, b.path));
   return { routes, byPath, errors };
 }
 
-function missingRoute(target: LocatableSource, path: (string | number)[], route: string): ContentError {
-  return errorAt(target, path, {
-    message: `\`${formatKey(path)}\` points to ${route}, but no article has that route`,
+/** The article a route shows whole, when it shows one. */
+export function articleOf(route: Route): ArticleVariants | undefined {
+  return route.kind === "article" ? route.article : route.kind === "page" ? route.featured : undefined;
+}
+
+function missingRoute({ declaredIn, key, route }: NonNullable<PageSpec["features"]>): ContentError {
+  return errorAt(declaredIn, key, {
+    message: `\`${formatKey(key)}\` points to ${route}, but no article has that route`,
     hint: "use the route of an existing article (see content/articles), or add the article",
   });
+}
+
+/** Errors for the entries of a listing (cards, editions) that point at a route no article has. */
+export function routeErrors(
+  list: LocatableSource & { value: readonly { route: string }[] },
+  content: SiteContent,
+  table: RouteTable,
+): ContentError[] {
+  const errors: ContentError[] = [];
+  // An entry pointing at a draft is left out until the draft is published.
+  list.value.forEach((entry, i) => {
+    if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route)) {
+      errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }));
+    }
+  });
+  return errors;
 }

@@ -5,13 +5,14 @@
  */
 import { createHash } from "node:crypto";
 import { Feed } from "feed";
-import type { SiteContent, Article } from "./content.js";
-import { byCodePoint, type Route } from "./routes.js";
+import type { Article } from "./content.js";
+import { articleOf, byCodePoint, type Route } from "./routes.js";
+import type { SiteMeta } from "./theme.js";
 
 /** The Content-Security-Policy of every page: scripts from the site itself, inline ones only by hash. */
-export function contentSecurityPolicy(inlineScripts: readonly string[], newsletterEndpoint?: string): string {
+export function contentSecurityPolicy(inlineScripts: readonly string[], connect: readonly string[] = []): string {
   const hashes = inlineScripts.map((s) => `'sha256-${createHash("sha256").update(s).digest("base64")}'`);
-  const endpoint = newsletterEndpoint ? ` ${new URL(newsletterEndpoint).origin}` : "";
+  const endpoint = connect.map((url) => ` ${new URL(url).origin}`).join("");
   return [
     "default-src 'self'",
     `script-src 'self' ${hashes.join(" ")}`,
@@ -49,39 +50,44 @@ function dateOf(article: Article): Date | undefined {
 
 const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function siteFiles(content: SiteContent, routes: readonly Route[], csp: string): Map<string, string> {
-  const site = content.site.value;
+/** The feed, the sitemap, robots.txt and `_headers` of a site. */
+export function siteFiles(
+  site: SiteMeta,
+  routes: readonly Route[],
+  csp: string,
+  summaryOf: (article: Article) => string | undefined = (article) => article.meta.description,
+): Map<string, string> {
   const files = new Map<string, string>();
 
   // Feed: the articles with a date, newest first.
   const dated = routes
     .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
-    .map((r) => ({ route: r, date: dateOf(r.article.pt) }))
+    .map((r) => ({ route: r, date: dateOf(r.article.main) }))
     .filter((x): x is { route: Extract<Route, { kind: "article" }>; date: Date } => x.date !== undefined)
     .sort((a, b) => b.date.getTime() - a.date.getTime() || byCodePoint(a.route.path, b.route.path))
     .slice(0, 50);
   const feed = new Feed({
     title: site.name,
-    description: site.home.description,
-    id: absoluteUrl(site.siteUrl, "/"),
-    link: absoluteUrl(site.siteUrl, "/"),
-    language: "pt-BR",
-    favicon: absoluteUrl(site.siteUrl, "/favicon.svg"),
-    copyright: site.footer.copyright,
+    description: site.description,
+    id: absoluteUrl(site.url, "/"),
+    link: absoluteUrl(site.url, "/"),
+    language: site.language,
+    favicon: absoluteUrl(site.url, site.favicon),
+    copyright: site.copyright,
     updated: dated[0]?.date,
     generator: false,
-    feedLinks: { rss: absoluteUrl(site.siteUrl, "/feed.xml") },
+    feedLinks: { rss: absoluteUrl(site.url, "/feed.xml") },
     author: { name: site.author },
   });
   for (const { route, date } of dated) {
-    const { meta } = route.article.pt;
-    const url = absoluteUrl(site.siteUrl, route.path);
+    const { meta } = route.article.main;
+    const url = absoluteUrl(site.url, route.path);
     feed.addItem({
       title: meta.title,
       id: url,
       link: url,
       date,
-      description: meta.lead ?? meta.description,
+      description: summaryOf(route.article.main),
       category: meta.category ? [{ name: meta.category }] : undefined,
       author: [{ name: site.author }],
     });
@@ -92,17 +98,16 @@ export function siteFiles(content: SiteContent, routes: readonly Route[], csp: s
   const urls = routes
     .filter((r) => r.kind !== "not-found")
     .map((r) => {
-      const article = r.kind === "article" ? r.article.pt : r.kind === "home" ? r.featured.pt : undefined;
-      const iso = article?.meta.date?.iso;
+      const iso = articleOf(r)?.main.meta.date?.iso;
       const lastmod = iso && iso.length === 10 ? `<lastmod>${iso}</lastmod>` : "";
-      return `  <url><loc>${escapeXml(absoluteUrl(site.siteUrl, r.path))}</loc>${lastmod}</url>`;
+      return `  <url><loc>${escapeXml(absoluteUrl(site.url, r.path))}</loc>${lastmod}</url>`;
     });
   files.set(
     "sitemap.xml",
     `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`,
   );
 
-  files.set("robots.txt", `User-agent: *\nAllow: /\n\nSitemap: ${absoluteUrl(site.siteUrl, "/sitemap.xml")}\n`);
+  files.set("robots.txt", `User-agent: *\nAllow: /\n\nSitemap: ${absoluteUrl(site.url, "/sitemap.xml")}\n`);
 
   const headers = securityHeaders(csp)
     .map(([name, value]) => `  ${name}: ${value}`)

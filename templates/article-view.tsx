@@ -1,17 +1,13 @@
 /** One article: its header (badge, category, date, read time, author, share) and body. */
 import CalendarDays from "lucide-react/icons/calendar-days";
 import Clock from "lucide-react/icons/clock";
-import type { Article } from "../engine/content.js";
-import { BlockContext } from "./block-context.js";
 import { Island } from "../client/island.js";
-import { SharedIcon } from "../client/shared-part.js";
 import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
-import type { PageContext } from "./page-context.js";
+import { seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
 
-export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Article; ctx: PageContext; headingLevel?: 1 | 2 }) {
+export function ArticleView({ article, ctx, headingLevel = 1 }: { article: CafeArticle; ctx: CafePageContext; headingLevel?: 1 | 2 }) {
   const { meta } = article;
   const { site } = ctx;
-  const { body, blocks } = ctx.rendered(article);
   const Heading = headingLevel === 1 ? "h1" : "h2";
   const en = article.lang === "en";
   const share: ShareButtonProps = {
@@ -23,7 +19,7 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Artic
     alertMessage: site.share.alertMessage,
     settings: meta.share ?? {},
   };
-  const series = meta.series ? ctx.seriesOf(meta.series).filter((s) => s.route !== article.route) : [];
+  const series = meta.series ? seriesOf(ctx.content, meta.series).filter((s) => s.route !== article.route) : [];
   return (
     <article className="article">
       <header className="article-header">
@@ -32,13 +28,13 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Artic
           {meta.category ? <span className="badge">{meta.category}</span> : null}{" "}
           {meta.date ? (
             <span className="meta-item">
-              <SharedIcon icon={CalendarDays} aria-hidden="true" size={16} />
+              <CalendarDays aria-hidden="true" size={16} />
               <time dateTime={meta.date.iso}>{meta.date.text}</time>
             </span>
           ) : null}{" "}
           {meta.readTime ? (
             <span className="meta-item">
-              <SharedIcon icon={Clock} aria-hidden="true" size={16} />
+              <Clock aria-hidden="true" size={16} />
               {meta.readTime} min {en ? "read" : "de leitura"}
             </span>
           ) : null}
@@ -60,9 +56,7 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: Artic
           </Island>
         </div>
       </header>
-      <div className="prose">
-        <BlockContext value={blocks}>{body}</BlockContext>
-      </div>
+      <div className="prose" dangerouslySetInnerHTML={{ __html: ctx.bodyOf(article) }} />
       {series.length > 0 ? (
         <nav className="series-nav" aria-label={site.article.seriesTitle}>
           <h2 className="series-title">{site.article.seriesTitle}</h2>

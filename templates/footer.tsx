@@ -1,5 +1,5 @@
 /** The footer: the copyright line and the two policy links (external, new tab). */
-import type { SiteSettings } from "../engine/schema.js";
+import type { SiteSettings } from "./schema.js";
 
 export function Footer({ site }: { site: SiteSettings }) {
   const { footer, privacyUrl } = site;

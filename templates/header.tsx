@@ -1,6 +1,6 @@
 /** The sticky header: blog title and subtitle, the brand "Cris" and the language switch. */
 import Coffee from "lucide-react/icons/coffee";
-import type { SiteSettings } from "../engine/schema.js";
+import type { SiteSettings } from "./schema.js";
 import { T } from "./bilingual.js";
 import { Island } from "../client/island.js";
 import { LanguageSwitch, type LanguageSwitchProps } from "../client/islands/language-switch.js";

@@ -4,14 +4,12 @@ import { Header } from "./header.js";
 import { Footer } from "./footer.js";
 import { Newsletter } from "./newsletter.js";
 import { Island } from "../client/island.js";
-import { Shared } from "../client/shared-part.js";
 import { Toaster } from "../client/islands/toaster.js";
-import type { PageContext } from "./page-context.js";
-import type { Article } from "../engine/content.js";
+import type { CafeArticle, CafePageContext } from "./page-context.js";
 import { absoluteUrl } from "../engine/site-files.js";
 
 export interface LayoutProps {
-  ctx: PageContext;
+  ctx: CafePageContext;
   title: string;
   description: string;
   /** The page title in English, for pages with an English version. */
@@ -19,7 +17,7 @@ export interface LayoutProps {
   /** Marks the page for the client (the 404 page logs the missing path). */
   page?: "not-found";
   /** The article this page presents, for Open Graph and JSON-LD. */
-  article?: Article;
+  article?: CafeArticle;
   children: ReactNode;
 }
 
@@ -55,10 +53,10 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         <link rel="alternate" type="application/rss+xml" title={site.name} href="/feed.xml" />
         <meta name="theme-color" content="#7c4a2d" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        <link rel="preload" href={assets.brandFont} as="font" type="font/woff2" crossOrigin="anonymous" />
-        <link rel="stylesheet" href={assets.css} />
-        <script dangerouslySetInnerHTML={{ __html: assets.bootScript }} />
-        <script type="module" src={assets.js} />
+        <link rel="preload" href={assets.fonts["brand-script"]} as="font" type="font/woff2" crossOrigin="anonymous" />
+        <link rel="stylesheet" href={assets.entries.styles} />
+        <script dangerouslySetInnerHTML={{ __html: assets.inlineScript }} />
+        <script type="module" src={assets.entries.main} />
         {jsonLd ? (
           <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} />
         ) : null}
@@ -67,30 +65,22 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         <a className="skip-link" href="#conteudo" lang="pt-BR">
           {site.skipLink}
         </a>
-        <Shared part="header">
-          <Header site={site} />
-        </Shared>
+        <Header site={site} />
         <main id="conteudo" className="site-main" tabIndex={-1} lang="pt-BR">
           {children}
         </main>
-        <Shared part="newsletter">
-          <Newsletter site={site} />
-        </Shared>
-        <Shared part="footer">
-          <Footer site={site} />
-        </Shared>
-        <Shared part="toaster">
-          <Island name="toaster" props={{ closeLabel: site.toast.close }}>
-            <Toaster closeLabel={site.toast.close} />
-          </Island>
-        </Shared>
+        <Newsletter site={site} />
+        <Footer site={site} />
+        <Island name="toaster" props={{ closeLabel: site.toast.close }}>
+          <Toaster closeLabel={site.toast.close} />
+        </Island>
       </body>
     </html>
   );
 }
 
 /** schema.org Article data; `<` is escaped so no text can close the script element. */
-function articleJsonLd(article: Article, url: string, ctx: PageContext): string {
+function articleJsonLd(article: CafeArticle, url: string, ctx: CafePageContext): string {
   const { meta } = article;
   const data = {
     "@context": "https://schema.org",

@@ -1,6 +1,6 @@
 /** "Receba as Últimas Análises": on every page, directly above the footer. */
 import Mail from "lucide-react/icons/mail";
-import type { SiteSettings } from "../engine/schema.js";
+import type { SiteSettings } from "./schema.js";
 import { Island } from "../client/island.js";
 import { NewsletterForm, type NewsletterFormProps } from "../client/islands/newsletter-form.js";
 

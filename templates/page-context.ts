@@ -1,37 +1,38 @@
-/** What every template may need to know about the site being built. */
-import type { SiteSettings, Card } from "../engine/schema.js";
-import type { Route, ArticleVariants } from "../engine/routes.js";
-import type { Article } from "../engine/content.js";
-import type { ResolvedBlock } from "../engine/markdown.js";
-import type { ReactElement } from "react";
+/** What the blog's templates know about the site being built, typed for this theme. */
+import type { PageContext } from "../engine/theme.js";
+import type { Article, SiteContent } from "../engine/content.js";
+import type { ArticleVariants } from "../engine/routes.js";
+import { byCodePoint } from "../engine/routes.js";
+import type { CafeMeta, Card, Edition, Language, SiteSettings } from "./schema.js";
 
-/** Hashed asset URLs and the inline boot script, produced by the assets stage. */
-export interface AssetManifest {
-  css: string;
-  js: string;
-  /** Script-font file to preload for the brand name. */
-  brandFont: string;
-  /** Runs in <head> before first paint: applies the reader's language choice. */
-  bootScript: string;
+export type CafePageContext = PageContext<SiteSettings>;
+
+/** An article as this theme reads it. */
+export type CafeArticle = Article & { meta: CafeMeta; lang: Language };
+
+/** The Portuguese article of a route and its English version, when it has one. */
+export function bilingual(variants: ArticleVariants): { pt: CafeArticle; en?: CafeArticle } {
+  return { pt: variants.main as CafeArticle, en: variants.translations.find((a) => a.lang === "en") as CafeArticle | undefined };
 }
 
-export interface RenderedArticle {
-  body: ReactElement;
-  blocks: readonly ResolvedBlock[];
+export const cardsOf = (content: SiteContent) => content.collections.cards!.value as Card[];
+export const editionsOf = (content: SiteContent) => content.collections.editions!.value as Edition[];
+
+const series = new WeakMap<SiteContent, Map<string, { route: string; title: string }[]>>();
+
+/** The Portuguese articles of a series, in route order (computed once per build). */
+export function seriesOf(content: SiteContent, id: string): { route: string; title: string }[] {
+  let all = series.get(content);
+  if (!all) {
+    all = new Map();
+    for (const a of content.articles as CafeArticle[]) {
+      if (!a.meta.series || a.lang !== "pt") continue;
+      const list = all.get(a.meta.series) ?? [];
+      list.push({ route: a.route, title: a.meta.title });
+      all.set(a.meta.series, list);
+    }
+    for (const list of all.values()) list.sort((a, b) => byCodePoint(a.route, b.route));
+    series.set(content, all);
+  }
+  return all.get(id) ?? [];
 }
-
-export interface PageContext {
-  site: SiteSettings;
-  /** The Content-Security-Policy every page carries (scripts by hash only). */
-  csp: string;
-  cards: Card[];
-  assets: AssetManifest;
-  /** An article's Markdown body, rendered once per version of its file. */
-  rendered: (article: Article) => RenderedArticle;
-  /** Other articles of a series, in route order. */
-  seriesOf: (series: string) => { route: string; title: string }[];
-  route: Route;
-}
-
-
-export type { ArticleVariants };

@@ -5,11 +5,13 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { loadContent } from "../engine/content.js";
+import type { CafeArticle } from "../templates/page-context.js";
 import { buildInMemory, parseHtml, projectRoot } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 const built = await buildInMemory(path.join(projectRoot, "content"));
-const { content } = await loadContent(path.join(projectRoot, "content"));
-const articles = content!.articles;
+const { content } = await loadContent(path.join(projectRoot, "content"), theme);
+const articles = content!.articles as CafeArticle[];
 const routes = new Set(built.routes.map((r) => r.path));
 
 /** The article body as a reader sees it on its page: prose, tables, lists and blocks. */

@@ -5,6 +5,7 @@ import path from "node:path";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot, text } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 const built = await buildInMemory(fixture("basic"));
 const page = (file: string) => parseHtml(built.writer.text(file));
@@ -114,7 +115,7 @@ describe("bad input fails the build and keeps the last good output", () => {
   async function buildInto(contentDir: string, outDir: string) {
     const writer = new FolderWriter(outDir);
     await writer.begin();
-    return buildSite({ contentDir, projectRoot, writer });
+    return buildSite({ contentDir, projectRoot, theme, writer });
   }
 
   it("a data row whose link is not http(s) names the data file and line", async () => {

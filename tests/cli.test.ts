@@ -9,9 +9,9 @@ import { editedFixture, fixture, projectRoot } from "./helpers.js";
 
 const run = promisify(execFile);
 
-/** As `npm run build` runs it: the compiled command line, through engine/launch.mjs. */
+/** As `npm run build` runs it: `tsx build.ts build`. */
 async function build(content: string, out: string) {
-  return run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
+  return run(path.join(projectRoot, "node_modules/.bin/tsx"), ["build.ts", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { loadContent, parseArticle, routeFromPath } from "../engine/content.js";
+import { articleModel, loadContent, parseArticle, routeFromPath } from "../engine/content.js";
 import { parseSiteDate } from "../engine/schema.js";
 import { formatError } from "../engine/errors.js";
 import { editedFixture, fixture } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 describe("content loading", () => {
   it("loads a valid content folder with typed, validated entries", async () => {
-    const { content, errors } = await loadContent(fixture("basic"));
+    const { content, errors } = await loadContent(fixture("basic"), theme);
     expect(errors).toEqual([]);
     expect(content!.articles.map((a) => `${a.route}:${a.lang}`).sort()).toEqual([
       "/guia/so-titulo:pt",
@@ -17,12 +18,12 @@ describe("content loading", () => {
     expect(first.meta.date).toEqual({ text: "01/09/2025", iso: "2025-09-01" });
     expect(first.meta.readTime).toBe(5);
     expect(first.meta.share).toEqual({ text: true, fallback: "alert" });
-    expect(content!.cards.value).toHaveLength(2);
+    expect(content!.collections.cards!.value).toHaveLength(2);
     expect(content!.data.get("tools")?.value).toHaveLength(2);
   });
 
   it("accepts an article whose front matter holds only a title, routing it by its path", () => {
-    const result = parseArticle("---\ntitle: Só título\n---\nTexto.\n", "content/articles/bench/foo.md", "bench/foo.md");
+    const result = parseArticle("---\ntitle: Só título\n---\nTexto.\n", "content/articles/bench/foo.md", "bench/foo.md", articleModel(theme));
     expect("article" in result).toBe(true);
     if ("article" in result) {
       expect(result.article.route).toBe("/bench/foo");
@@ -33,7 +34,7 @@ describe("content loading", () => {
 
   it("derives routes and language from file names", () => {
     expect(routeFromPath("artigo/tarifas.md")).toEqual({ route: "/artigo/tarifas", lang: undefined });
-    expect(routeFromPath("artigo-transicao.en.md")).toEqual({ route: "/artigo-transicao", lang: "en" });
+    expect(routeFromPath("artigo-transicao.en.md", theme.languages)).toEqual({ route: "/artigo-transicao", lang: "en" });
     expect(routeFromPath("guia/index.md")).toEqual({ route: "/guia", lang: undefined });
   });
 
@@ -47,7 +48,7 @@ describe("content loading", () => {
 });
 
 describe("invalid front matter", () => {
-  const parse = (source: string) => parseArticle(source, "content/articles/x.md", "x.md");
+  const parse = (source: string) => parseArticle(source, "content/articles/x.md", "x.md", articleModel(theme));
 
   it("reports malformed YAML with its line and a code frame", () => {
     const result = parse("---\ntitle: Um título\ncategory: [sem fechar\nlead: ok\n---\nTexto\n");
@@ -96,13 +97,13 @@ describe("invalid front matter", () => {
       "articles/primeiro.md": (s) => s.replace("readTime: 5", "readTime: cinco"),
       "articles/guia/so-titulo.md": "---\ntitle:\n---\nTexto\n",
     });
-    const { content, errors } = await loadContent(dir);
+    const { content, errors } = await loadContent(dir, theme);
     expect(content).toBeUndefined();
     expect(errors.map((e) => e.file.replace(/.*articles\//, "")).sort()).toEqual(["guia/so-titulo.md", "primeiro.md"]);
   });
 
   it("warns (without failing) while a site URL is still a placeholder", async () => {
-    const { warnings, errors } = await loadContent(fixture("basic"));
+    const { warnings, errors } = await loadContent(fixture("basic"), theme);
     expect(errors).toEqual([]);
     expect(warnings.map((w) => w.message).join("\n")).toMatch(/`brand\.url` is still a placeholder/);
     expect(warnings.map((w) => w.message).join("\n")).toMatch(/`privacyUrl` is still a placeholder/);

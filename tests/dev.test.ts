@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
 import { startDev, type DevServer } from "../engine/dev.js";
-import { editedFixture, projectRoot } from "./helpers.js";
+import { devTheme, editedFixture, projectRoot } from "./helpers.js";
 
 let dev: DevServer;
 let content = "";
@@ -21,7 +21,7 @@ let stream: AbortController;
 beforeAll(async () => {
   content = await editedFixture("basic", {});
   outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-dev-")), "out");
-  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", log: (l) => logs.push(l) });
+  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", ...devTheme, log: (l) => logs.push(l) });
   stream = new AbortController();
   const res = await fetch(`${dev.url}/__cafe/events`, { signal: stream.signal });
   void (async () => {

@@ -6,13 +6,14 @@ import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
 import { buildSite, type BuildResult } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
+import { theme } from "../templates/theme.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures", name);
 
 export async function buildInMemory(contentDir: string): Promise<BuildResult & { writer: MemoryWriter }> {
   const writer = new MemoryWriter();
-  const result = await buildSite({ contentDir, projectRoot, writer });
+  const result = await buildSite({ contentDir, projectRoot, theme, writer });
   return { ...result, writer };
 }
 
@@ -56,3 +57,6 @@ export const SPEC_ARTICLE_ROUTES = [
   "/artigo-transicao",
   "/artigo-herois-economia",
 ];
+
+/** How build.ts hands this site's theme to the dev server. */
+export const devTheme = { themeModule: path.join(projectRoot, "templates/theme.tsx"), themeFolders: ["templates", "client"] };

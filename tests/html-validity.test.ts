@@ -9,6 +9,7 @@ import vnu from "vnu-jar";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { projectRoot } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 const run = promisify(execFile);
 
@@ -17,7 +18,7 @@ describe("HTML validity", () => {
     const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-vnu-")), "dist");
     const writer = new FolderWriter(outDir);
     await writer.begin();
-    const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+    const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
     expect(result.ok).toBe(true);
     const pages = result.routes.map((r) => path.join(outDir, r.outFile));
     expect(pages.length).toBe(15);

@@ -1,7 +1,7 @@
 /**
- * Every speed-up leaves the output byte-identical to the plain reference build (full
- * Markdown pipeline for every file, every page rendered whole): the lean pipeline, the
- * shared page parts, streamed pages, incremental updates and the up-to-date check.
+ * Every speed-up leaves the output byte-identical to the plain reference build (the full
+ * Markdown pipeline for every file): the lean pipeline, incremental updates in watch mode
+ * and the up-to-date check.
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
@@ -11,11 +11,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { SiteBuilder } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
-import { buildAssets } from "../engine/assets.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { fixture, projectRoot } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 const run = promisify(execFile);
+const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
 
 /** The real content plus 120 files of the benchmark corpus. */
 async function siteWithCorpus(): Promise<string> {
@@ -30,38 +31,19 @@ describe("byte-identical output", () => {
     const content = await siteWithCorpus();
     const fast = new MemoryWriter();
     const reference = new MemoryWriter();
-    expect((await new SiteBuilder({ contentDir: content, projectRoot }).build(fast)).ok).toBe(true);
-    expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fast)).ok).toBe(true);
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference)).ok).toBe(true);
     expect([...fast.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
     expect(fast.files.size).toBeGreaterThan(130);
     for (const [file, data] of reference.files) expect(fast.files.get(file), file).toEqual(data);
   }, 60_000);
 
-  it("pages rendered before the assets are built get the same bytes", async () => {
-    const content = await siteWithCorpus();
-    let renderedEarly = 0;
-    const slowAssets: typeof buildAssets = async (options) => {
-      const assets = await buildAssets(options);
-      // Long enough for the pages to render with stand-ins for the assets and wait.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      renderedEarly = fast.files.size;
-      return assets;
-    };
-    const fast = new MemoryWriter();
-    const reference = new MemoryWriter();
-    expect((await new SiteBuilder({ contentDir: content, projectRoot, buildAssets: slowAssets }).build(fast)).ok).toBe(true);
-    expect(renderedEarly).toBe(0);
-    expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
-    expect([...fast.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
-    for (const [file, data] of reference.files) expect(fast.files.get(file), file).toEqual(data);
-  }, 60_000);
-
-  it("the command line as authors run it (compiled by engine/launch.mjs) writes the reference bytes", async () => {
+  it("the command line as authors run it (npm run build) writes the reference bytes", async () => {
     const content = await siteWithCorpus();
     const out = path.join(path.dirname(content), "site");
-    await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot });
+    await run(tsx, ["build.ts", "build", "--content", content, "--out", out], { cwd: projectRoot });
     const reference = new MemoryWriter();
-    expect((await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference)).ok).toBe(true);
+    expect((await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference)).ok).toBe(true);
     const written = (await readdir(out, { recursive: true, withFileTypes: true }))
       .filter((e) => e.isFile() && e.name !== ".cafe-build.json")
       .map((e) => path.relative(out, path.join(e.parentPath, e.name)))
@@ -75,20 +57,20 @@ describe("byte-identical output", () => {
   it("incremental updates in watch mode equal a reference build of the edited site", async () => {
     const content = await siteWithCorpus();
     const live = new MemoryWriter();
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, keepBodies: true });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
     await builder.build(live);
     const edited = [path.join(content, "articles/bench/3.md"), path.join(content, "articles/artigo-transicao.md")];
     for (const file of edited) await writeFile(file, `${await readFile(file, "utf8")}\nUm parágrafo a mais.\n`);
     expect((await builder.update(edited, live)).ok).toBe(true);
     const reference = new MemoryWriter();
-    await new SiteBuilder({ contentDir: content, projectRoot, reference: true }).build(reference);
+    await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference);
     for (const [file, data] of reference.files) expect(live.files.get(file), file).toEqual(data);
   }, 60_000);
 
   it("a second build with nothing changed leaves every file untouched, and --force writes the same bytes", async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-same-")), "site");
     const build = (...args: string[]) =>
-      run(process.execPath, ["engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
+      run(tsx, ["build.ts", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
     await build();
     const snapshot = async () => {
       const files = (await readdir(out, { recursive: true })).filter((f) => !f.endsWith(".cafe-build.json")).sort();

@@ -6,6 +6,7 @@ import path from "node:path";
 import { SiteBuilder } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
 import { editedFixture, projectRoot } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 /** A copy of the project's client/, templates/ and public/ so CSS can be edited safely. */
 async function projectCopy(): Promise<string> {
@@ -18,7 +19,7 @@ async function projectCopy(): Promise<string> {
 describe("incremental rebuilds", () => {
   it("an article edit re-renders its own page only, and the output equals a full build", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
 
@@ -29,13 +30,13 @@ describe("incremental rebuilds", () => {
     expect(result.written.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
 
     const fresh = new MemoryWriter();
-    await new SiteBuilder({ contentDir: content, projectRoot }).build(fresh);
+    await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
     for (const [name, data] of fresh.files) expect(writer.files.get(name), name).toEqual(data);
   });
 
   it("the whole-site checks cover every article, not only the one edited", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
     const messages = (r: { errors: { file?: string; message: string }[] }) => r.errors.map((e) => `${e.file}: ${e.message}`);
@@ -57,7 +58,7 @@ describe("incremental rebuilds", () => {
 
   it("editing the featured article re-renders the home page too", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     await builder.build(writer);
     const file = path.join(content, "articles/primeiro.md");
@@ -72,7 +73,7 @@ describe("incremental rebuilds", () => {
       "cards.yaml": (s) => s.slice(0, s.indexOf("- route: /guia/so-titulo")),
       "editions.yaml": (s) => s.slice(0, s.indexOf("- id: agosto-2025")),
     });
-    const builder = new SiteBuilder({ contentDir: content, projectRoot });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
     const gone = path.join(content, "articles/guia/so-titulo.md");
@@ -88,7 +89,7 @@ describe("incremental rebuilds", () => {
   it("a CSS edit rebuilds the stylesheet and every page that links it", async () => {
     const project = await projectCopy();
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot: project });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot: project, theme });
     const writer = new MemoryWriter();
     await builder.build(writer);
     const oldCss = [...writer.files.keys()].find((f) => /^assets\/styles-/.test(f))!;
@@ -106,7 +107,7 @@ describe("incremental rebuilds", () => {
   it("a public/ file is copied when it changes", async () => {
     const project = await projectCopy();
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot: project });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot: project, theme });
     const writer = new MemoryWriter();
     await builder.build(writer);
     const file = path.join(project, "public/humans.txt");

@@ -14,6 +14,7 @@ import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { CSP_LINE } from "../deploy/write-nginx-csp.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 const nginxBin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
 if (!nginxBin) {
@@ -41,7 +42,7 @@ beforeAll(async () => {
   const site = path.join(dir, "site");
   const writer = new FolderWriter(site);
   await writer.begin();
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
   expect(result.ok).toBe(true);
   headersFile = await readFile(path.join(site, "_headers"), "utf8");
 
@@ -128,7 +129,7 @@ describe("deploy/nginx.conf", () => {
   it("carries the current Content-Security-Policy (run `npm run deploy:nginx` after changing client/boot.ts)", async () => {
     const conf = await readFile(path.join(projectRoot, "deploy/nginx.conf"), "utf8");
     const writer = new (await import("../engine/output.js")).MemoryWriter();
-    await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+    await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
     const built = /Content-Security-Policy: (.*)/.exec(writer.text("_headers"))![1];
     expect(CSP_LINE.exec(conf)?.[2]).toBe(built);
   });

@@ -9,6 +9,7 @@ import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { serve } from "../engine/serve.js";
 import { fixture, projectRoot } from "./helpers.js";
+import { theme } from "../templates/theme.js";
 
 let base = "";
 let server: http.Server;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   await writeFile(path.join(parent, "secret.txt"), "do not serve");
   const writer = new FolderWriter(outDir);
   await writer.begin();
-  const result = await buildSite({ contentDir: fixture("basic"), projectRoot, writer });
+  const result = await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer });
   expect(result.ok).toBe(true);
   ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" }));
 });

@@ -9,6 +9,7 @@ import { scaffoldArticle, slugify } from "../engine/scaffold.js";
 import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
+import { theme } from "../templates/theme.js";
 
 describe("npm run new", () => {
   it("makes the slug from the title, accents and punctuation included", () => {
@@ -47,7 +48,7 @@ describe("drafts", () => {
 
     const { MemoryWriter } = await import("../engine/output.js");
     const writer = new MemoryWriter();
-    const dev = await buildSite({ contentDir: dir, projectRoot, writer, drafts: true });
+    const dev = await buildSite({ contentDir: dir, projectRoot, theme, writer, drafts: true });
     expect(dev.ok).toBe(true);
     expect(writer.files.has("guia/so-titulo.html")).toBe(true);
   });
@@ -100,7 +101,7 @@ describe("atomic output", () => {
     const out = path.join(parent, "dist");
     const writer = new FolderWriter(out);
     await writer.begin();
-    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, writer })).ok).toBe(true);
+    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer })).ok).toBe(true);
     const before = await readFile(path.join(out, "index.html"), "utf8");
 
     // The signal goes straight to the build (a wrapper such as tsx may SIGKILL its child
@@ -120,7 +121,7 @@ describe("atomic output", () => {
     const out = path.join(parent, "dist");
     const first = new FolderWriter(out);
     await first.begin();
-    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, writer: first })).ok).toBe(true);
+    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer: first })).ok).toBe(true);
     // What a SIGKILLed build leaves: its staging folder, named after a process that is gone.
     const dead = spawn(process.execPath, ["-e", ""]);
     const deadPid = await new Promise<number>((resolve) => dead.on("exit", () => resolve(dead.pid!)));
@@ -130,7 +131,7 @@ describe("atomic output", () => {
 
     const next = new FolderWriter(out);
     await next.begin();
-    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, writer: next })).ok).toBe(true);
+    expect((await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer: next })).ok).toBe(true);
     expect((await readdir(parent)).sort()).toEqual(["dist"]);
   }, 60_000);
 });

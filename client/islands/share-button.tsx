@@ -1,10 +1,9 @@
 /** The Compartilhar button of an article; its behaviour per page comes from front matter. */
 import { useState } from "react";
 import Share2 from "lucide-react/icons/share-2";
-import type { ShareSettings } from "../../engine/schema.js";
+import type { ShareSettings } from "../../templates/schema.js";
 import { browserShareEnvironment, sharePage } from "../share.js";
 import { showToast } from "../toast.js";
-import { SharedIcon } from "../shared-part.js";
 
 export interface ShareButtonProps {
   label: string;
@@ -44,7 +43,7 @@ export function ShareButton(props: ShareButtonProps) {
 
   return (
     <button type="button" className="share-button needs-js" onClick={onClick} disabled={busy} aria-busy={busy || undefined}>
-      <SharedIcon icon={Share2} aria-hidden="true" size={18} />
+      <Share2 aria-hidden="true" size={18} />
       <span>{busy && settings.busyLabel ? settings.busyLabel : props.label}</span>
     </button>
   );

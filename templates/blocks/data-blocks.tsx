@@ -1,5 +1,5 @@
 /** Blocks whose content is data from front matter or content/data. */
-import type { BlockData } from "../../engine/schema.js";
+import type { BlockData } from "../schema.js";
 import { Heading, type BlockProps } from "./heading.js";
 
 export function StatCards({ data, level }: BlockProps<"stat-cards">) {

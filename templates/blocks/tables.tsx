@@ -1,7 +1,6 @@
 /** The note-tools comparison table and the scored top-10 table (SPEC §2, §9). */
 import Trophy from "lucide-react/icons/trophy";
 import ExternalLink from "lucide-react/icons/external-link";
-import { SharedIcon } from "../../client/shared-part.js";
 import type { BlockProps } from "./heading.js";
 import { formatScore, ratingTone, scoreTone } from "./ratings.js";
 
@@ -18,7 +17,7 @@ function OpenLink({ href, name }: { href: string; name: string }) {
   return (
     <a className="open-link" href={href} target="_blank" rel="noopener noreferrer">
       Abrir<span className="sr-only"> {name}</span>
-      <SharedIcon icon={ExternalLink} aria-hidden="true" size={14} />
+      <ExternalLink aria-hidden="true" size={14} />
     </a>
   );
 }
@@ -47,7 +46,7 @@ export function ToolTable({ data }: BlockProps<"tool-table">) {
                 {row.name}
                 {row.isWinner ? (
                   <span className="winner-mark">
-                    <SharedIcon icon={Trophy} aria-hidden="true" size={14} /> Vencedora
+                    <Trophy aria-hidden="true" size={14} /> Vencedora
                   </span>
                 ) : null}
               </th>
@@ -90,7 +89,7 @@ export function ScoreTable({ data }: BlockProps<"score-table">) {
                 <span className="score-rank">{row.id}.</span> {row.tool}
                 {row.highlighted ? (
                   <span className="winner-mark">
-                    <SharedIcon icon={Trophy} aria-hidden="true" size={14} /> Vencedora geral
+                    <Trophy aria-hidden="true" size={14} /> Vencedora geral
                   </span>
                 ) : null}
               </th>

@@ -1,12 +1,12 @@
 /** An article route; an article with an English version carries both, one shown at a time. */
 import ArrowLeft from "lucide-react/icons/arrow-left";
-import { SharedIcon } from "../../client/shared-part.js";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
-import type { ArticleVariants, PageContext } from "../page-context.js";
+import { bilingual, type CafePageContext } from "../page-context.js";
 
-export function ArticlePage({ ctx, article }: { ctx: PageContext; article: ArticleVariants }) {
-  const { pt, en } = article;
+export function ArticlePage({ ctx }: { ctx: CafePageContext }) {
+  if (ctx.route.kind !== "article") throw new Error("the article template renders article routes");
+  const { pt, en } = bilingual(ctx.route.article);
   return (
     <Layout
       ctx={ctx}
@@ -17,7 +17,7 @@ export function ArticlePage({ ctx, article }: { ctx: PageContext; article: Artic
     >
       <div className="container article-container">
         <a className="back-link" href="/">
-          <SharedIcon icon={ArrowLeft} aria-hidden="true" size={18} />
+          <ArrowLeft aria-hidden="true" size={18} />
           {ctx.site.article.back}
         </a>
         {en ? (

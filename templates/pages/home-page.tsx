@@ -1,13 +1,12 @@
 /** The blog index: the featured article, then "Artigos Anteriores" with the cards. */
 import Clock from "lucide-react/icons/clock";
 import CalendarDays from "lucide-react/icons/calendar-days";
-import { SharedIcon } from "../../client/shared-part.js";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import { T } from "../bilingual.js";
 import { iconByName } from "../icons.js";
-import type { Card } from "../../engine/schema.js";
-import type { ArticleVariants, PageContext } from "../page-context.js";
+import type { Card } from "../schema.js";
+import { bilingual, cardsOf, type CafePageContext } from "../page-context.js";
 
 function BlogCard({ card }: { card: Card }) {
   const Icon = iconByName(card.icon);
@@ -22,7 +21,7 @@ function BlogCard({ card }: { card: Card }) {
       <a className="card" href={card.route} style={style}>
         <span className="card-top">
           <span className="card-icon" aria-hidden="true">
-            {Icon ? <SharedIcon icon={Icon} size={24} /> : null}
+            {Icon ? <Icon size={24} /> : null}
           </span>{" "}
           <span className="badge">
             <T pt={card.category} en={card.en?.category} />
@@ -36,11 +35,11 @@ function BlogCard({ card }: { card: Card }) {
         </span>{" "}
         <span className="card-meta">
           <span className="meta-item">
-            <SharedIcon icon={Clock} aria-hidden="true" size={14} />
+            <Clock aria-hidden="true" size={14} />
             {card.readTime} min
           </span>{" "}
           <span className="meta-item">
-            <SharedIcon icon={CalendarDays} aria-hidden="true" size={14} />
+            <CalendarDays aria-hidden="true" size={14} />
             {card.date}
           </span>
         </span>
@@ -49,8 +48,12 @@ function BlogCard({ card }: { card: Card }) {
   );
 }
 
-export function HomePage({ ctx, featured }: { ctx: PageContext; featured: ArticleVariants }) {
-  const { site, cards } = ctx;
+export function HomePage({ ctx }: { ctx: CafePageContext }) {
+  if (ctx.route.kind !== "page" || !ctx.route.featured) throw new Error("the home template needs a featured article");
+  const featured = bilingual(ctx.route.featured);
+  const { site } = ctx;
+  // A card pointing at a draft is left out until the draft is published.
+  const cards = cardsOf(ctx.content).filter((c) => ctx.routes.byPath.has(c.route));
   return (
     <Layout
       ctx={ctx}

@@ -1,8 +1,8 @@
 /** The 404 page, written to 404.html and served for any unknown path. */
 import { Layout } from "../layout.js";
-import type { PageContext } from "../page-context.js";
+import type { CafePageContext } from "../page-context.js";
 
-export function NotFoundPage({ ctx }: { ctx: PageContext }) {
+export function NotFoundPage({ ctx }: { ctx: CafePageContext }) {
   const { notFound } = ctx.site;
   return (
     <Layout ctx={ctx} title={`${notFound.title} | ${ctx.site.name}`} description={notFound.text} page="not-found">

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { startDev, type DevServer } from "../../engine/dev.js";
-import { editedFixture, projectRoot } from "../helpers.js";
+import { devTheme, editedFixture, projectRoot } from "../helpers.js";
 import { chromiumPath } from "./harness.js";
 
 let dev: DevServer;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   if (!chromiumPath) return;
   content = await editedFixture("basic", {});
   const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-devb-")), "out");
-  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", log: () => {} });
+  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", ...devTheme, log: () => {} });
   browser = await chromium.launch({
     executablePath: chromiumPath,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],

@@ -12,6 +12,7 @@ import { buildSite } from "../../engine/build.js";
 import { FolderWriter } from "../../engine/output.js";
 import { serve } from "../../engine/serve.js";
 import { projectRoot } from "../helpers.js";
+import { theme } from "../../templates/theme.js";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
@@ -40,7 +41,7 @@ export async function startHarness(): Promise<Harness> {
   const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-browser-")), "dist");
   const writer = new FolderWriter(outDir);
   await writer.begin();
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, writer });
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
   if (!result.ok) throw new Error(result.errors.map((e) => e.message).join("\n"));
   const { url, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" });
   const browser = await chromium.launch({

@@ -1,0 +1,139 @@
+/**
+ * What a site hands to the engine: its design and its content model beyond the generic one.
+ *
+ * The engine knows articles (front matter + Markdown), data files, site settings and routes;
+ * everything a particular site adds (its page templates, its blocks, its extra front-matter
+ * keys and YAML collections, its client scripts, stylesheet and fonts) comes from a theme.
+ * `build.ts` imports the theme and passes it to `buildSite` / `SiteBuilder`.
+ */
+import type { ComponentType, ReactElement, ReactNode } from "react";
+import type { z } from "zod";
+import type { Components } from "hast-util-to-jsx-runtime";
+import type { ContentError } from "./errors.js";
+import type { Article, SiteContent } from "./content.js";
+import type { Route, RouteTable } from "./routes.js";
+import type { LocatableSource } from "./yaml-source.js";
+
+/** Hashed asset URLs and the inline script, produced by the assets stage. */
+export interface AssetManifest {
+  /** URL of each entry point by its name in `ThemeAssets.entries` (`/assets/main-XXXX.js`). */
+  entries: Record<string, string>;
+  /** URL of each cut font by its name in `ThemeAssets.fonts`. */
+  fonts: Record<string, string>;
+  /** The inline script's code (runs in `<head>` before first paint). */
+  inlineScript: string;
+}
+
+/** A font cut to the letters a site shows in it; imported by the stylesheet as `font:<name>`. */
+export interface ThemeFont {
+  /** The name the stylesheet imports it by: `url("font:brand")`. */
+  name: string;
+  /** The font to cut, as a package path (`@fontsource/x/files/x-latin-700-normal.woff`). */
+  source: string;
+  /** The letters to keep, from the site settings; undefined keeps the whole font. */
+  text(site: unknown): string | undefined;
+}
+
+export interface ThemeAssets {
+  /** esbuild entry points, relative to the project root: name → file (scripts and stylesheets). */
+  entries: Record<string, string>;
+  /** A tiny script inlined in every page's head (allowed by its hash in the CSP). */
+  inline?: string;
+  fonts?: ThemeFont[];
+}
+
+/** Where a structured block's data comes from. */
+export type BlockSource =
+  /** Front matter (key = the block's name in camelCase, or `{data="key"}`), or `{src="file"}` from content/data. */
+  | { from: "data"; schema: z.ZodType }
+  /** The site's content (a collection, say), computed once per build. */
+  | { from: "site"; data(content: SiteContent): unknown }
+  /** The Markdown written inside `:::name` … `:::`. */
+  | { from: "children" };
+
+/** Props every block component receives. */
+export interface BlockProps<Data = unknown> {
+  data: Data;
+  attributes: Record<string, string>;
+  /** Level for the block's own headings: one below the section it stands in (2 to 6). */
+  level: HeadingLevel;
+  /** The page's language (`lang` of the article). */
+  lang: string;
+  children?: ReactNode;
+}
+export type HeadingLevel = 2 | 3 | 4 | 5 | 6;
+
+/** A directive an author can place in Markdown (`::name` or `:::name … :::`). */
+export interface BlockDefinition {
+  name: string;
+  source: BlockSource;
+  /** Attributes the block needs, each with the hint an author reads when it is missing. */
+  required?: Record<string, string>;
+  component: ComponentType<BlockProps<never>>;
+}
+
+/** A page that is not an article (the home page), declared by the theme from the content. */
+export interface PageSpec {
+  path: string;
+  template: string;
+  /** An article this page shows whole: its anchors are the page's, its date the page's. */
+  features?: { route: string; declaredIn: LocatableSource; key: (string | number)[] };
+}
+
+/** What every template receives. */
+export interface PageContext<Site = unknown> {
+  site: Site;
+  content: SiteContent;
+  routes: RouteTable;
+  route: Route;
+  /** The Content-Security-Policy every page carries (scripts by hash only). */
+  csp: string;
+  assets: AssetManifest;
+  /** An article's body, rendered to HTML by the Markdown stage. */
+  bodyOf(article: Article): string;
+}
+
+/** The site-wide facts the feed, the sitemap and the policy need. */
+export interface SiteMeta {
+  name: string;
+  url: string;
+  description: string;
+  /** BCP 47, e.g. `pt-BR`. */
+  language: string;
+  author: string;
+  copyright: string;
+  favicon: string;
+  /** Origins scripts and forms may reach besides the site itself (a newsletter endpoint). */
+  connect: string[];
+}
+
+export interface Theme<Site = any> {
+  /** Name and version: a build of one theme is never mistaken for another's. */
+  name: string;
+  version: string;
+  /** The site's languages, its default first: `x.en.md` is the English version of `x.md`. */
+  languages: string[];
+  /** Schema of content/site.yaml. */
+  site: z.ZodType<Site>;
+  siteMeta(site: Site): SiteMeta;
+  /** Front-matter keys of this theme, besides the engine's own (title, route, lang, date…). */
+  frontMatter: z.core.$ZodLooseShape;
+  /** YAML files of content/ beside site.yaml: name → file and schema. */
+  collections: Record<string, { file: string; schema: z.ZodType }>;
+  /** Pages that are not articles (the 404 page is the engine's: template `not-found`). */
+  pages(content: SiteContent): PageSpec[];
+  /** Page templates by name; `article` and `not-found` are required. */
+  templates: Record<string, (ctx: PageContext<Site>) => ReactElement>;
+  blocks: BlockDefinition[];
+  /** Markdown element overrides (links, tables…). */
+  markdownComponents: Partial<Components>;
+  /** Ids every page's layout gives (a skip link's target): valid #anchors on any route. */
+  pageAnchors?: string[];
+  /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
+  check?(content: SiteContent, routes: RouteTable): Promise<ContentError[]> | ContentError[];
+  /** An article's summary for the feed; its `description` when the theme gives none. */
+  summary?(article: Article): string | undefined;
+  /** Labels the Markdown toolchain prints (footnotes), per language. */
+  markdownLabels?(lang: string): { footnoteLabel: string; footnoteBackLabel: string } | undefined;
+  assets: ThemeAssets;
+}

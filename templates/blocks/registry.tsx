@@ -1,0 +1,70 @@
+/**
+ * The blog's structured blocks: each directive's name, where its data comes from (and the
+ * schema it must satisfy), and the component that renders it.
+ */
+import type { BlockDefinition, BlockProps } from "../../engine/theme.js";
+import { Island } from "../../client/island.js";
+import { EditionsCarousel, type CarouselEdition } from "../../client/islands/editions-carousel.js";
+import { blockSchemas, type LeafBlockName } from "../schema.js";
+import { editionsOf } from "../page-context.js";
+import { BeforeAfter, Hashtags, Pillars, Plan, References, Roadmap, StatCards, WinnerCards } from "./data-blocks.js";
+import { ScoreTable, ToolTable } from "./tables.js";
+
+const dataBlocks: { [N in LeafBlockName]: BlockDefinition["component"] } = {
+  "stat-cards": StatCards,
+  pillars: Pillars,
+  plan: Plan,
+  roadmap: Roadmap,
+  references: References,
+  hashtags: Hashtags,
+  "before-after": BeforeAfter,
+  "tool-table": ToolTable,
+  "winner-cards": WinnerCards,
+  "score-table": ScoreTable,
+};
+
+function Quote({ attributes, children }: BlockProps) {
+  return (
+    <figure className="pull-quote">
+      <blockquote>{children}</blockquote>
+      <figcaption>— {attributes.author}</figcaption>
+    </figure>
+  );
+}
+
+/** `:::summary` and `:::note`: a highlighted box with an optional title. */
+function callout(name: string) {
+  return function Callout({ attributes, children }: BlockProps) {
+    return (
+      <aside className={`callout callout-${name}`} aria-label={attributes.title ?? undefined}>
+        {attributes.title ? <p className="callout-title">{attributes.title}</p> : null}
+        {children}
+      </aside>
+    );
+  };
+}
+
+function Editions({ data, level }: BlockProps<CarouselEdition[]>) {
+  return (
+    <Island name="editions-carousel" props={{ editions: data, level }}>
+      <EditionsCarousel editions={data} level={level} />
+    </Island>
+  );
+}
+
+export const blocks: BlockDefinition[] = [
+  ...Object.entries(dataBlocks).map(([name, component]) => ({
+    name,
+    source: { from: "data" as const, schema: blockSchemas[name as LeafBlockName] },
+    component,
+  })),
+  {
+    name: "editions-carousel",
+    // Editions of articles still in draft are left out until they are published.
+    source: { from: "site", data: (content) => editionsOf(content).filter((e) => !content.draftRoutes.has(e.route)) },
+    component: Editions as BlockDefinition["component"],
+  },
+  { name: "quote", source: { from: "children" }, required: { author: 'write it as :::quote{author="Nome"}' }, component: Quote as BlockDefinition["component"] },
+  { name: "summary", source: { from: "children" }, component: callout("summary") as BlockDefinition["component"] },
+  { name: "note", source: { from: "children" }, component: callout("note") as BlockDefinition["component"] },
+];

@@ -1,0 +1,86 @@
+/**
+ * The theme of "Café com a Cris": everything the engine needs to know about this blog that
+ * another site would do differently. `build.ts` hands it to the engine.
+ */
+import type { Theme } from "../engine/theme.js";
+import { errorAt } from "../engine/yaml-source.js";
+import { routeErrors } from "../engine/routes.js";
+import type { ContentError } from "../engine/errors.js";
+import { cardsSchema, editionsSchema, frontMatter, siteSchema, type CafeMeta, type SiteSettings } from "./schema.js";
+import { blocks } from "./blocks/registry.js";
+import { markdownComponents } from "./markdown-components.js";
+import { cardsOf } from "./page-context.js";
+import { loadIcons } from "./icons.js";
+import { ArticlePage } from "./pages/article-page.js";
+import { HomePage } from "./pages/home-page.js";
+import { NotFoundPage } from "./pages/not-found-page.js";
+
+export const theme: Theme<SiteSettings> = {
+  name: "cafe-com-a-cris",
+  version: "1",
+  languages: ["pt", "en"],
+  site: siteSchema,
+  siteMeta: (site) => ({
+    name: site.name,
+    url: site.siteUrl,
+    description: site.home.description,
+    language: "pt-BR",
+    author: site.author,
+    copyright: site.footer.copyright,
+    favicon: "/favicon.svg",
+    connect: site.newsletter.endpoint ? [site.newsletter.endpoint] : [],
+  }),
+  frontMatter,
+  collections: {
+    cards: { file: "cards.yaml", schema: cardsSchema },
+    editions: { file: "editions.yaml", schema: editionsSchema },
+  },
+  pages: (content) => {
+    const site = content.site as typeof content.site & { value: SiteSettings };
+    return [{ path: "/", template: "home", features: { route: site.value.home.featured, declaredIn: site, key: ["home", "featured"] } }];
+  },
+  templates: {
+    article: (ctx) => <ArticlePage ctx={ctx} />,
+    home: (ctx) => <HomePage ctx={ctx} />,
+    "not-found": (ctx) => <NotFoundPage ctx={ctx} />,
+  },
+  blocks,
+  markdownComponents,
+  pageAnchors: ["conteudo", "newsletter-title"],
+  summary: (article) => (article.meta as CafeMeta).lead ?? article.meta.description,
+  async check(content, routes) {
+    const cards = content.collections.cards!;
+    const errors: ContentError[] = [
+      ...routeErrors(cards as typeof cards & { value: { route: string }[] }, content, routes),
+      ...routeErrors(content.collections.editions! as typeof cards & { value: { route: string }[] }, content, routes),
+    ];
+    const missing = new Set(await loadIcons(cardsOf(content).map((c) => c.icon)));
+    cardsOf(content).forEach((card, i) => {
+      if (missing.has(card.icon)) {
+        errors.push(
+          errorAt(cards, [i, "icon"], {
+            message: `unknown icon '${card.icon}'`,
+            hint: "use a lucide icon name in kebab-case, such as 'heart-pulse' or 'trending-up' (see lucide.dev/icons)",
+          }),
+        );
+      }
+    });
+    return errors;
+  },
+  markdownLabels: (lang) =>
+    lang === "en"
+      ? { footnoteLabel: "Footnotes", footnoteBackLabel: "Back to content" }
+      : { footnoteLabel: "Notas de rodapé", footnoteBackLabel: "Voltar ao texto" },
+  assets: {
+    entries: { main: "client/main.ts", styles: "templates/styles.css" },
+    inline: "client/boot.ts",
+    fonts: [
+      {
+        name: "brand-script",
+        source: "@fontsource/dancing-script/files/dancing-script-latin-700-normal.woff",
+        // The brand name and the author's initial are all the script face shows.
+        text: (site) => [...new Set(`${(site as SiteSettings).brand.name}${(site as SiteSettings).author.slice(0, 1)}`)].join(""),
+      },
+    ],
+  },
+};
