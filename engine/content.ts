@@ -9,7 +9,6 @@ import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, type ContentWarning } from "./errors.js";
 import { baseFrontMatter, type BaseMeta } from "./schema.js";
-import type { Theme } from "./theme.js";
 import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "./yaml-source.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
@@ -60,6 +59,18 @@ export interface LoadResult {
 /** An address the owner has still to set: `https://x.placeholder.invalid/…`. */
 const PLACEHOLDER = /placeholder|\.invalid(\/|$)/i;
 
+/** What a theme says about its content: the schemas of its settings, front matter and collections. */
+export interface ContentModel {
+  /** The site's languages, its default first: `x.en.md` is the English version of `x.md`. */
+  languages: string[];
+  /** Schema of content/site.yaml. */
+  site: z.ZodType;
+  /** Front-matter keys of this theme, besides the engine's own (title, route, lang, date…). */
+  frontMatter: z.core.$ZodLooseShape;
+  /** YAML files of content/ beside site.yaml: name → file and schema. */
+  collections: Record<string, { file: string; schema: z.ZodType }>;
+}
+
 /** How a theme's articles are read: the front-matter schema, its keys and the languages. */
 export interface ArticleModel {
   schema: z.ZodType<ArticleMeta>;
@@ -68,10 +79,10 @@ export interface ArticleModel {
   languages: readonly string[];
 }
 
-const models = new WeakMap<Theme, ArticleModel>();
+const models = new WeakMap<ContentModel, ArticleModel>();
 
 /** The article model of a theme: the engine's front-matter keys plus the theme's. */
-export function articleModel(theme: Theme): ArticleModel {
+export function articleModel(theme: ContentModel): ArticleModel {
   let model = models.get(theme);
   if (!model) {
     const shape = { ...baseFrontMatter, ...theme.frontMatter };
@@ -83,7 +94,7 @@ export function articleModel(theme: Theme): ArticleModel {
 }
 
 /** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
-export async function loadContent(root: string, theme: Theme, options: { drafts?: boolean } = {}): Promise<LoadResult> {
+export async function loadContent(root: string, theme: ContentModel, options: { drafts?: boolean } = {}): Promise<LoadResult> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
   const display = (abs: string) => path.relative(process.cwd(), abs) || abs;

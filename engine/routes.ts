@@ -5,7 +5,6 @@
  */
 import { ContentError } from "./errors.js";
 import type { Article, SiteContent } from "./content.js";
-import type { PageSpec, Theme } from "./theme.js";
 import { errorAt, formatKey, type LocatableSource } from "./yaml-source.js";
 
 export type Route =
@@ -27,6 +26,21 @@ export function outFileOf(routePath: string): string {
   return routePath === "/" ? "index.html" : `${routePath.slice(1)}.html`;
 }
 
+/** A page that is not an article (the home page), declared by the theme from the content. */
+export interface PageSpec {
+  path: string;
+  template: string;
+  /** An article this page shows whole: its anchors are the page's, its date the page's. */
+  features?: { route: string; declaredIn: LocatableSource; key: (string | number)[] };
+}
+
+/** What a theme says about its routes: its languages, its templates' names and its pages. */
+export interface RouteModel {
+  languages: string[];
+  templates: Record<string, unknown>;
+  pages(content: SiteContent): PageSpec[];
+}
+
 const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
 
 export interface RouteTable {
@@ -36,7 +50,7 @@ export interface RouteTable {
 }
 
 /** Builds the route table, failing on duplicate or reserved routes and on pages featuring no article. */
-export function buildRoutes(content: SiteContent, theme: Theme): RouteTable {
+export function buildRoutes(content: SiteContent, theme: RouteModel): RouteTable {
   const errors: ContentError[] = [];
   const [defaultLanguage] = theme.languages;
   const byRoute = new Map<string, Map<string, Article>>();

@@ -10,9 +10,8 @@ import type { ComponentType, ReactElement, ReactNode } from "react";
 import type { z } from "zod";
 import type { Components } from "hast-util-to-jsx-runtime";
 import type { ContentError } from "./errors.js";
-import type { Article, SiteContent } from "./content.js";
-import type { Route, RouteTable } from "./routes.js";
-import type { LocatableSource } from "./yaml-source.js";
+import type { Article, ContentModel, SiteContent } from "./content.js";
+import type { Route, RouteModel, RouteTable } from "./routes.js";
 
 /** Hashed asset URLs and the inline script, produced by the assets stage. */
 export interface AssetManifest {
@@ -72,14 +71,6 @@ export interface BlockDefinition {
   component: ComponentType<BlockProps<never>>;
 }
 
-/** A page that is not an article (the home page), declared by the theme from the content. */
-export interface PageSpec {
-  path: string;
-  template: string;
-  /** An article this page shows whole: its anchors are the page's, its date the page's. */
-  features?: { route: string; declaredIn: LocatableSource; key: (string | number)[] };
-}
-
 /** What every template receives. */
 export interface PageContext<Site = unknown> {
   site: Site;
@@ -107,22 +98,18 @@ export interface SiteMeta {
   connect: string[];
 }
 
-export interface Theme<Site = any> {
+/**
+ * A theme: its content model (settings, front matter, collections, languages), its routes
+ * (pages and templates), its blocks and its assets.
+ */
+export interface Theme<Site = any> extends ContentModel, RouteModel {
   /** Name and version: a build of one theme is never mistaken for another's. */
   name: string;
   version: string;
-  /** The site's languages, its default first: `x.en.md` is the English version of `x.md`. */
-  languages: string[];
   /** Schema of content/site.yaml. */
   site: z.ZodType<Site>;
   siteMeta(site: Site): SiteMeta;
-  /** Front-matter keys of this theme, besides the engine's own (title, route, lang, date…). */
-  frontMatter: z.core.$ZodLooseShape;
-  /** YAML files of content/ beside site.yaml: name → file and schema. */
-  collections: Record<string, { file: string; schema: z.ZodType }>;
-  /** Pages that are not articles (the 404 page is the engine's: template `not-found`). */
-  pages(content: SiteContent): PageSpec[];
-  /** Page templates by name; `article` and `not-found` are required. */
+  /** Page templates by name; `article` and `not-found` are required (pages declared in `pages`). */
   templates: Record<string, (ctx: PageContext<Site>) => ReactElement>;
   blocks: BlockDefinition[];
   /** Markdown element overrides (links, tables…). */

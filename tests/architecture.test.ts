@@ -1,0 +1,60 @@
+/**
+ * The engine knows no site: nothing under engine/ imports the theme (templates/, client/),
+ * and no module of the project imports itself back through others (no import cycles).
+ */
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { projectRoot } from "./helpers.js";
+
+/** Every TypeScript module of the generator and the theme, with the project files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const files = ["engine", "templates", "client"].flatMap((dir) =>
+    readdirSync(path.join(projectRoot, dir), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts"))
+      .map((e) => path.relative(projectRoot, path.join(e.parentPath, e.name))),
+  );
+  files.push("build.ts");
+  for (const file of files) {
+    const source = readFileSync(path.join(projectRoot, file), "utf8");
+    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map(
+      (m) => m[1] ?? m[2]!,
+    );
+    const local = specifiers
+      .filter((s) => s.startsWith("."))
+      .map((s) => path.relative(projectRoot, path.resolve(path.dirname(path.join(projectRoot, file)), s)).replace(/\.js$/, ""))
+      .map((target) => files.find((f) => f.replace(/\.tsx?$/, "") === target) ?? target);
+    graph.set(file, local);
+  }
+  return graph;
+}
+
+describe("the import graph", () => {
+  const graph = importGraph();
+
+  it("has no edge from engine/ to templates/ or client/", () => {
+    const back = [...graph].flatMap(([file, targets]) =>
+      file.startsWith("engine/") ? targets.filter((t) => /^(templates|client)\//.test(t)).map((t) => `${file} -> ${t}`) : [],
+    );
+    expect(graph.size).toBeGreaterThan(30);
+    expect(back).toEqual([]);
+  });
+
+  it("has no cycle", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        cycles.push([...trail.slice(trail.indexOf(file)), file].join(" -> "));
+        return;
+      }
+      state.set(file, "visiting");
+      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The engine is a generator, not this blog: a second theme (an English-only notebook, in
+ * tests/fixtures/notebook) builds its own content with the same engine.
+ */
+import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { writeFile } from "node:fs/promises";
+import { SiteBuilder } from "../engine/build.js";
+import { MemoryWriter } from "../engine/output.js";
+import { notebook } from "./fixtures/notebook/theme/theme.js";
+import { editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
+
+const contentDir = path.join(projectRoot, "tests/fixtures/notebook/content");
+
+async function build(dir = contentDir) {
+  const writer = new MemoryWriter();
+  const result = await new SiteBuilder({ contentDir: dir, projectRoot, theme: notebook }).build(writer);
+  return { ...result, writer };
+}
+
+describe("a second theme on the same engine", () => {
+  it("builds its list page, its notes and its 404 page, with none of the blog's parts", async () => {
+    const { ok, errors, routes, writer } = await build();
+    expect(errors).toEqual([]);
+    expect(ok).toBe(true);
+    expect(routes.map((r) => r.path)).toEqual(["/", "/404", "/notes/margins", "/notes/reading-slowly"]);
+
+    const list = parseHtml(writer.text("index.html"));
+    expect(list.documentElement.getAttribute("lang")).toBe("en");
+    expect([...list.querySelectorAll(".notes a")].map((a) => [a.getAttribute("href"), text(a)])).toEqual([
+      ["/notes/margins", "Margins"],
+      ["/notes/reading-slowly", "Reading slowly"],
+    ]);
+
+    const note = parseHtml(writer.text("notes/reading-slowly.html"));
+    expect(note.title).toBe("Reading slowly · Field Notebook");
+    expect(note.querySelector("time")?.getAttribute("datetime")).toBe("2025-10-02");
+    expect(note.querySelector("h2#why-slow")).not.toBeNull();
+    expect(text(note.querySelector(".glossary dt"))).toBe("Marginalia");
+    expect(note.querySelector(".glossary h3")).not.toBeNull();
+    // No islands, no newsletter, no client script: the theme has none.
+    expect(note.querySelector("script, [data-island], form")).toBeNull();
+    expect(note.querySelector('link[rel="stylesheet"]')?.getAttribute("href")).toMatch(/^\/assets\/style-[A-Z0-9]+\.css$/);
+    expect(text(parseHtml(writer.text("404.html")).querySelector("h1"))).toBe("Nothing here");
+
+    const feed = writer.text("feed.xml");
+    expect(feed).toContain("<language>en</language>");
+    expect(feed).toContain("https://notes.example.org/notes/reading-slowly");
+  });
+
+  it("knows only its own blocks, and checks its links and front matter like any site", async () => {
+    const dir = await editedFixture("notebook", {
+      "content/articles/notes/margins.md": "---\ntitle: Margins\nlang: pt\n---\n\n::pillars\n\n[x](/notes/none)\n",
+    });
+    const { ok, errors } = await build(path.join(dir, "content"));
+    expect(ok).toBe(false);
+    expect(errors.map((e) => e.message)).toEqual(["`lang` must be one of en; got 'pt'"]);
+
+    await writeFile(path.join(dir, "content/articles/notes/margins.md"), "---\ntitle: Margins\n---\n\n::pillars\n\n[x](/notes/none)\n");
+    const again = await build(path.join(dir, "content"));
+    expect(again.errors.map((e) => `${e.file.split("/").pop()}:${e.line}: ${e.message}`)).toEqual([
+      "margins.md:5: unknown block `::pillars`",
+      "margins.md:7: broken link: no page has the route /notes/none",
+      // The other note links to a heading the edit removed.
+      "reading-slowly.md:12: broken link: /notes/margins has no heading with the anchor #what-to-write",
+    ]);
+    expect(again.errors[0]!.hint).toBe("known blocks: ::glossary");
+  });
+});
