@@ -49,14 +49,6 @@ export interface ContentWarning {
   message: string;
 }
 
-/** Several content errors found in one pass; the build fails with all of them at once. */
-export class ContentErrors extends Error {
-  constructor(readonly errors: ContentError[]) {
-    super(`${errors.length} content error${errors.length === 1 ? "" : "s"}`);
-    this.name = "ContentErrors";
-  }
-}
-
 /** Two lines of context either side of `line`, with a caret under `column`. */
 export function codeFrame(source: string, line: number, column?: number): string {
   const lines = source.split(/\r?\n/);
@@ -82,11 +74,4 @@ export function formatError(error: ContentError): string {
   }
   if (error.hint) parts.push(`hint: ${error.hint}`);
   return parts.join("\n");
-}
-
-/** Turns anything thrown into a list of ContentErrors, keeping unexpected bugs visible. */
-export function asContentErrors(thrown: unknown): ContentError[] | undefined {
-  if (thrown instanceof ContentErrors) return thrown.errors;
-  if (thrown instanceof ContentError) return [thrown];
-  return undefined;
 }

@@ -4,6 +4,7 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Document, type Node } from "yaml";
 import type { z } from "zod";
+import { parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { ContentError } from "./errors.js";
 
 export interface Position {
@@ -96,26 +97,45 @@ export function errorAt(
   });
 }
 
-/** Reads a JSON file strictly; a syntax error names its line. */
+/** Reads a JSON file strictly; a syntax error names its line and column. */
 export function parseJsonSource(text: string, file: string): ParsedSource {
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    const offset = Number(/position (\d+)/.exec(String(error))?.[1] ?? NaN);
-    const before = Number.isNaN(offset) ? "" : text.slice(0, offset);
-    const line = Number.isNaN(offset) ? undefined : before.split("\n").length;
-    const column = Number.isNaN(offset) ? undefined : offset - before.lastIndexOf("\n");
+  const errors: ParseError[] = [];
+  parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first) {
+    const before = text.slice(0, first.offset);
     throw new ContentError({
       file,
-      line,
-      column,
+      line: before.split("\n").length,
+      column: first.offset - before.lastIndexOf("\n"),
       source: text,
-      message: `invalid JSON: ${(error as Error).message}`,
+      message: `invalid JSON: ${JSON_ERRORS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error)}`,
       hint: "JSON needs double-quoted keys and strings, and no comma after the last item",
     });
   }
+  // JSON is YAML: the YAML parser gives the value and the lines of its keys.
   return parseYamlSource(text, file, text);
 }
+
+/** jsonc-parser's error codes, in words. */
+const JSON_ERRORS: Record<string, string> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: "a key in double quotes was expected",
+  ValueExpected: "a value was expected",
+  ColonExpected: "a colon was expected",
+  CommaExpected: "a comma was expected",
+  CloseBraceExpected: "a closing } was expected",
+  CloseBracketExpected: "a closing ] was expected",
+  EndOfFileExpected: "the file should end here",
+  InvalidCommentToken: "comments are not allowed in JSON",
+  UnexpectedEndOfComment: "comments are not allowed in JSON",
+  UnexpectedEndOfString: "a string is not closed",
+  UnexpectedEndOfNumber: "a number is cut short",
+  InvalidUnicode: "invalid unicode escape",
+  InvalidEscapeCharacter: "invalid escape character",
+  InvalidCharacter: "invalid character in a string",
+};
 
 const KNOWN_MESSAGES: Record<string, (issue: z.core.$ZodIssue) => string | undefined> = {
   invalid_type: (issue) => (issue.message.includes("received undefined") ? "is required" : undefined),
