@@ -1,11 +1,27 @@
 import { defineConfig } from "vitest/config";
 
+/** Tests that start servers, browsers or other processes: `npm test` runs them, `npm run test:unit` does not. */
+const INTEGRATION = [
+  "tests/browser/**",
+  "tests/cli.test.ts",
+  "tests/dev.test.ts",
+  "tests/html-validity.test.ts",
+  "tests/identical-output.test.ts",
+  "tests/nginx.test.ts",
+  "tests/serve.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"],
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // The real site, built once per run for every test that reads it.
+    globalSetup: ["tests/global-setup.ts"],
+    projects: [
+      { extends: true, test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: INTEGRATION } },
+      { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)) } },
+    ],
   },
 });

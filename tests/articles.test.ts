@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { loadContent } from "../engine/content.js";
 import type { CafeArticle } from "../templates/page-context.js";
-import { buildInMemory, parseHtml, projectRoot } from "./helpers.js";
+import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
-const built = await buildInMemory(path.join(projectRoot, "content"));
+const built = realSite();
 const { content } = await loadContent(path.join(projectRoot, "content"), theme);
 const articles = content!.articles as CafeArticle[];
 const routes = new Set(built.routes.map((r) => r.path));

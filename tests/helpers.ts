@@ -1,9 +1,11 @@
 /** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
+import { readFileSync } from "node:fs";
 import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
+import { inject } from "vitest";
 import { buildSite, type BuildResult } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
 import { theme } from "../templates/theme.js";
@@ -15,6 +17,15 @@ export async function buildInMemory(contentDir: string): Promise<BuildResult & {
   const writer = new MemoryWriter();
   const result = await buildSite({ contentDir, projectRoot, theme, writer });
   return { ...result, writer };
+}
+
+/** The real site, built once per test run by tests/global-setup.ts: its routes and files. */
+export function realSite() {
+  const site = inject("realSite");
+  return {
+    ...site,
+    writer: { text: (file: string) => readFileSync(path.join(site.dir, file), "utf8") },
+  };
 }
 
 /** Parses HTML into a document (no scripts run). */

@@ -2,9 +2,9 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { buildInMemory, editedFixture, parseHtml, projectRoot } from "./helpers.js";
+import { realSite, buildInMemory, editedFixture, parseHtml, projectRoot } from "./helpers.js";
 
-const built = await buildInMemory(path.join(projectRoot, "content"));
+const built = realSite();
 const SITE = "https://cafecomacris.placeholder.invalid";
 const xml = new XMLParser({ ignoreAttributes: false });
 

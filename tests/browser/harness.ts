@@ -3,16 +3,11 @@
  * server and drives Debian's Chromium through playwright-core (never a downloaded browser).
  */
 import { existsSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import type http from "node:http";
 import { chromium, type Browser } from "playwright-core";
-import { buildSite } from "../../engine/build.js";
-import { FolderWriter } from "../../engine/output.js";
 import { serve } from "../../engine/serve.js";
-import { projectRoot } from "../helpers.js";
-import { theme } from "../../templates/theme.js";
+import { realSite } from "../helpers.js";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
@@ -38,12 +33,9 @@ export interface Harness {
 }
 
 export async function startHarness(): Promise<Harness> {
-  const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-browser-")), "dist");
-  const writer = new FolderWriter(outDir);
-  await writer.begin();
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
-  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join("\n"));
-  const { url, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" });
+  const site = realSite();
+  if (site.errors.length > 0) throw new Error(site.errors.join("\n"));
+  const { url, server } = await serve({ root: site.dir, port: 0, host: "127.0.0.1" });
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     args: [
