@@ -280,10 +280,36 @@ function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: M
   const errors: ContentError[] = [];
   for (const result of markdown.values()) {
     for (const link of result.links) {
-      const [pathPart = "", anchor] = link.url.split("#", 2);
-      const routePath = pathPart.length > 1 ? pathPart.replace(/\/+$/, "") : pathPart;
-      const route = table.byPath.get(routePath);
+      const hashAt = link.url.indexOf("#");
+      const pathPart = (hashAt < 0 ? link.url : link.url.slice(0, hashAt)).replace(/\?.*$/, "");
+      const anchor = hashAt < 0 ? undefined : link.url.slice(hashAt + 1);
       const where = { file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file) };
+      const decodedPath = decode(pathPart);
+      const decodedAnchor = anchor === undefined ? "" : decode(anchor);
+      if (decodedPath === undefined || decodedAnchor === undefined) {
+        errors.push(
+          new ContentError({
+            ...where,
+            message: `link \`${link.url}\` has a malformed percent-encoding`,
+            hint: "write % as %25, or use the characters themselves (a route is lowercase letters, digits and hyphens)",
+          }),
+        );
+        continue;
+      }
+      // Servers answer a route at its exact path only: /x/ is a 404 everywhere.
+      if (decodedPath.length > 1 && decodedPath.endsWith("/")) {
+        const exact = decodedPath.replace(/\/+$/, "");
+        errors.push(
+          new ContentError({
+            ...where,
+            message: `link to ${decodedPath} ends with a slash, and no page is served there`,
+            hint: `write ${exact}${anchor === undefined ? "" : `#${anchor}`}`,
+          }),
+        );
+        continue;
+      }
+      const routePath = decodedPath;
+      const route = table.byPath.get(routePath);
       if (!route || route.kind === "not-found") {
         errors.push(
           new ContentError({
@@ -294,13 +320,12 @@ function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: M
               : "link to an existing route (the file path under content/articles without .md), or fix the typo",
           }),
         );
-      } else if (anchor) {
-        const decoded = decodeURIComponent(anchor);
-        if (!anchorsOf(route).has(decoded)) {
+      } else if (decodedAnchor) {
+        if (!anchorsOf(route).has(decodedAnchor)) {
           errors.push(
             new ContentError({
               ...where,
-              message: `broken link: ${routePath} has no heading with the anchor #${decoded}`,
+              message: `broken link: ${routePath} has no heading with the anchor #${decodedAnchor}`,
               hint: `anchors are the headings' ids: ${[...anchorsOf(route)].slice(0, 6).map((id) => `#${id}`).join(", ")}…`,
             }),
           );
@@ -309,4 +334,13 @@ function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: M
     }
   }
   return errors;
+}
+
+/** A URL part with its percent-escapes decoded; undefined when one is malformed (`%zz`, a lone `%`). */
+function decode(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
 }

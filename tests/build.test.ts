@@ -155,6 +155,29 @@ describe("bad input fails the build and keeps the last good output", () => {
     ]);
   });
 
+  it("a link with a trailing slash is an error that says how to write it (servers answer /x/ with 404)", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\n---\n\nVeja [isto](/primeiro/) e [aquilo](/primeiro/#o-comeco).\n",
+    });
+    const result = await buildInMemory(dir);
+    expect(result.errors.map((e) => `${e.line}:${e.column}: ${e.message} (${e.hint})`)).toEqual([
+      "5:6: link to /primeiro/ ends with a slash, and no page is served there (write /primeiro)",
+      "5:27: link to /primeiro/ ends with a slash, and no page is served there (write /primeiro#o-comeco)",
+    ]);
+  });
+
+  it("a malformed percent-encoding in a link is a content error at its line, not a crash", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\n---\n\nTexto.\n\nVeja [isto](/primeiro#50%) e [aquilo](/prim%zzeiro).\n",
+    });
+    const result = await buildInMemory(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors.map((e) => `${e.file.split("/").pop()}:${e.line}: ${e.message}`)).toEqual([
+      "so-titulo.md:7: link `/primeiro#50%` has a malformed percent-encoding",
+      "so-titulo.md:7: link `/prim%zzeiro` has a malformed percent-encoding",
+    ]);
+  });
+
   it("copies public/ as-is", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
     await mkdir(path.join(root, "dist"), { recursive: true });
