@@ -3,13 +3,14 @@ import CalendarDays from "lucide-react/icons/calendar-days";
 import Clock from "lucide-react/icons/clock";
 import { Island } from "../client/island.js";
 import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
-import { seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
+import { fill } from "../client/format.js";
+import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
 
 export function ArticleView({ article, ctx, headingLevel = 1 }: { article: CafeArticle; ctx: CafePageContext; headingLevel?: 1 | 2 }) {
   const { meta } = article;
   const { site } = ctx;
   const Heading = headingLevel === 1 ? "h1" : "h2";
-  const en = article.lang === "en";
+  const labels = labelsOf(site, article.lang);
   const share: ShareButtonProps = {
     label: site.share.label,
     title: meta.title,
@@ -35,7 +36,7 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: CafeA
           {meta.readTime ? (
             <span className="meta-item">
               <Clock aria-hidden="true" size={16} />
-              {meta.readTime} min {en ? "read" : "de leitura"}
+              {fill(labels.readTime, { minutes: meta.readTime })}
             </span>
           ) : null}
         </div>
@@ -58,8 +59,8 @@ export function ArticleView({ article, ctx, headingLevel = 1 }: { article: CafeA
       </header>
       <div className="prose" dangerouslySetInnerHTML={{ __html: ctx.bodyOf(article) }} />
       {series.length > 0 ? (
-        <nav className="series-nav" aria-label={site.article.seriesTitle}>
-          <h2 className="series-title">{site.article.seriesTitle}</h2>
+        <nav className="series-nav" aria-label={labels.series}>
+          <h2 className="series-title">{labels.series}</h2>
           <ul>
             {series.map((s) => (
               <li key={s.route}>

@@ -3,7 +3,7 @@ import type { PageContext } from "../engine/theme.js";
 import type { Article, SiteContent } from "../engine/content.js";
 import type { ArticleVariants } from "../engine/routes.js";
 import { byCodePoint } from "../engine/routes.js";
-import type { CafeMeta, Card, Edition, Language, SiteSettings } from "./schema.js";
+import type { CafeMeta, Card, Edition, Labels, Language, SiteSettings } from "./schema.js";
 
 export type CafePageContext = PageContext<SiteSettings>;
 
@@ -13,6 +13,11 @@ export type CafeArticle = Article & { meta: CafeMeta; lang: Language };
 /** The Portuguese article of a route and its English version, when it has one. */
 export function bilingual(variants: ArticleVariants): { pt: CafeArticle; en?: CafeArticle } {
   return { pt: variants.main as CafeArticle, en: variants.translations.find((a) => a.lang === "en") as CafeArticle | undefined };
+}
+
+/** The labels (content/site.yaml `labels`) of a content's language; Portuguese for any other. */
+export function labelsOf(site: SiteSettings, lang: string): Labels {
+  return lang === "en" ? site.labels.en : site.labels.pt;
 }
 
 export const cardsOf = (content: SiteContent) => content.collections.cards!.value as Card[];

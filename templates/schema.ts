@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { ArticleMeta } from "../engine/content.js";
 import { externalUrl, httpsUrl, nonEmpty, readTime, routePath } from "../engine/schema.js";
+import { placeholders } from "../client/format.js";
 
 export const shareSettingsSchema = z.strictObject({
   /** Also pass the article's lead as `text` to the native share sheet. */
@@ -49,6 +50,50 @@ export type Language = "pt" | "en";
 
 const bilingual = z.strictObject({ pt: nonEmpty, en: nonEmpty });
 
+/**
+ * A label whose `{placeholders}` the page fills in: `allowed` may appear, `required` must.
+ * A misspelt placeholder would be printed as it is, so it is an error at its line.
+ */
+function label(allowed: string[] = [], required: string[] = []) {
+  const list = (names: string[]) => names.map((n) => `{${n}}`).join(", ");
+  return nonEmpty.superRefine((value, ctx) => {
+    const used = placeholders(value);
+    for (const name of required.filter((n) => !used.includes(n))) {
+      ctx.addIssue({ code: "custom", message: `must contain {${name}}, where the page puts the number` });
+    }
+    for (const name of used.filter((n) => !allowed.includes(n))) {
+      ctx.addIssue({
+        code: "custom",
+        message: `uses {${name}}, which is not filled in here; ${allowed.length > 0 ? `this label can use ${list(allowed)}` : "this label takes no placeholder"}`,
+      });
+    }
+  });
+}
+
+/** The labels of one language (content/site.yaml `labels.pt`, `labels.en`). */
+const labelsSchema = z.strictObject({
+  /** An article's reading time in its header, and an edition's in the carousel. */
+  readTime: label(["minutes"], ["minutes"]),
+  /** A card's reading time on the home page. */
+  cardReadTime: label(["minutes"], ["minutes"]),
+  /** The list of the other articles of a series. */
+  series: label(),
+  /** The editions carousel (`::editions-carousel`). */
+  editions: z.strictObject({
+    title: label(),
+    roleDescription: label(),
+    previous: label(),
+    next: label(),
+    slideRoleDescription: label(),
+    slide: label(["n", "count"]),
+    current: label(),
+    open: label(),
+    goTo: label(["n", "count", "title"]),
+    moved: label(["n", "count", "title"]),
+  }),
+});
+export type Labels = z.infer<typeof labelsSchema>;
+
 export const siteSchema = z.strictObject({
   name: nonEmpty,
   siteUrl: httpsUrl,
@@ -71,8 +116,9 @@ export const siteSchema = z.strictObject({
   article: z.strictObject({
     back: nonEmpty,
     blogLabel: nonEmpty,
-    seriesTitle: nonEmpty,
   }),
+  /** What the pages print around the content, per language: English content shows the English labels. */
+  labels: z.strictObject({ pt: labelsSchema, en: labelsSchema }),
   share: z.strictObject({
     label: nonEmpty,
     copiedTitle: nonEmpty,
@@ -100,6 +146,8 @@ export const siteSchema = z.strictObject({
     cookies: nonEmpty,
   }),
   notFound: z.strictObject({
+    /** The language its texts are written in (BCP 47): SPEC gives them in English. */
+    lang: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, { message: "must be a language code such as en or pt-BR" }),
     title: nonEmpty,
     heading: nonEmpty,
     text: nonEmpty,

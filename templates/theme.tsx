@@ -9,6 +9,7 @@ import type { ContentError } from "../engine/errors.js";
 import { cardsSchema, editionsSchema, frontMatter, siteSchema, type CafeMeta, type SiteSettings } from "./schema.js";
 import { blocks } from "./blocks/registry.js";
 import { markdownComponents } from "./markdown-components.js";
+import { bodyLabelsFor } from "./texts.js";
 import { cardsOf } from "./page-context.js";
 import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
@@ -67,10 +68,10 @@ export const theme: Theme<SiteSettings> = {
     });
     return errors;
   },
-  markdownLabels: (lang) =>
-    lang === "en"
-      ? { footnoteLabel: "Footnotes", footnoteBackLabel: "Back to content" }
-      : { footnoteLabel: "Notas de rodapé", footnoteBackLabel: "Voltar ao texto" },
+  markdownLabels: (lang) => {
+    const { label, back } = bodyLabelsFor(lang).footnotes;
+    return { footnoteLabel: label, footnoteBackLabel: back };
+  },
   assets: {
     entries: { main: "client/main.ts", styles: "templates/styles.css" },
     inline: "client/boot.ts",

@@ -8,6 +8,7 @@ import ChevronLeft from "lucide-react/icons/chevron-left";
 import ChevronRight from "lucide-react/icons/chevron-right";
 import BookOpen from "lucide-react/icons/book-open";
 import { nextIndex, previousIndex } from "../carousel.js";
+import { fill } from "../format.js";
 
 export interface CarouselEdition {
   id: string;
@@ -19,13 +20,33 @@ export interface CarouselEdition {
   readTime: number;
 }
 
+/** What the carousel prints, in the language of the page it stands in (content/site.yaml `labels`). */
+export interface CarouselLabels {
+  title: string;
+  roleDescription: string;
+  previous: string;
+  next: string;
+  slideRoleDescription: string;
+  /** `{n}`, `{count}` */
+  slide: string;
+  current: string;
+  open: string;
+  /** `{n}`, `{count}`, `{title}` */
+  goTo: string;
+  /** Announced after a move: `{n}`, `{count}`, `{title}`. */
+  moved: string;
+  /** An edition's reading time: `{minutes}`. */
+  readTime: string;
+}
+
 export interface EditionsCarouselProps {
   editions: CarouselEdition[];
   /** Heading level of the carousel's title (its slides take the next one). */
   level: 2 | 3 | 4 | 5 | 6;
+  labels: CarouselLabels;
 }
 
-export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
+export function EditionsCarousel({ editions, level, labels }: EditionsCarouselProps) {
   const [index, setIndex] = useState(0);
   const [moved, setMoved] = useState(false);
   const count = editions.length;
@@ -44,16 +65,16 @@ export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
   const current = editions[index];
 
   return (
-    <section className="carousel" aria-roledescription="carrossel" aria-labelledby="carousel-title" onKeyDown={onKeyDown}>
+    <section className="carousel" aria-roledescription={labels.roleDescription} aria-labelledby="carousel-title" onKeyDown={onKeyDown}>
       <div className="carousel-header">
         <Title id="carousel-title" className="carousel-title">
-          <BookOpen aria-hidden="true" size={20} /> Edições Anteriores
+          <BookOpen aria-hidden="true" size={20} /> {labels.title}
         </Title>
         <div className="carousel-controls needs-js">
           <button
             type="button"
             className="icon-button"
-            aria-label="Edição anterior"
+            aria-label={labels.previous}
             aria-controls="carousel-slides"
             onClick={() => go(previousIndex(index, count))}
           >
@@ -62,7 +83,7 @@ export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
           <button
             type="button"
             className="icon-button"
-            aria-label="Próxima edição"
+            aria-label={labels.next}
             aria-controls="carousel-slides"
             onClick={() => go(nextIndex(index, count))}
           >
@@ -75,19 +96,19 @@ export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
           <li
             key={edition.id}
             className={`carousel-slide${i === index ? " is-current" : ""}`}
-            aria-roledescription="slide"
-            aria-label={`${i + 1} de ${count}`}
+            aria-roledescription={labels.slideRoleDescription}
+            aria-label={fill(labels.slide, { n: i + 1, count })}
           >
             <div className="carousel-slide-meta">
               <span className="carousel-date">{edition.date}</span>
-              {edition.featured ? <span className="badge badge-current">Atual</span> : null}
+              {edition.featured ? <span className="badge badge-current">{labels.current}</span> : null}
             </div>
             <SlideTitle className="carousel-slide-title">{edition.title}</SlideTitle>
             <p>{edition.description}</p>
             <div className="carousel-slide-footer">
-              <span className="read-time">{edition.readTime} min de leitura</span>
+              <span className="read-time">{fill(labels.readTime, { minutes: edition.readTime })}</span>
               <a className="button button-primary" href={edition.route}>
-                Ler Edição
+                {labels.open}
               </a>
             </div>
           </li>
@@ -99,14 +120,14 @@ export function EditionsCarousel({ editions, level }: EditionsCarouselProps) {
             key={edition.id}
             type="button"
             className="carousel-dot"
-            aria-label={`Ir para a edição ${i + 1} de ${count}: ${edition.title}`}
+            aria-label={fill(labels.goTo, { n: i + 1, count, title: edition.title })}
             aria-current={i === index ? "true" : undefined}
             onClick={() => go(i)}
           />
         ))}
       </div>
       <p className="sr-only" aria-live="polite" aria-atomic="true">
-        {moved && current ? `Edição ${index + 1} de ${count}: ${current.title}` : ""}
+        {moved && current ? fill(labels.moved, { n: index + 1, count, title: current.title }) : ""}
       </p>
     </section>
   );

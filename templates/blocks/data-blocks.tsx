@@ -1,15 +1,17 @@
 /** Blocks whose content is data from front matter or content/data. */
-import type { BlockData } from "../schema.js";
+import { fill } from "../../client/format.js";
+import { bodyLabelsFor } from "../texts.js";
 import { Heading, type BlockProps } from "./heading.js";
 
-export function StatCards({ data, level }: BlockProps<"stat-cards">) {
+export function StatCards({ data, lang }: BlockProps<"stat-cards">) {
+  const labels = bodyLabelsFor(lang);
   return (
     <ul className="stat-cards">
       {data.map((stat) => (
         <li key={stat.value + stat.label} className="stat-card">
           <span className="stat-value">{stat.value}</span>
           <span className="stat-label">{stat.label}</span>
-          {stat.source ? <span className="stat-source">Fonte: {stat.source}</span> : null}
+          {stat.source ? <span className="stat-source">{fill(labels.statSource, { source: stat.source })}</span> : null}
         </li>
       ))}
     </ul>
@@ -33,13 +35,14 @@ export function Pillars({ data, level }: BlockProps<"pillars">) {
   );
 }
 
-export function Plan({ data, level }: BlockProps<"plan">) {
+export function Plan({ data, level, lang }: BlockProps<"plan">) {
+  const labels = bodyLabelsFor(lang);
   return (
     <ol className="plan">
       {data.map((week) => (
         <li key={week.week} className="plan-week">
           <Heading level={level} className="plan-title">
-            <span className="plan-label">{typeof week.week === "number" ? `Semana ${week.week}` : week.week}</span> {week.title}
+            <span className="plan-label">{typeof week.week === "number" ? fill(labels.week, { n: week.week }) : week.week}</span> {week.title}
           </Heading>
           <ul>
             {week.tasks.map((task) => (
@@ -83,7 +86,7 @@ export function Roadmap({ data, level }: BlockProps<"roadmap">) {
   );
 }
 
-export function References({ data, level }: BlockProps<"references">) {
+export function References({ data }: BlockProps<"references">) {
   return (
     <ol className="references">
       {data.map((ref) => {
@@ -105,9 +108,9 @@ export function References({ data, level }: BlockProps<"references">) {
   );
 }
 
-export function Hashtags({ data, level }: BlockProps<"hashtags">) {
+export function Hashtags({ data, lang }: BlockProps<"hashtags">) {
   return (
-    <ul className="hashtags" aria-label="Hashtags">
+    <ul className="hashtags" aria-label={bodyLabelsFor(lang).hashtags}>
       {data.map((tag) => (
         <li key={tag} className="hashtag">
           {tag}
@@ -117,19 +120,20 @@ export function Hashtags({ data, level }: BlockProps<"hashtags">) {
   );
 }
 
-export function BeforeAfter({ data, level }: BlockProps<"before-after">) {
+export function BeforeAfter({ data, level, lang }: BlockProps<"before-after">) {
+  const labels = bodyLabelsFor(lang);
   return (
     <div className="before-after">
-      <section className="before-after-column before" aria-label="Antes">
-        <Heading level={level}>Antes</Heading>
+      <section className="before-after-column before" aria-label={labels.before}>
+        <Heading level={level}>{labels.before}</Heading>
         <ul>
           {data.before.map((item) => (
             <li key={item}>{item}</li>
           ))}
         </ul>
       </section>
-      <section className="before-after-column after" aria-label="Depois">
-        <Heading level={level}>Depois</Heading>
+      <section className="before-after-column after" aria-label={labels.after}>
+        <Heading level={level}>{labels.after}</Heading>
         <ul>
           {data.after.map((item) => (
             <li key={item}>{item}</li>

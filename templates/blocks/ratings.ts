@@ -27,7 +27,7 @@ export function scoreTone(score: number): Tone {
   return "red";
 }
 
-/** Scores as a Brazilian reader writes them: 29,5 and 10. */
-export function formatScore(score: number): string {
-  return score.toLocaleString("pt-BR", { maximumFractionDigits: 1 });
+/** Scores as a reader of the content's language writes them: 29,5 in pt-BR, 29.5 in en-US. */
+export function formatScore(score: number, locale: string): string {
+  return score.toLocaleString(locale, { maximumFractionDigits: 1 });
 }

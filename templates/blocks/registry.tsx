@@ -4,9 +4,9 @@
  */
 import type { BlockDefinition, BlockProps } from "../../engine/theme.js";
 import { Island } from "../../client/island.js";
-import { EditionsCarousel, type CarouselEdition } from "../../client/islands/editions-carousel.js";
-import { blockSchemas, type LeafBlockName } from "../schema.js";
-import { editionsOf } from "../page-context.js";
+import { EditionsCarousel, type CarouselEdition, type CarouselLabels, type EditionsCarouselProps } from "../../client/islands/editions-carousel.js";
+import { blockSchemas, type LeafBlockName, type SiteSettings } from "../schema.js";
+import { editionsOf, labelsOf } from "../page-context.js";
 import { BeforeAfter, Hashtags, Pillars, Plan, References, Roadmap, StatCards, WinnerCards } from "./data-blocks.js";
 import { ScoreTable, ToolTable } from "./tables.js";
 
@@ -44,10 +44,17 @@ function callout(name: string) {
   };
 }
 
-function Editions({ data, level }: BlockProps<CarouselEdition[]>) {
+/** The editions and the carousel's labels in each language; the block takes its page's. */
+interface EditionsData {
+  editions: CarouselEdition[];
+  labels: (lang: string) => CarouselLabels;
+}
+
+function Editions({ data, level, lang }: BlockProps<EditionsData>) {
+  const props: EditionsCarouselProps = { editions: data.editions, level, labels: data.labels(lang) };
   return (
-    <Island name="editions-carousel" props={{ editions: data, level }}>
-      <EditionsCarousel editions={data} level={level} />
+    <Island name="editions-carousel" props={props}>
+      <EditionsCarousel {...props} />
     </Island>
   );
 }
@@ -61,7 +68,19 @@ export const blocks: BlockDefinition[] = [
   {
     name: "editions-carousel",
     // Editions of articles still in draft are left out until they are published.
-    source: { from: "site", data: (content) => editionsOf(content).filter((e) => !content.draftRoutes.has(e.route)) },
+    source: {
+      from: "site",
+      data: (content): EditionsData => {
+        const site = content.site.value as SiteSettings;
+        return {
+          editions: editionsOf(content).filter((e) => !content.draftRoutes.has(e.route)),
+          labels: (lang) => {
+            const labels = labelsOf(site, lang);
+            return { ...labels.editions, readTime: labels.readTime };
+          },
+        };
+      },
+    },
     component: Editions as BlockDefinition["component"],
   },
   { name: "quote", source: { from: "children" }, required: { author: 'write it as :::quote{author="Nome"}' }, component: Quote as BlockDefinition["component"] },

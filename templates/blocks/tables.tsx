@@ -1,42 +1,39 @@
 /** The note-tools comparison table and the scored top-10 table (SPEC §2, §9). */
 import Trophy from "lucide-react/icons/trophy";
 import ExternalLink from "lucide-react/icons/external-link";
+import { fill } from "../../client/format.js";
+import { bodyLabelsFor } from "../texts.js";
 import type { BlockProps } from "./heading.js";
 import { formatScore, ratingTone, scoreTone } from "./ratings.js";
 
-const CRITERIA = [
-  ["captura", "Captura"],
-  ["pesquisa", "Pesquisa"],
-  ["ligacao", "Ligação"],
-  ["colaboracao", "Colaboração"],
-  ["offline", "Offline"],
-  ["ia", "IA"],
-] as const;
+/** The rating columns, in the table's order (their headers are labels of the content's language). */
+const CRITERIA = ["captura", "pesquisa", "ligacao", "colaboracao", "offline", "ia"] as const;
 
-function OpenLink({ href, name }: { href: string; name: string }) {
+function OpenLink({ href, name, label }: { href: string; name: string; label: string }) {
   return (
     <a className="open-link" href={href} target="_blank" rel="noopener noreferrer">
-      Abrir<span className="sr-only"> {name}</span>
+      {label}<span className="sr-only"> {name}</span>
       <ExternalLink aria-hidden="true" size={14} />
     </a>
   );
 }
 
-export function ToolTable({ data }: BlockProps<"tool-table">) {
+export function ToolTable({ data, lang }: BlockProps<"tool-table">) {
+  const labels = bodyLabelsFor(lang).tools;
   return (
-    <div className="table-scroll" role="region" aria-label="Comparativo de ferramentas de notas" tabIndex={0}>
+    <div className="table-scroll" role="region" aria-label={fill(labels.region, { count: data.length })} tabIndex={0}>
       <table className="data-table tool-table">
-        <caption className="sr-only">Comparativo de {data.length} ferramentas de notas</caption>
+        <caption className="sr-only">{fill(labels.caption, { count: data.length })}</caption>
         <thead>
           <tr>
-            <th scope="col">Ferramenta</th>
-            {CRITERIA.map(([, label]) => (
-              <th key={label} scope="col">
-                {label}
+            <th scope="col">{labels.tool}</th>
+            {CRITERIA.map((key) => (
+              <th key={key} scope="col">
+                {labels.criteria[key]}
               </th>
             ))}
-            <th scope="col">Notas</th>
-            <th scope="col">Link</th>
+            <th scope="col">{labels.notes}</th>
+            <th scope="col">{labels.link}</th>
           </tr>
         </thead>
         <tbody>
@@ -46,18 +43,18 @@ export function ToolTable({ data }: BlockProps<"tool-table">) {
                 {row.name}
                 {row.isWinner ? (
                   <span className="winner-mark">
-                    <Trophy aria-hidden="true" size={14} /> Vencedora
+                    <Trophy aria-hidden="true" size={14} /> {labels.winner}
                   </span>
                 ) : null}
               </th>
-              {CRITERIA.map(([key]) => (
+              {CRITERIA.map((key) => (
                 <td key={key}>
                   <span className={`rating tone-${ratingTone(row[key])}`}>{row[key]}</span>
                 </td>
               ))}
               <td className="tool-notes">{row.notas}</td>
               <td>
-                <OpenLink href={row.link} name={row.name} />
+                <OpenLink href={row.link} name={row.name} label={labels.open} />
               </td>
             </tr>
           ))}
@@ -67,19 +64,21 @@ export function ToolTable({ data }: BlockProps<"tool-table">) {
   );
 }
 
-export function ScoreTable({ data }: BlockProps<"score-table">) {
+export function ScoreTable({ data, lang }: BlockProps<"score-table">) {
+  const all = bodyLabelsFor(lang);
+  const labels = all.scores;
   return (
-    <div className="table-scroll" role="region" aria-label="Top 10 por pontuação" tabIndex={0}>
+    <div className="table-scroll" role="region" aria-label={fill(labels.region, { count: data.length })} tabIndex={0}>
       <table className="data-table score-table">
-        <caption className="sr-only">Top {data.length}: notas de 0 a 10 por critério e total de 30</caption>
+        <caption className="sr-only">{fill(labels.caption, { count: data.length })}</caption>
         <thead>
           <tr>
-            <th scope="col">Ferramenta</th>
-            <th scope="col">Preço/IA</th>
-            <th scope="col">Online</th>
-            <th scope="col">Versatilidade</th>
-            <th scope="col">Total</th>
-            <th scope="col">Link</th>
+            <th scope="col">{all.tools.tool}</th>
+            <th scope="col">{labels.priceIA}</th>
+            <th scope="col">{labels.online}</th>
+            <th scope="col">{labels.versatility}</th>
+            <th scope="col">{labels.total}</th>
+            <th scope="col">{all.tools.link}</th>
           </tr>
         </thead>
         <tbody>
@@ -89,22 +88,22 @@ export function ScoreTable({ data }: BlockProps<"score-table">) {
                 <span className="score-rank">{row.id}.</span> {row.tool}
                 {row.highlighted ? (
                   <span className="winner-mark">
-                    <Trophy aria-hidden="true" size={14} /> Vencedora geral
+                    <Trophy aria-hidden="true" size={14} /> {labels.overallWinner}
                   </span>
                 ) : null}
               </th>
               {([row.priceIAScore, row.onlineScore, row.versatilityScore] as const).map((score, i) => (
                 <td key={i}>
-                  <span className={`score tone-${scoreTone(score)}`}>{formatScore(score)}</span>
+                  <span className={`score tone-${scoreTone(score)}`}>{formatScore(score, all.locale)}</span>
                 </td>
               ))}
               <td>
                 <span className={`score score-total tone-${scoreTone(row.totalScore / 3)}`}>
-                  {formatScore(row.totalScore)}/30
+                  {fill(labels.outOf, { score: formatScore(row.totalScore, all.locale) })}
                 </span>
               </td>
               <td>
-                <OpenLink href={row.link} name={row.tool} />
+                <OpenLink href={row.link} name={row.tool} label={all.tools.open} />
               </td>
             </tr>
           ))}

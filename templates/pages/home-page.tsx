@@ -5,10 +5,14 @@ import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import { T } from "../bilingual.js";
 import { iconByName } from "../icons.js";
-import type { Card } from "../schema.js";
+import { fill } from "../../client/format.js";
+import type { Card, SiteSettings } from "../schema.js";
 import { bilingual, cardsOf, type CafePageContext } from "../page-context.js";
 
-function BlogCard({ card }: { card: Card }) {
+function BlogCard({ card, site }: { card: Card; site: SiteSettings }) {
+  const readTime = (lang: "pt" | "en") => fill(site.labels[lang].cardReadTime, { minutes: card.readTime });
+  // A card with an English version shows the English label too, where it reads differently.
+  const readTimeEn = card.en && readTime("en") !== readTime("pt") ? readTime("en") : undefined;
   const Icon = iconByName(card.icon);
   const style = {
     "--card-from": card.gradient[0],
@@ -36,7 +40,7 @@ function BlogCard({ card }: { card: Card }) {
         <span className="card-meta">
           <span className="meta-item">
             <Clock aria-hidden="true" size={14} />
-            {card.readTime} min
+            <T pt={readTime("pt")} en={readTimeEn} />
           </span>{" "}
           <span className="meta-item">
             <CalendarDays aria-hidden="true" size={14} />
@@ -72,7 +76,7 @@ export function HomePage({ ctx }: { ctx: CafePageContext }) {
           <p className="section-subtitle">{site.home.subtitle}</p>
           <ul className="card-grid">
             {cards.map((card) => (
-              <BlogCard key={card.route} card={card} />
+              <BlogCard key={card.route} card={card} site={site} />
             ))}
           </ul>
         </div>

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { renderToString } from "react-dom/server";
 import { act } from "react";
 import { NewsletterForm, type NewsletterFormProps } from "../../client/islands/newsletter-form.js";
-import { EditionsCarousel } from "../../client/islands/editions-carousel.js";
+import { EditionsCarousel, type CarouselLabels } from "../../client/islands/editions-carousel.js";
 import { hydrateWith } from "../../client/hydrate/hydrate.js";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -19,6 +19,21 @@ const newsletter: NewsletterFormProps = {
   success: { title: "Inscrição realizada com sucesso!", description: "Você receberá nossas análises exclusivas em breve" },
   failure: { title: "Erro na inscrição", description: "Tente novamente em alguns minutos" },
   delayMs: 1000,
+};
+
+/** The carousel's Portuguese labels, as content/site.yaml gives them. */
+const carouselLabels: CarouselLabels = {
+  title: "Edições Anteriores",
+  roleDescription: "carrossel",
+  previous: "Edição anterior",
+  next: "Próxima edição",
+  slideRoleDescription: "slide",
+  slide: "{n} de {count}",
+  current: "Atual",
+  open: "Ler Edição",
+  goTo: "Ir para a edição {n} de {count}: {title}",
+  moved: "Edição {n} de {count}: {title}",
+  readTime: "{minutes} min de leitura",
 };
 
 async function serverThenHydrate<P extends object>(Component: React.ComponentType<P>, props: P) {
@@ -56,7 +71,7 @@ describe("island hydration", () => {
 
   it("the carousel hydrates cleanly and wraps in both directions", async () => {
     const editions = ["A", "B", "C", "D"].map((t, i) => ({ id: `e${i}`, title: t, date: "01/01/2025", description: "d", featured: i === 0, route: "/", readTime: 15 }));
-    const host = await serverThenHydrate(EditionsCarousel, { editions, level: 2 });
+    const host = await serverThenHydrate(EditionsCarousel, { editions, level: 2, labels: carouselLabels });
     const current = () => host.querySelector(".carousel-slide.is-current h3")?.textContent;
     const [prev, next] = [...host.querySelectorAll(".carousel-controls button")] as HTMLButtonElement[];
     expect(current()).toBe("A");

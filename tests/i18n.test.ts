@@ -1,0 +1,200 @@
+/**
+ * The English version of a page is English throughout: every label a template or a block
+ * prints comes from the texts of the content's language (content/site.yaml `labels`,
+ * templates/texts.ts), and Compartilhar shares the English title and lead. Only the chrome
+ * the spec keeps Portuguese in both languages (Voltar ao Blog, Compartilhar, the header
+ * buttons, the newsletter, the footer, the toasts) reads the same.
+ */
+import { describe, expect, it } from "vitest";
+import { loadContent } from "../engine/content.js";
+import { buildInMemory, editedFixture, parseHtml, realSite, text } from "./helpers.js";
+import { theme } from "../templates/theme.js";
+import type { ShareButtonProps } from "../client/islands/share-button.js";
+import type { EditionsCarouselProps } from "../client/islands/editions-carousel.js";
+
+/** Labels the templates print in Portuguese, as patterns that cannot match English prose. */
+const PORTUGUESE_LABELS: [string, RegExp][] = [
+  ["Fonte", /\bFonte\b/],
+  ["Antes", /\bAntes\b/],
+  ["Depois", /\bDepois\b/],
+  ["min de leitura", /min de leitura/],
+  ["Nesta série", /Nesta série/],
+  ["Semana N", /\bSemana \d/],
+  ["Tabela", /\bTabela\b/],
+  ["Vencedora", /\bVencedora\b/],
+  ["Ferramenta", /\bFerramenta\b/],
+  ["Abrir", /\bAbrir\b/],
+  ["Edições Anteriores", /Edições Anteriores/],
+  ["Ler Edição", /Ler Edição/],
+  ["Atual", /\bAtual\b/],
+  ["Notas de rodapé", /Notas de rodapé/],
+  ["Voltar ao texto", /Voltar ao texto/],
+];
+
+/** What a reader or a screen reader gets from an element: its text and its labelling attributes. */
+function readable(element: Element): string {
+  const attributes = [...element.querySelectorAll("*")].flatMap((el) =>
+    ["aria-label", "aria-roledescription", "title", "alt"].map((name) => el.getAttribute(name) ?? ""),
+  );
+  return [element.textContent ?? "", ...attributes].join("\n");
+}
+
+function portugueseLabelsIn(element: Element): string[] {
+  const all = readable(element);
+  return PORTUGUESE_LABELS.filter(([, pattern]) => pattern.test(all)).map(([name]) => name);
+}
+
+const islandProps = <P>(root: Element, name: string): P => JSON.parse(root.querySelector(`[data-island="${name}"]`)!.getAttribute("data-props")!) as P;
+
+describe("the English transition article (/artigo-transicao)", () => {
+  const doc = parseHtml(realSite().writer.text("artigo-transicao.html"));
+  const pt = doc.querySelector("div[data-l=pt]")!;
+  const en = doc.querySelector("div[data-l=en]")!;
+
+  it("shows no Portuguese label inside its English body", () => {
+    expect(en.getAttribute("lang")).toBe("en");
+    expect(portugueseLabelsIn(en)).toEqual([]);
+  });
+
+  it("shows Source, Before, After and min read", () => {
+    expect(text(en.querySelector(".article-meta"))).toContain("15 min read");
+    const sources = [...en.querySelectorAll(".stat-source")].map(text);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) expect(source).toMatch(/^Source: /);
+    const before = en.querySelector(".before-after-column.before")!;
+    const after = en.querySelector(".before-after-column.after")!;
+    expect(before.getAttribute("aria-label")).toBe("Before");
+    expect(text(before.querySelector("h2, h3, h4, h5, h6"))).toBe("Before");
+    expect(after.getAttribute("aria-label")).toBe("After");
+    expect(text(after.querySelector("h2, h3, h4, h5, h6"))).toBe("After");
+  });
+
+  it("keeps the Portuguese labels in the Portuguese body", () => {
+    expect(text(pt.querySelector(".article-meta"))).toContain("15 min de leitura");
+    for (const source of pt.querySelectorAll(".stat-source")) expect(text(source)).toMatch(/^Fonte: /);
+    expect(pt.querySelector(".before-after-column.before")!.getAttribute("aria-label")).toBe("Antes");
+    expect(pt.querySelector(".before-after-column.after")!.getAttribute("aria-label")).toBe("Depois");
+  });
+
+  it("keeps the chrome the spec fixes in Portuguese: Compartilhar", () => {
+    expect(text(en.querySelector(".share-button"))).toBe("Compartilhar");
+  });
+
+  it("shares the English title from the English version, the Portuguese one from the Portuguese", () => {
+    const shareEn = islandProps<ShareButtonProps>(en, "share");
+    const sharePt = islandProps<ShareButtonProps>(pt, "share");
+    expect(shareEn.title).toBe("Professional Rebirth");
+    expect(sharePt.title).toBe("O Renascimento Profissional");
+    expect(shareEn.settings).toEqual(sharePt.settings);
+  });
+});
+
+describe("an English article with every labelled block (fixture)", async () => {
+  const dir = await editedFixture("basic", {
+    "articles/primeiro.en.md": `---
+title: First article
+lang: en
+category: Career
+date: 01/09/2025
+readTime: 5
+lead: The start of a conversation about careers.
+statCards:
+  - value: "83%"
+    label: use AI at work
+    source: A survey
+plan:
+  - week: 1
+    title: Start
+    tasks: [Write things down]
+beforeAfter:
+  before: [Scattered notes]
+  after: [One inbox]
+scoreTable:
+  - id: 1
+    tool: Notion
+    priceIAScore: 9.5
+    onlineScore: 10
+    versatilityScore: 10
+    totalScore: 29.5
+    link: https://www.notion.so
+    highlighted: true
+---
+
+## Opening section
+
+English text with a note.[^1]
+
+::stat-cards
+
+::plan
+
+::before-after
+
+::tool-table{src="tools"}
+
+::score-table
+
+::editions-carousel
+
+[^1]: The note.
+`,
+  });
+  const built = await buildInMemory(dir);
+  const doc = parseHtml(built.writer.text("primeiro.html"));
+  const en = doc.querySelector("div[data-l=en]")!;
+
+  it("builds", () => {
+    expect(built.errors.map((e) => e.message)).toEqual([]);
+  });
+
+  it("prints every label in English", () => {
+    expect(portugueseLabelsIn(en)).toEqual([]);
+    expect(text(en.querySelector(".stat-source"))).toBe("Source: A survey");
+    expect(text(en.querySelector(".plan-label"))).toBe("Week 1");
+    expect([...en.querySelectorAll(".tool-table thead th")].map(text)).toEqual([
+      "Tool",
+      "Capture",
+      "Search",
+      "Linking",
+      "Collaboration",
+      "Offline",
+      "AI",
+      "Notes",
+      "Link",
+    ]);
+    expect(text(en.querySelector(".tool-table .winner-mark"))).toBe("Winner");
+    expect(text(en.querySelector(".tool-table a.open-link"))).toBe("Open Obsidian");
+    expect(text(en.querySelector(".score-table .winner-mark"))).toBe("Overall winner");
+    expect(text(en.querySelector(".score-table .score-total"))).toBe("29.5/30");
+    expect(text(en.querySelector(".footnotes h2"))).toBe("Footnotes");
+    expect(en.querySelector(".footnotes a[data-footnote-backref]")?.getAttribute("aria-label")).toMatch(/^Back to content/);
+  });
+
+  it("gives the editions carousel its English labels, on the server and in the island's props", () => {
+    expect(text(en.querySelector(".carousel-title"))).toBe("Previous Editions");
+    expect(text(en.querySelector(".badge-current"))).toBe("Current");
+    expect(text(en.querySelector(".carousel-slide a"))).toBe("Read Edition");
+    expect(text(en.querySelector(".read-time"))).toBe("15 min read");
+    expect(en.querySelector(".carousel-slide")?.getAttribute("aria-label")).toBe("1 of 2");
+    const props = islandProps<EditionsCarouselProps>(en, "editions-carousel");
+    expect(props.labels.moved).toBe("Edition {n} of {count}: {title}");
+    const pt = doc.querySelector("div[data-l=pt]")!;
+    expect(text(pt.querySelector(".carousel-title"))).toBe("Edições Anteriores");
+    expect(islandProps<EditionsCarouselProps>(pt, "editions-carousel").labels.open).toBe("Ler Edição");
+  });
+});
+
+describe("the labels in content/site.yaml", () => {
+  it("reject a misspelt or missing placeholder, at its line", async () => {
+    const dir = await editedFixture("basic", {
+      "site.yaml": (s) => s.replace('readTime: "{minutes} min read"', 'readTime: "{minuts} min read"'),
+    });
+    const { errors } = await loadContent(dir, theme);
+    expect(errors.map((e) => e.message)).toEqual([
+      "`labels.en.readTime` must contain {minutes}, where the page puts the number",
+      "`labels.en.readTime` uses {minuts}, which is not filled in here; this label can use {minutes}",
+    ]);
+    const source = errors[0]!.source!.split("\n");
+    expect(source[errors[0]!.line! - 1]).toContain("{minuts} min read");
+  });
+});
