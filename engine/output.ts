@@ -1,10 +1,11 @@
 /**
  * Stage 7 — output: writes the site. The writer is an interface so tests build in memory;
- * the folder writer builds into a temporary sibling folder and swaps it in only when the
- * whole site is written, so a failed build never leaves a half-written or missing site.
+ * the folder writer builds into a new folder and publishes it by switching a symlink only
+ * when the whole site is written, so a failed or killed build never leaves a half-written or
+ * missing site.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile, cp, stat } from "node:fs/promises";
+import { cp, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 export interface SiteWriter {
@@ -59,16 +60,35 @@ export class MemoryWriter implements SiteWriter {
   }
 }
 
-/** Writes into `<outDir>.tmp-<pid>` and swaps it with `outDir` on commit. */
+/** The moments of a folder build that a kill can interrupt (tests stop a build at each one). */
+export type OutputStep = "staging" | "written" | "linked" | "swapped" | "cleaned";
+
+/**
+ * Writes a whole site into a new folder `<outDir>.builds/<id>` and publishes it by pointing
+ * the symlink `<outDir>` at it: one `rename` of a new link over the old one, which the
+ * system does atomically. So `<outDir>` is always a complete site, the previous or the new
+ * one, whenever the process is killed; folders a killed build left behind are removed by the
+ * next one. (Where `<outDir>` is still a plain folder, from before, the first build moves it
+ * into `<outDir>.builds/` and links to its own: that once, the two renames leave a moment
+ * without it.)
+ */
 export class FolderWriter implements SiteWriter {
+  private readonly out: string;
+  private readonly builds: string;
   private readonly staging: string;
   private readonly inFlight = new Set<Promise<void>>();
   /** Folders made so far: each page needs its folder, and most share one. */
   private readonly made = new Set<string>();
   private closed = false;
 
-  constructor(readonly outDir: string) {
-    this.staging = `${outDir.replace(/[\\/]+$/, "")}.tmp-${process.pid}`;
+  /** `onStep` is for tests: called at each moment a kill could interrupt. */
+  constructor(
+    readonly outDir: string,
+    private readonly onStep: (step: OutputStep) => void = () => {},
+  ) {
+    this.out = path.resolve(outDir.replace(/[\\/]+$/, ""));
+    this.builds = `${this.out}.builds`;
+    this.staging = path.join(this.builds, `${Date.now().toString(36)}-${process.pid}`);
   }
 
   /** Runs an operation on the staging folder, unless the build was stopped; abort waits for it. */
@@ -86,9 +106,9 @@ export class FolderWriter implements SiteWriter {
 
   async begin(): Promise<void> {
     await this.guard(async () => {
-      await removeStaleSiblings(this.outDir);
-      await rm(this.staging, { recursive: true, force: true });
+      await removeStaleBuilds(this.out, this.builds);
       await mkdir(this.staging, { recursive: true });
+      this.onStep("staging");
     });
   }
 
@@ -134,11 +154,22 @@ export class FolderWriter implements SiteWriter {
 
   private async swap(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
-    const previous = `${this.outDir.replace(/[\\/]+$/, "")}.old-${process.pid}`;
-    const hadPrevious = await stat(this.outDir).then(() => true, () => false);
-    if (hadPrevious) await rename(this.outDir, previous);
-    await rename(this.staging, this.outDir);
-    if (hadPrevious) await rm(previous, { recursive: true, force: true });
+    this.onStep("written");
+    const previous = await currentBuild(this.out);
+    const link = `${this.out}.link-${process.pid}`;
+    await rm(link, { force: true });
+    await symlink(path.relative(path.dirname(this.out), this.staging), link);
+    this.onStep("linked");
+    const plainFolder = await lstat(this.out).then((s) => !s.isSymbolicLink(), () => false);
+    const moved = path.join(this.builds, `previous-${process.pid}`);
+    if (plainFolder) await rename(this.out, moved);
+    await rename(link, this.out);
+    this.onStep("swapped");
+    await removeStaleBuilds(this.out, this.builds);
+    for (const old of [previous, plainFolder ? moved : undefined]) {
+      if (old && old !== this.staging) await rm(old, { recursive: true, force: true });
+    }
+    this.onStep("cleaned");
   }
 
   private aborting?: Promise<void>;
@@ -198,22 +229,42 @@ export class LiveWriter implements SiteWriter {
   async abort(): Promise<void> {}
 }
 
-/** Removes `<outDir>.tmp-<pid>` and `.old-<pid>` folders left by builds that were killed. */
-async function removeStaleSiblings(outDir: string): Promise<void> {
-  const base = path.basename(outDir.replace(/[\\/]+$/, ""));
-  const parent = path.dirname(path.resolve(outDir));
-  const entries = await readdir(parent).catch(() => [] as string[]);
-  for (const name of entries) {
-    const match = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.(tmp|old)-(\\d+)$`).exec(name);
-    if (!match) continue;
-    const pid = Number(match[2]);
-    let alive = pid === process.pid;
-    try {
-      if (!alive) process.kill(pid, 0);
-      alive = true;
-    } catch {
-      alive = false;
-    }
-    if (!alive) await rm(path.join(parent, name), { recursive: true, force: true });
+/** The folder the `out` link points at, if it is a link. */
+async function currentBuild(out: string): Promise<string | undefined> {
+  const target = await readlink(out).catch(() => undefined);
+  return target === undefined ? undefined : path.resolve(path.dirname(out), target);
+}
+
+/**
+ * Removes what killed builds left: folders of `builds` that `out` does not point at and
+ * whose process is gone, and a link that never replaced `out`.
+ */
+async function removeStaleBuilds(out: string, builds: string): Promise<void> {
+  // A kill in the middle of the first switch from a plain folder: put that folder back.
+  const missing = await lstat(out).then(() => false, () => true);
+  const moved = (await readdir(builds).catch(() => [] as string[])).find((name) => /^previous-\d+$/.test(name));
+  if (missing && moved) await rename(path.join(builds, moved), out);
+  const current = await currentBuild(out);
+  const parent = path.dirname(out);
+  const linkPrefix = `${path.basename(out)}.link-`;
+  const leftovers = [
+    ...(await readdir(builds).catch(() => [] as string[])).map((name) => path.join(builds, name)),
+    ...(await readdir(parent).catch(() => [] as string[])).filter((n) => n.startsWith(linkPrefix)).map((n) => path.join(parent, n)),
+  ];
+  for (const leftover of leftovers) {
+    if (leftover === current) continue;
+    const pid = Number(/-(\d+)$/.exec(leftover)?.[1]);
+    if (pid === process.pid || isAlive(pid)) continue;
+    await rm(leftover, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

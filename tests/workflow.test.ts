@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scaffoldArticle, slugify } from "../engine/scaffold.js";
@@ -10,6 +10,8 @@ import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot } from ".
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { theme } from "../templates/theme.js";
+
+const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
 
 describe("npm run new", () => {
   it("makes the slug from the title, accents and punctuation included", () => {
@@ -76,7 +78,7 @@ describe("atomic output", () => {
     await writer.commit();
     for (const [file, html] of pages) expect(await readFile(path.join(out, file), "utf8")).toBe(html);
     expect([...(await readFile(path.join(out, "assets/a.bin")))]).toEqual([0, 255, 7]);
-    expect((await readdir(parent)).sort()).toEqual(["dist"]);
+    expect(await leftovers(parent)).toEqual([]);
   });
 
   it("a page that cannot be written fails with its name, and the last good site stays", async () => {
@@ -93,7 +95,7 @@ describe("atomic output", () => {
     await expect(writer.write("artigo/novo.html", "x")).rejects.toThrow(/could not write .*artigo\/novo\.html/);
     await writer.abort();
     expect(await readFile(path.join(out, "index.html"), "utf8")).toBe("good");
-    expect((await readdir(parent)).sort()).toEqual(["dist"]);
+    expect(await leftovers(parent)).toEqual([]);
   });
 
   it("an interrupted build leaves the last good site and no half-written folder", async () => {
@@ -107,11 +109,11 @@ describe("atomic output", () => {
     // The signal goes straight to the build (a wrapper such as tsx may SIGKILL its child
     // 30 ms after relaying one; that case is the next test's).
     const child = spawn(process.execPath, ["--import", "tsx", "build.ts", "build", "--out", out], { cwd: projectRoot, stdio: "ignore" });
-    for (let i = 0; i < 800 && !(await readdir(parent)).some((f) => f.includes(".tmp-")); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 800 && (await leftovers(parent)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect([0, 130]).toContain(code);
-    expect((await readdir(parent)).filter((f) => f.includes(".tmp-") || f.includes(".old-"))).toEqual([]);
+    expect(await leftovers(parent)).toEqual([]);
     if (code === 130) expect(await readFile(path.join(out, "index.html"), "utf8")).toBe(before);
     else expect(existsSync(path.join(out, "index.html"))).toBe(true);
   }, 60_000);
@@ -125,13 +127,48 @@ describe("atomic output", () => {
     // What a SIGKILLed build leaves: its staging folder, named after a process that is gone.
     const dead = spawn(process.execPath, ["-e", ""]);
     const deadPid = await new Promise<number>((resolve) => dead.on("exit", () => resolve(dead.pid!)));
-    await mkdir(path.join(parent, `dist.tmp-${deadPid}`, "artigo"), { recursive: true });
-    await writeFile(path.join(parent, `dist.tmp-${deadPid}`, "index.html"), "half");
+    await mkdir(path.join(parent, "dist.builds", `x1-${deadPid}`, "artigo"), { recursive: true });
+    await writeFile(path.join(parent, "dist.builds", `x1-${deadPid}`, "index.html"), "half");
     expect(await readFile(path.join(out, "index.html"), "utf8")).not.toBe("half");
 
     const next = new FolderWriter(out);
     await next.begin();
     expect((await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer: next })).ok).toBe(true);
-    expect((await readdir(parent)).sort()).toEqual(["dist"]);
+    expect(await leftovers(parent)).toEqual([]);
   }, 60_000);
+
+  it.each(["staging", "written", "linked", "swapped", "cleaned"])(
+    "a build killed at '%s' leaves a complete site at dist/, and the next build sweeps what it left",
+    async (step) => {
+      const parent = await mkdtemp(path.join(tmpdir(), "cafe-kill-step-"));
+      const out = path.join(parent, "dist");
+      // The first publication, from a plain folder (as sites built before the switch have).
+      await mkdir(out);
+      await writeFile(path.join(out, "index.html"), "the previous site");
+      const build = (killAt = "") =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn(tsx, ["tests/kill-build.ts", fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });
+          // tsx runs the build in a child process and exits 137 when that child is SIGKILLed.
+          child.on("exit", (code, signal) => resolve(signal === "SIGKILL" || code === 137 ? -9 : code));
+        });
+      expect(await build(step)).toBe(-9);
+      const index = await readFile(path.join(out, "index.html"), "utf8");
+      // Before the link is switched the old site is served; after it, the new one.
+      if (["staging", "written", "linked"].includes(step)) expect(index).toBe("the previous site");
+      else expect(index).toMatch(/^<!DOCTYPE html>/);
+      expect(await build()).toBe(0);
+      expect(await readFile(path.join(out, "index.html"), "utf8")).toMatch(/^<!DOCTYPE html>/);
+      expect(await leftovers(parent)).toEqual([]);
+    },
+    60_000,
+  );
 });
+
+/** What an interrupted build could leave beside the published site: build folders and links. */
+async function leftovers(parent: string): Promise<string[]> {
+  const builds = path.join(parent, "dist.builds");
+  const current = await realpath(path.join(parent, "dist")).catch(() => undefined);
+  const inBuilds = (await readdir(builds).catch(() => [] as string[])).filter((name) => path.join(builds, name) !== current);
+  const beside = (await readdir(parent)).filter((name) => name !== "dist" && name !== "dist.builds");
+  return [...beside, ...inBuilds.map((name) => `dist.builds/${name}`)];
+}
