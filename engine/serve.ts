@@ -1,20 +1,26 @@
 /**
  * The local static server of `preview` and `dev`: serves the built folder the way a static
- * host does. Every route answers at its exact path (`/artigo-transicao` from
- * `artigo-transicao.html`), anything else gets 404.html with status 404, and nothing
- * outside the folder is ever served (sirv resolves paths inside its root only).
+ * host does, and gives the same answers as deploy/nginx.conf in nginx (tests/static-parity.test.ts
+ * compares the two on the same folder). Every route answers at its exact path
+ * (`/artigo-transicao` from `artigo-transicao.html`); anything else gets 404.html with status
+ * 404: page files under a second name (`/x.html`, `/index`, `/404`, trailing-slash twins),
+ * dotfiles (`/.cafe-build.json`) and `_headers`, which are for the host, not for readers.
+ * A path is read the way nginx reads it: percent-decoded, slashes merged, `.` and `..`
+ * resolved; one that climbs above the root, or holds a NUL or a broken escape, is a 400. No
+ * file outside the root is ever served, symbolic links included.
  */
 import http from "node:http";
-import { readFile, stat } from "node:fs/promises";
-import { gzipSync } from "node:zlib";
+import { createReadStream } from "node:fs";
+import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import sirv from "sirv";
+import { gzipSync } from "node:zlib";
+import { lookup } from "mrmime";
 
 export interface ServeOptions {
   root: string;
   port: number;
   host: string;
-  /** dev: re-read the folder on every request, no caching headers. */
+  /** dev: no caching headers (files are rebuilt in place under the same names). */
   dev?: boolean;
   /** Extra handler tried first (dev mode's live-reload endpoint). */
   before?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
@@ -22,110 +28,234 @@ export interface ServeOptions {
   injectHtml?: (html: string) => string;
 }
 
-/** Paths that would reach a page file under a second name: only the exact route may. */
-function isAlias(pathname: string): boolean {
-  return (
-    /\.html?$/i.test(pathname) ||
-    /(^|\/)index$/.test(pathname) ||
-    pathname === "/404" ||
-    (pathname.length > 1 && pathname.endsWith("/"))
-  );
+/** A plain-text answer of one line: refusals and errors. */
+const refuse = (res: http.ServerResponse, status: number, reason: string) => {
+  const body = `${reason}\n`;
+  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store" });
+  res.end(body);
+};
+
+// ---------------------------------------------------------------------------------------
+// Paths: what nginx does with a request target, and deploy/nginx.conf's locations
+
+/** The request lines nginx accepts by default (large_client_header_buffers 4 8k). */
+const MAX_REQUEST_LINE = 8 * 1024;
+
+type Resolved = { status: 200; urlPath: string } | { status: 400 | 404 | 414 };
+
+/**
+ * The path a request target names, as nginx reads it: the path of an absolute-form target,
+ * cut at `?` and `#`, percent-decoded (a broken escape or a NUL is a 400; bytes that are not
+ * UTF-8 name no file), slashes merged, `.` and `..` resolved (climbing above the root is a
+ * 400).
+ */
+export function requestPath(target: string): { status: 200; urlPath: string } | { status: 400 | 404 } {
+  let raw = target;
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(raw);
+  if (absolute) raw = raw.slice(absolute[0].length) || "/";
+  if (!raw.startsWith("/")) return { status: 400 };
+  raw = raw.split(/[?#]/, 1)[0]!;
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const code = raw.charCodeAt(i);
+    if (code === 0x25 /* % */) {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) return { status: 400 };
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else if (code > 0xff) {
+      return { status: 400 }; // Node's parser lets no such character through
+    } else {
+      bytes.push(code);
+    }
+  }
+  if (bytes.includes(0)) return { status: 400 };
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return { status: 404 };
+  }
+  const segments = decoded.split("/").slice(1);
+  const out: string[] = [];
+  for (const [i, segment] of segments.entries()) {
+    const last = i === segments.length - 1;
+    if (segment === "" && !last) continue; // merged slashes
+    if (segment === ".") {
+      if (last) out.push("");
+    } else if (segment === "..") {
+      if (out.length === 0) return { status: 400 };
+      out.pop();
+      if (last) out.push("");
+    } else {
+      out.push(segment);
+    }
+  }
+  return { status: 200, urlPath: `/${out.join("/")}` };
+}
+
+/**
+ * deploy/nginx.conf's locations: the path of the file a URL path serves (relative to the
+ * root, to be looked up in order), or 404.
+ */
+function candidates(urlPath: string): string[] | undefined {
+  if (urlPath === "/") return ["/index.html"];
+  if (/\/\./.test(urlPath)) return undefined; // dotfiles: not for readers
+  if (urlPath === "/_headers") return undefined; // the headers file of other hosts
+  if (/\.html$/.test(urlPath)) return undefined; // a page only at its route, not as x.html
+  if (/^\/.+\/$/.test(urlPath)) return undefined; // ...nor its trailing-slash twin
+  if (/(^|\/)(index|404)$/.test(urlPath)) return undefined; // ...nor /index or /404
+  return [urlPath, `${urlPath}.html`];
+}
+
+function resolve(req: http.IncomingMessage): Resolved {
+  const target = req.url ?? "/";
+  const line = `${req.method} ${target} HTTP/1.1\r\n`;
+  if (line.length > MAX_REQUEST_LINE) return { status: 414 };
+  return requestPath(target);
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+/** Types static hosts compress (and add a charset to). */
+const TEXT = /^(text\/|application\/(javascript|json|xml|rss\+xml|atom\+xml|manifest\+json)|image\/svg\+xml)/;
+
+function typeOf(file: string): string {
+  const type = lookup(path.extname(file).slice(1)) ?? "application/octet-stream";
+  return TEXT.test(type) ? `${type}; charset=utf-8` : type;
+}
+
+/** Whether the client takes gzip (`gzip;q=0` says it does not). */
+function acceptsGzip(req: http.IncomingMessage): boolean {
+  const header = String(req.headers["accept-encoding"] ?? "");
+  for (const part of header.split(",")) {
+    const [coding, ...params] = part.trim().split(";");
+    if (coding?.trim().toLowerCase() !== "gzip" && coding?.trim() !== "*") continue;
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/i.exec(p)?.[1]).find((v) => v !== undefined);
+    return q === undefined || Number(q) > 0;
+  }
+  return false;
+}
+
+/** Files above this size are streamed as they are, never read whole, rewritten or compressed. */
+const MAX_TRANSFORMED = 8 * 1024 * 1024;
+/** Bytes of page bodies (rewritten, compressed) kept between requests. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+
+interface Body {
+  key: string;
+  plain: Buffer;
+  gzip?: Buffer;
 }
 
 export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "injectHtml">) {
   const root = path.resolve(options.root);
-  /** Hashed assets may be cached for ever (not in dev, where names are rebuilt in place). */
-  const cacheControl = (pathname: string) =>
-    !options.dev && pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
-  /** The file a URL path serves, only ever inside the root: a route (no extension) is its page. */
-  const fileOf = (pathname: string) => {
-    const relative = path.extname(pathname) ? pathname : `${pathname === "/" ? "/index" : pathname}.html`;
-    const file = path.resolve(root, `.${relative}`);
-    return file.startsWith(root + path.sep) ? file : undefined;
-  };
-  const assets = sirv(root, {
-    dev: options.dev ?? false,
-    etag: true,
-    extensions: ["html"],
-    dotfiles: false,
-    setHeaders(res, pathname) {
-      res.setHeader("Cache-Control", cacheControl(pathname));
-    },
-  });
   const inject = options.injectHtml;
-  const sendHtml = (res: http.ServerResponse, status: number, html: Buffer, gzip = false) => {
-    const raw = inject ? Buffer.from(inject(html.toString("utf8"))) : html;
-    const body = gzip ? gzipSync(raw) : raw;
-    res.writeHead(status, {
-      "Content-Type": "text/html; charset=utf-8",
-      "Content-Length": body.length,
-      "Cache-Control": "no-cache",
-      Vary: "Accept-Encoding",
-      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
-    });
-    res.end(body);
-  };
-  const notFound = async (res: http.ServerResponse, gzip = false) => {
-    sendHtml(res, 404, await readFile(path.join(root, "404.html")).catch(() => Buffer.from("404 Not Found")), gzip);
-  };
-  // Static hosts compress text; so does the preview, so what it shows is what readers get.
-  const compressed = new Map<string, { mtimeMs: number; body: Buffer }>();
-  const COMPRESSIBLE = /\.(html|css|js|mjs|svg|xml|json|txt)$/;
-  const sendCompressed = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<boolean> => {
-    const file = fileOf(pathname);
-    if (!file || !COMPRESSIBLE.test(file)) return false;
-    const info = await stat(file).catch(() => undefined);
-    if (!info?.isFile()) return false;
-    let entry = compressed.get(file);
-    if (!entry || entry.mtimeMs !== info.mtimeMs) {
-      entry = { mtimeMs: info.mtimeMs, body: gzipSync(await readFile(file)) };
-      compressed.set(file, entry);
+  const cacheControl = (urlPath: string) =>
+    !options.dev && urlPath.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
+
+  // Rewritten and compressed bodies, by file, valid while its size and mtime are the same;
+  // the least recently used go first once they pass CACHE_BYTES.
+  const bodies = new Map<string, Body>();
+  let cached = 0;
+  const bodyOf = async (file: string, key: string, html: boolean, gzip: boolean): Promise<Body> => {
+    let body = bodies.get(file);
+    if (body?.key !== key) {
+      const raw = await readFile(file);
+      body = { key, plain: html && inject ? Buffer.from(inject(raw.toString("utf8"))) : raw };
+    } else {
+      bodies.delete(file);
+      cached -= body.plain.length + (body.gzip?.length ?? 0);
     }
-    const type = mimeOf(file);
-    res.writeHead(200, {
-      "Content-Type": type,
-      "Content-Encoding": "gzip",
-      "Content-Length": entry.body.length,
-      Vary: "Accept-Encoding",
-      "Cache-Control": cacheControl(pathname),
-    });
-    res.end(req.method === "HEAD" ? undefined : entry.body);
-    return true;
+    if (gzip && !body.gzip) body.gzip = gzipSync(body.plain);
+    bodies.set(file, body);
+    cached += body.plain.length + (body.gzip?.length ?? 0);
+    for (const [oldest, old] of bodies) {
+      if (cached <= CACHE_BYTES || oldest === file) break;
+      bodies.delete(oldest);
+      cached -= old.plain.length + (old.gzip?.length ?? 0);
+    }
+    return body;
+  };
+
+  /** A regular file inside the root (after following links), with its size and mtime. */
+  const findFile = async (relative: string) => {
+    const file = path.join(root, relative);
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    const [real, realRoot] = await Promise.all([realpath(file).catch(() => ""), realpath(root).catch(() => root)]);
+    if (!real.startsWith(realRoot + path.sep)) return undefined;
+    return { file, info };
+  };
+
+  const send = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: 200 | 404,
+    found: { file: string; info: { size: number; mtimeMs: number; ino: number } },
+    cache: string,
+  ) => {
+    const { file, info } = found;
+    const type = typeOf(file);
+    const text = TEXT.test(type) && info.size <= MAX_TRANSFORMED;
+    const html = type.startsWith("text/html");
+    const etag = `W/"${info.size.toString(16)}-${Math.round(info.mtimeMs * 1000).toString(16)}"`;
+    const headers: http.OutgoingHttpHeaders = { "Content-Type": type, "Cache-Control": cache };
+    if (text) headers.Vary = "Accept-Encoding";
+    if (status === 200) {
+      headers.ETag = etag;
+      if (req.headers["if-none-match"]?.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
+        res.writeHead(304, headers).end();
+        return;
+      }
+    }
+    if (!text) {
+      headers["Content-Length"] = info.size;
+      res.writeHead(status, headers);
+      if (req.method === "HEAD") return void res.end();
+      createReadStream(file)
+        .on("error", () => res.destroy())
+        .pipe(res);
+      return;
+    }
+    const gzip = acceptsGzip(req) && info.size >= 20;
+    const body = await bodyOf(file, `${etag}:${info.ino}`, html, gzip);
+    const bytes = gzip ? body.gzip! : body.plain;
+    if (gzip) headers["Content-Encoding"] = "gzip";
+    headers["Content-Length"] = bytes.length;
+    res.writeHead(status, headers);
+    res.end(req.method === "HEAD" ? undefined : bytes);
+  };
+
+  const notFound = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const page = await findFile("404.html");
+    if (page) return send(req, res, 404, page, "no-cache");
+    refuse(res, 404, "Not Found");
+  };
+
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const resolved = resolve(req);
+    if (resolved.status !== 200) {
+      if (resolved.status === 404) return notFound(req, res);
+      return refuse(res, resolved.status, resolved.status === 400 ? "Bad Request" : "URI Too Long");
+    }
+    const files = candidates(resolved.urlPath);
+    let found;
+    for (const relative of files ?? []) if ((found = await findFile(relative))) break;
+    if (!found) return notFound(req, res);
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD");
+      return refuse(res, 405, "Method Not Allowed");
+    }
+    return send(req, res, 200, found, cacheControl(resolved.urlPath));
   };
 
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
-    let pathname: string;
-    try {
-      pathname = decodeURIComponent(new URL(req.url ?? "/", "http://local").pathname);
-    } catch {
-      res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end("Bad Request");
-      return;
-    }
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" }).end("Method Not Allowed");
-      return;
-    }
-    const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-    if (pathname.includes("\0") || pathname.includes("\\") || isAlias(pathname)) {
-      void notFound(res, gzip);
-      return;
-    }
-    if (gzip && !inject) {
-      void sendCompressed(req, res, pathname).then((sent) => {
-        if (!sent) assets(req, res, () => void notFound(res, gzip));
-      });
-      return;
-    }
-    if (inject && !path.extname(pathname)) {
-      const file = fileOf(pathname);
-      if (!file) return void notFound(res);
-      void readFile(file).then(
-        (html) => sendHtml(res, 200, html),
-        () => notFound(res),
-      );
-      return;
-    }
-    assets(req, res, () => void notFound(res));
+    answer(req, res).catch(() => {
+      if (res.headersSent) res.destroy();
+      else refuse(res, 500, "Internal Server Error");
+    });
   };
 }
 
@@ -135,6 +265,15 @@ export function serve(options: ServeOptions): Promise<{ url: string; server: htt
   const server = http.createServer((req, res) => {
     if (options.before?.(req, res)) return;
     handler(req, res);
+  });
+  // A request line longer than Node reads (16 KB of head) is a 414, as in nginx; other
+  // unreadable requests get Node's own answer.
+  server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const lineEnd = error.rawPacket?.indexOf("\r\n") ?? -1;
+    const status =
+      error.code === "HPE_HEADER_OVERFLOW" ? (lineEnd === -1 || lineEnd > MAX_REQUEST_LINE ? "414 URI Too Long" : "431 Request Header Fields Too Large") : "400 Bad Request";
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -146,15 +285,3 @@ export function serve(options: ServeOptions): Promise<{ url: string; server: htt
     });
   });
 }
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".xml": "application/xml; charset=utf-8",
-  ".json": "application/json; charset=utf-8",
-  ".txt": "text/plain; charset=utf-8",
-};
-const mimeOf = (file: string) => TYPES[path.extname(file)] ?? "application/octet-stream";

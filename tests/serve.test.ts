@@ -1,6 +1,6 @@
 /** The preview server serves the built site as a static host would. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
@@ -22,6 +22,10 @@ beforeAll(async () => {
   await writer.begin();
   const result = await buildSite({ contentDir: fixture("basic"), projectRoot, writer });
   expect(result.ok).toBe(true);
+  // What a real build leaves beside the pages: the build's record, the headers file for
+  // other hosts, and a link someone put in public/ that points out of the folder.
+  await writeFile(path.join(outDir, ".cafe-build.json"), '{"inputs":"secret-inputs"}\n');
+  await symlink(path.join(parent, "secret.txt"), path.join(outDir, "leak.txt"));
   ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" }));
 });
 afterAll(() => server?.close());
@@ -76,6 +80,17 @@ describe("the preview server", () => {
     expect(cssRes.headers["cache-control"]).toContain("immutable");
     expect((await get(js)).type).toMatch(/javascript/);
     expect((await get("/favicon.svg")).type).toMatch(/^image\/svg\+xml/);
+    const font = (await readdir(path.join(outDir, "assets/fonts")))[0]!;
+    expect((await get(`/assets/fonts/${font}`)).type).toBe("font/woff2");
+    expect((await get("/feed.xml")).type).toMatch(/xml/);
+  });
+
+  it("answers a repeated request for an unchanged file with 304", async () => {
+    const first = await get("/primeiro");
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/"/);
+    expect((await get("/primeiro", { "If-None-Match": etag })).status).toBe(304);
+    expect((await get("/guia/so-titulo", { "If-None-Match": etag })).status).toBe(200);
   });
 
   it("compresses text for clients that accept gzip, as static hosts do", async () => {
@@ -89,7 +104,20 @@ describe("the preview server", () => {
     expect(await missing.text()).toContain("Oops! Page not found");
   });
 
+  it.each(["/.cafe-build.json", "/%2ecafe-build.json", "/_headers", "/%5Fheaders", "/_headers?x"])(
+    "answers %s with the 404 page, whatever the client's Accept-Encoding: it is for the host, not for readers",
+    async (route) => {
+      for (const headers of [{}, { "Accept-Encoding": "gzip" }, { "Accept-Encoding": "gzip, deflate, br" }, { "Accept-Encoding": "identity" }]) {
+        const res = await get(route, headers);
+        expect(res.status).toBe(404);
+        expect(res.body).toContain("Oops! Page not found");
+        expect(res.body).not.toMatch(/secret-inputs|Content-Security-Policy:/);
+      }
+    },
+  );
+
   it.each([
+    "/leak.txt",
     "/../secret.txt",
     "/%2e%2e/secret.txt",
     "/%252e%252e/secret.txt",
