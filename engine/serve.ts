@@ -8,10 +8,16 @@
  * A path is read the way nginx reads it: percent-decoded, slashes merged, `.` and `..`
  * resolved; one that climbs above the root, or holds a NUL or a broken escape, is a 400. No
  * file outside the root is ever served, symbolic links included.
+ *
+ * Both servers are for one person's machine: they answer only requests whose Host header
+ * names this machine (localhost, 127.0.0.1, [::1], the --host they listen on, and every
+ * --allowed-host) and refuse any other with 403. Without that, a page on another site could
+ * point a name it controls at 127.0.0.1 (DNS rebinding) and read drafts and error frames.
  */
 import http from "node:http";
 import { createReadStream } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
+import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { lookup } from "mrmime";
@@ -20,16 +26,96 @@ export interface ServeOptions {
   root: string;
   port: number;
   host: string;
+  /** Names (or addresses) also accepted in the Host header: `--allowed-host`, repeatable. */
+  allowedHosts?: readonly string[];
   /** dev: no caching headers (files are rebuilt in place under the same names). */
   dev?: boolean;
-  /** Extra handler tried first (dev mode's live-reload endpoint). */
+  /** Extra handler tried first (dev mode's live-reload endpoint), after the Host check. */
   before?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
   /** Rewrites every HTML page served (dev mode adds its live-reload script). */
   injectHtml?: (html: string) => string;
 }
 
+// ---------------------------------------------------------------------------------------
+// Host and Origin
+
+/**
+ * The canonical host name of a Host header value (`name`, `name:port`, `[v6]:port`),
+ * lower-cased, IPv4 and IPv6 addresses in their usual form; undefined when it is not one.
+ */
+function hostnameOf(value: string): string | undefined {
+  // Nothing a URL would read as a path, user or second host: only the name and a port.
+  if (value === "" || /[\s/\\?#@%]/.test(value)) return undefined;
+  try {
+    return new URL(`http://${value}`).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a host given on the command line is written in a Host header (IPv6 in brackets). */
+function asHostHeader(name: string): string {
+  return (name.match(/:/g) ?? []).length > 1 && !name.startsWith("[") ? `[${name}]` : name;
+}
+
+const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
+
+/**
+ * The host names a server answers to: this machine's loopback names, the host it listens on
+ * (every address of this machine when that is a wildcard such as 0.0.0.0) and the extra
+ * ones. A name that is not a host name at all throws, naming it.
+ */
+export function allowedHostnames(host: string, extra: readonly string[] = []): Set<string> {
+  const names = new Set(["localhost", "127.0.0.1", "[::1]"]);
+  const given = [host, ...extra];
+  if (WILDCARDS.has(host)) {
+    for (const addresses of Object.values(networkInterfaces())) {
+      for (const address of addresses ?? []) if (!address.address.includes("%")) given.push(address.address);
+    }
+  }
+  for (const name of given) {
+    if (WILDCARDS.has(name)) continue;
+    const canonical = hostnameOf(asHostHeader(name));
+    if (!canonical) throw new Error(`'${name}' is not a host name`);
+    names.add(canonical);
+  }
+  return names;
+}
+
+/** Why a request's Host is refused, in one line; undefined when it is accepted. */
+export function refusedHost(req: http.IncomingMessage, allowed: ReadonlySet<string>): string | undefined {
+  // An absolute-form request target (`GET http://name/path`) names the host that counts.
+  const absolute = /^https?:\/\/([^/?#]*)/i.exec(req.url ?? "");
+  const value = absolute ? absolute[1]! : req.headers.host;
+  if (value === undefined) return "Forbidden: the request has no Host header.";
+  const name = hostnameOf(value);
+  if (name && allowed.has(name)) return undefined;
+  const shown = JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
+  if (!name) return `Forbidden: the Host header ${shown} is not a host name.`;
+  return `Forbidden: this server answers only to ${[...allowed].join(", ")}, not to host ${shown}; to open it under that name, restart it with --allowed-host ${name}.`;
+}
+
+/**
+ * True when the request carries an Origin other than the page's own (`http://` + its Host):
+ * a page of another site, or an opaque origin ("null"). A request without Origin is a
+ * same-origin one (browsers send none on same-origin GETs) or not from a browser at all.
+ */
+export function isForeignOrigin(req: http.IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  const host = req.headers.host;
+  if (host === undefined || !hostnameOf(host)) return true;
+  try {
+    const from = new URL(origin);
+    if (from.protocol !== "http:" && from.protocol !== "https:") return true;
+    return from.host !== new URL(`${from.protocol}//${host}`).host;
+  } catch {
+    return true;
+  }
+}
+
 /** A plain-text answer of one line: refusals and errors. */
-const refuse = (res: http.ServerResponse, status: number, reason: string) => {
+export const refuse = (res: http.ServerResponse, status: number, reason: string) => {
   const body = `${reason}\n`;
   res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store" });
   res.end(body);
@@ -261,8 +347,11 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
 
 /** Starts the server and resolves with its URL once it listens. */
 export function serve(options: ServeOptions): Promise<{ url: string; server: http.Server }> {
+  const allowed = allowedHostnames(options.host, options.allowedHosts);
   const handler = createSiteHandler(options);
   const server = http.createServer((req, res) => {
+    const refused = refusedHost(req, allowed);
+    if (refused) return refuse(res, 403, refused);
     if (options.before?.(req, res)) return;
     handler(req, res);
   });

@@ -7,7 +7,7 @@ import http from "node:http";
 import { gunzipSync } from "node:zlib";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
-import { serve } from "../engine/serve.js";
+import { allowedHostnames, serve } from "../engine/serve.js";
 import { fixture, projectRoot } from "./helpers.js";
 
 let base = "";
@@ -26,7 +26,7 @@ beforeAll(async () => {
   // other hosts, and a link someone put in public/ that points out of the folder.
   await writeFile(path.join(outDir, ".cafe-build.json"), '{"inputs":"secret-inputs"}\n');
   await symlink(path.join(parent, "secret.txt"), path.join(outDir, "leak.txt"));
-  ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" }));
+  ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1", allowedHosts: ["cafe.test"] }));
 });
 afterAll(() => server?.close());
 
@@ -131,5 +131,60 @@ describe("the preview server", () => {
       expect([400, 404]).toContain(res.status);
       expect(res.body).not.toContain("do not serve");
     }
+  });
+});
+
+describe("the Host check (DNS rebinding)", () => {
+  const port = () => new URL(base).port;
+
+  it.each(["127.0.0.1", `127.0.0.1:${"PORT"}`, "localhost", "LOCALHOST:PORT", "localhost:8080", "[::1]", "[::1]:PORT", "cafe.test", "cafe.test:PORT"])(
+    "serves the site to Host: %s",
+    async (host) => {
+      const res = await get("/primeiro", { Host: host.replace("PORT", port()) });
+      expect(res.status).toBe(200);
+      expect(res.body).toContain("Primeiro artigo");
+    },
+  );
+
+  it.each([
+    "evil.example",
+    "evil.example:PORT",
+    "127.0.0.1.nip.io:PORT",
+    "localhost.evil.example",
+    "sub.cafe.test",
+    "cafe.test.evil.example",
+    "localhost@evil.example",
+    "evil.example/localhost",
+    "[::2]:PORT",
+    "10.0.0.1",
+  ])("refuses Host: %s with 403 and a one-line reason, before serving anything", async (host) => {
+    for (const route of ["/primeiro", "/nao-existe", "/../secret.txt"]) {
+      const res = await get(route, { Host: host.replace("PORT", port()) });
+      expect(res.status).toBe(403);
+      expect(res.type).toMatch(/^text\/plain/);
+      expect(res.body).toMatch(/^Forbidden: [^\n]+\n$/);
+      expect(res.body).not.toContain("<!DOCTYPE html>");
+    }
+  });
+
+  it("names the refused host and the flag that would allow it", async () => {
+    const res = await get("/", { Host: `evil.example:${port()}` });
+    expect(res.body).toContain('"evil.example:');
+    expect(res.body).toContain("--allowed-host evil.example");
+  });
+
+  it("checks the host of an absolute-form request target too", async () => {
+    expect((await get(`http://evil.example:${port()}/primeiro`)).status).toBe(403);
+    expect((await get(`http://localhost:${port()}/primeiro`)).status).toBe(200);
+  });
+
+  it("a server bound to every interface also answers to this machine's own addresses", () => {
+    const names = allowedHostnames("0.0.0.0", ["cafe.test"]);
+    expect(names).toContain("localhost");
+    expect(names).toContain("cafe.test");
+    expect(names).not.toContain("0.0.0.0");
+    expect(allowedHostnames("127.0.0.1")).toEqual(new Set(["localhost", "127.0.0.1", "[::1]"]));
+    expect(allowedHostnames("::1", ["Cafe.Test:8080"])).toEqual(new Set(["localhost", "127.0.0.1", "[::1]", "cafe.test"]));
+    expect(() => allowedHostnames("127.0.0.1", ["evil/x"])).toThrow("'evil/x' is not a host name");
   });
 });
