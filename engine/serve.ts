@@ -15,8 +15,8 @@
  * point a name it controls at 127.0.0.1 (DNS rebinding) and read drafts and error frames.
  */
 import http from "node:http";
-import { createReadStream } from "node:fs";
-import { readFile, realpath, stat } from "node:fs/promises";
+import { createReadStream, realpathSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -245,34 +245,67 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
   // the least recently used go first once they pass CACHE_BYTES.
   const bodies = new Map<string, Body>();
   let cached = 0;
-  const bodyOf = async (file: string, key: string, html: boolean, gzip: boolean): Promise<Body> => {
-    let body = bodies.get(file);
-    if (body?.key !== key) {
-      const raw = await readFile(file);
-      body = { key, plain: html && inject ? Buffer.from(inject(raw.toString("utf8"))) : raw };
-    } else {
+  const sizeOf = (body: Body) => body.plain.length + (body.gzip?.length ?? 0);
+  const remember = (file: string, body: Body) => {
+    const old = bodies.get(file);
+    if (old) {
       bodies.delete(file);
-      cached -= body.plain.length + (body.gzip?.length ?? 0);
+      cached -= sizeOf(old);
     }
-    if (gzip && !body.gzip) body.gzip = gzipSync(body.plain);
     bodies.set(file, body);
-    cached += body.plain.length + (body.gzip?.length ?? 0);
-    for (const [oldest, old] of bodies) {
+    cached += sizeOf(body);
+    for (const [oldest, entry] of bodies) {
       if (cached <= CACHE_BYTES || oldest === file) break;
       bodies.delete(oldest);
-      cached -= old.plain.length + (old.gzip?.length ?? 0);
+      cached -= sizeOf(entry);
     }
+  };
+  const load = async (file: string, key: string, html: boolean, gzip: boolean): Promise<Body> => {
+    const known = bodies.get(file);
+    let body: Body;
+    if (known?.key === key) {
+      body = { ...known };
+    } else {
+      const raw = await readFile(file);
+      body = { key, plain: html && inject ? Buffer.from(inject(raw.toString("utf8"))) : raw };
+    }
+    if (gzip && !body.gzip) body.gzip = gzipSync(body.plain);
+    remember(file, body);
     return body;
   };
+  // Requests that arrive together for a file not yet in memory share one read and one gzip.
+  const inflight = new Map<string, Promise<Body>>();
+  const bodyOf = (file: string, key: string, html: boolean, gzip: boolean): Promise<Body> => {
+    const id = `${file}\0${key}\0${gzip}`;
+    let pending = inflight.get(id);
+    if (!pending) {
+      pending = load(file, key, html, gzip).finally(() => inflight.delete(id));
+      inflight.set(id, pending);
+    }
+    return pending;
+  };
 
-  /** A regular file inside the root (after following links), with its size and mtime. */
-  const findFile = async (relative: string) => {
+  /**
+   * A regular file inside the root (after following links), with its size and mtime.
+   * Synchronous on purpose: a stat of a local file takes microseconds, less than a trip
+   * through libuv's four-thread pool, which many connections at once queue on.
+   */
+  let realRoot = root;
+  const inside = (real: string) => real.startsWith(realRoot + path.sep);
+  const findFile = (relative: string) => {
     const file = path.join(root, relative);
-    const info = await stat(file).catch(() => undefined);
-    if (!info?.isFile()) return undefined;
-    const [real, realRoot] = await Promise.all([realpath(file).catch(() => ""), realpath(root).catch(() => root)]);
-    if (!real.startsWith(realRoot + path.sep)) return undefined;
-    return { file, info };
+    try {
+      const info = statSync(file, { throwIfNoEntry: false });
+      if (!info?.isFile()) return undefined;
+      const real = realpathSync.native(file);
+      if (!inside(real)) {
+        realRoot = realpathSync.native(root); // the root itself may be (or have become) a link
+        if (!inside(real)) return undefined;
+      }
+      return { file, info };
+    } catch {
+      return undefined; // ENOTDIR, ENAMETOOLONG, EACCES...: no such file for a reader
+    }
   };
 
   const send = async (
@@ -315,7 +348,7 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
   };
 
   const notFound = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const page = await findFile("404.html");
+    const page = findFile("404.html");
     if (page) return send(req, res, 404, page, "no-cache");
     refuse(res, 404, "Not Found");
   };
@@ -328,7 +361,7 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
     }
     const files = candidates(resolved.urlPath);
     let found;
-    for (const relative of files ?? []) if ((found = await findFile(relative))) break;
+    for (const relative of files ?? []) if ((found = findFile(relative))) break;
     if (!found) return notFound(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");

@@ -1,6 +1,6 @@
 /** The preview server serves the built site as a static host would. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readdir, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
@@ -102,6 +102,15 @@ describe("the preview server", () => {
     const missing = await fetch(`${base}/nada`, { headers: { "Accept-Encoding": "gzip" } });
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain("Oops! Page not found");
+  });
+
+  it("serves a file's new content once it changes (a rebuild while the preview runs)", async () => {
+    const file = path.join(outDir, "guia/so-titulo.html");
+    const before = await readFile(file, "utf8");
+    for (const headers of [{}, { "Accept-Encoding": "gzip" }]) expect((await get("/guia/so-titulo", headers)).body).toBe(before);
+    await writeFile(file, before.replace("</body>", "<p>reconstruído</p></body>"));
+    for (const headers of [{}, { "Accept-Encoding": "gzip" }]) expect((await get("/guia/so-titulo", headers)).body).toContain("reconstruído");
+    await writeFile(file, before);
   });
 
   it.each(["/.cafe-build.json", "/%2ecafe-build.json", "/_headers", "/%5Fheaders", "/_headers?x"])(
