@@ -17,6 +17,7 @@
 import http from "node:http";
 import { createReadStream, realpathSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { pipeline } from "node:stream";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -333,9 +334,8 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
       headers["Content-Length"] = info.size;
       res.writeHead(status, headers);
       if (req.method === "HEAD") return void res.end();
-      createReadStream(file)
-        .on("error", () => res.destroy())
-        .pipe(res);
+      // pipeline closes the file when the client goes away mid-way, and the answer on a read error.
+      pipeline(createReadStream(file), res, () => {});
       return;
     }
     const gzip = acceptsGzip(req) && info.size >= 20;
@@ -388,13 +388,19 @@ export function serve(options: ServeOptions): Promise<{ url: string; server: htt
     if (options.before?.(req, res)) return;
     handler(req, res);
   });
-  // A request line longer than Node reads (16 KB of head) is a 414, as in nginx; other
-  // unreadable requests get Node's own answer.
+  // A request line longer than Node reads (16 KB of head) is a 414, as in nginx; the rest
+  // get what Node answers by itself (431 for too many headers, 408 for a slow client, 400).
   server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     if (!socket.writable) return void socket.destroy();
     const lineEnd = error.rawPacket?.indexOf("\r\n") ?? -1;
     const status =
-      error.code === "HPE_HEADER_OVERFLOW" ? (lineEnd === -1 || lineEnd > MAX_REQUEST_LINE ? "414 URI Too Long" : "431 Request Header Fields Too Large") : "400 Bad Request";
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? lineEnd === -1 || lineEnd > MAX_REQUEST_LINE
+          ? "414 URI Too Long"
+          : "431 Request Header Fields Too Large"
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "408 Request Timeout"
+          : "400 Bad Request";
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return new Promise((resolve, reject) => {
