@@ -3,8 +3,8 @@
  * together, parses flags and calls the engine.
  *
  *   tsx build.ts build   [--content DIR] [--out DIR] [--force]
- *   tsx build.ts preview [--out DIR] [--port N] [--host H]
- *   tsx build.ts dev     [--content DIR] [--out DIR] [--port N] [--host H]
+ *   tsx build.ts preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
+ *   tsx build.ts dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   tsx build.ts new     "Título do artigo" [--content DIR]
  */
 import path from "node:path";
@@ -20,7 +20,7 @@ const projectRoot = path.dirname(fileURLToPath(import.meta.url));
 /** This site's theme: the module that exports it, and the folders its code lives in. */
 const THEME_MODULE = path.join(projectRoot, "templates/theme.tsx");
 const THEME_FOLDERS = ["templates", "client"];
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H]\n       npm run new -- "Título do artigo"`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"`;
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -33,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
         out: { type: "string", default: "dist" },
         port: { type: "string", default: "4321" },
         host: { type: "string", default: "127.0.0.1" },
+        // Repeatable: names the servers answer to besides localhost, 127.0.0.1, [::1] and --host.
+        "allowed-host": { type: "string", multiple: true, default: [] },
         force: { type: "boolean", default: false },
       },
     });
@@ -44,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
   const command = positionals[0] ?? "build";
   const contentDir = path.resolve(values.content);
   const outDir = path.resolve(values.out);
+  const allowedHosts = values["allowed-host"];
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`--port must be a number from 0 to 65535; got '${values.port}'`);
@@ -84,13 +87,27 @@ async function main(argv: string[]): Promise<number> {
     }
     case "preview": {
       const { serve } = await import("./engine/serve.js");
-      const { url } = await serve({ root: outDir, port, host: values.host });
+      if (!(await checkHosts(values.host, allowedHosts))) return 2;
+      const { url } = await serve({ root: outDir, port, host: values.host, allowedHosts });
       console.log(`Serving ${path.relative(process.cwd(), outDir) || outDir} at ${url}  (Ctrl+C to stop)`);
       return new Promise<number>(() => {});
     }
     case "dev": {
       const { startDev } = await import("./engine/dev.js");
-      const dev = await startDev({ projectRoot, contentDir, outDir, port, host: values.host, themeModule: THEME_MODULE, themeFolders: THEME_FOLDERS });
+      if (!(await checkHosts(values.host, allowedHosts))) return 2;
+      // Watch mode never writes into the published folder: drafts and half-finished edits
+      // stay in a folder of their own under the cache.
+      const devOut = path.join(projectRoot, "node_modules/.cache/engine/dev-site");
+      const dev = await startDev({
+        projectRoot,
+        contentDir,
+        outDir: devOut,
+        port,
+        host: values.host,
+        allowedHosts,
+        themeModule: THEME_MODULE,
+        themeFolders: THEME_FOLDERS,
+      });
       const stop = () => void dev.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
@@ -115,6 +132,18 @@ async function main(argv: string[]): Promise<number> {
     default:
       console.error(`unknown command '${command}'\n${USAGE}`);
       return 2;
+  }
+}
+
+/** --host and --allowed-host must be host names; says which is not. */
+async function checkHosts(host: string, allowedHosts: string[]): Promise<boolean> {
+  const { allowedHostnames } = await import("./engine/serve.js");
+  try {
+    allowedHostnames(host, allowedHosts);
+    return true;
+  } catch (error) {
+    console.error(`--host/--allowed-host: ${(error as Error).message}\n${USAGE}`);
+    return false;
   }
 }
 

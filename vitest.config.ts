@@ -5,10 +5,13 @@ const INTEGRATION = [
   "tests/browser/**",
   "tests/cli.test.ts",
   "tests/dev.test.ts",
+  "tests/host-origin.test.ts",
   "tests/html-validity.test.ts",
   "tests/identical-output.test.ts",
   "tests/nginx.test.ts",
   "tests/serve.test.ts",
+  "tests/static-parity.test.ts",
+  "tests/workflow.test.ts",
 ];
 
 export default defineConfig({

@@ -9,7 +9,7 @@ import path from "node:path";
 import { stat } from "node:fs/promises";
 import { watch } from "chokidar";
 import { build } from "esbuild";
-import { serve } from "./serve.js";
+import { isForeignOrigin, refuse, serve } from "./serve.js";
 import { changedRoutes, type BuilderReply, type ReportedError } from "./dev-protocol.js";
 
 export interface DevOptions {
@@ -22,6 +22,8 @@ export interface DevOptions {
   themeModule: string;
   /** Folders of the theme's code, relative to the project root: an edit there restarts the builder. */
   themeFolders: string[];
+  /** Names also accepted in the Host header (`--allowed-host`); see engine/serve.ts. */
+  allowedHosts?: readonly string[];
   /** Print to the terminal (tests silence it). */
   log?: (line: string) => void;
 }
@@ -103,10 +105,17 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     root: options.outDir,
     port: options.port,
     host: options.host,
+    allowedHosts: options.allowedHosts,
     dev: true,
     injectHtml: (html) => html.replace("</body>", '<script type="module" src="/__cafe/dev-client.js"></script></body>'),
     before(req, res) {
       if (req.url === "/__cafe/events") {
+        // Drafts and error frames go down this channel: only to pages of this server (the
+        // Host check has run already), never to a page of another origin that opens it.
+        if (isForeignOrigin(req)) {
+          refuse(res, 403, `Forbidden: the live-reload channel answers only pages of this server, not ones from ${JSON.stringify(String(req.headers.origin).slice(0, 100))}.`);
+          return true;
+        }
         res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
         res.write(": connected\n\n");
         clients.add(res);

@@ -1,13 +1,13 @@
 /** The preview server serves the built site as a static host would. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
-import { serve } from "../engine/serve.js";
+import { allowedHostnames, serve } from "../engine/serve.js";
 import { fixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
@@ -23,7 +23,11 @@ beforeAll(async () => {
   await writer.begin();
   const result = await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer });
   expect(result.ok).toBe(true);
-  ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1" }));
+  // What a real build leaves beside the pages: the build's record, the headers file for
+  // other hosts, and a link someone put in public/ that points out of the folder.
+  await writeFile(path.join(outDir, ".cafe-build.json"), '{"inputs":"secret-inputs"}\n');
+  await symlink(path.join(parent, "secret.txt"), path.join(outDir, "leak.txt"));
+  ({ url: base, server } = await serve({ root: outDir, port: 0, host: "127.0.0.1", allowedHosts: ["cafe.test"] }));
 });
 afterAll(() => server?.close());
 
@@ -77,6 +81,17 @@ describe("the preview server", () => {
     expect(cssRes.headers["cache-control"]).toContain("immutable");
     expect((await get(js)).type).toMatch(/javascript/);
     expect((await get("/favicon.svg")).type).toMatch(/^image\/svg\+xml/);
+    const font = (await readdir(path.join(outDir, "assets/fonts")))[0]!;
+    expect((await get(`/assets/fonts/${font}`)).type).toBe("font/woff2");
+    expect((await get("/feed.xml")).type).toMatch(/xml/);
+  });
+
+  it("answers a repeated request for an unchanged file with 304", async () => {
+    const first = await get("/primeiro");
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/"/);
+    expect((await get("/primeiro", { "If-None-Match": etag })).status).toBe(304);
+    expect((await get("/guia/so-titulo", { "If-None-Match": etag })).status).toBe(200);
   });
 
   it("compresses text for clients that accept gzip, as static hosts do", async () => {
@@ -90,7 +105,29 @@ describe("the preview server", () => {
     expect(await missing.text()).toContain("Oops! Page not found");
   });
 
+  it("serves a file's new content once it changes (a rebuild while the preview runs)", async () => {
+    const file = path.join(outDir, "guia/so-titulo.html");
+    const before = await readFile(file, "utf8");
+    for (const headers of [{}, { "Accept-Encoding": "gzip" }]) expect((await get("/guia/so-titulo", headers)).body).toBe(before);
+    await writeFile(file, before.replace("</body>", "<p>reconstruído</p></body>"));
+    for (const headers of [{}, { "Accept-Encoding": "gzip" }]) expect((await get("/guia/so-titulo", headers)).body).toContain("reconstruído");
+    await writeFile(file, before);
+  });
+
+  it.each(["/.cafe-build.json", "/%2ecafe-build.json", "/_headers", "/%5Fheaders", "/_headers?x"])(
+    "answers %s with the 404 page, whatever the client's Accept-Encoding: it is for the host, not for readers",
+    async (route) => {
+      for (const headers of [{}, { "Accept-Encoding": "gzip" }, { "Accept-Encoding": "gzip, deflate, br" }, { "Accept-Encoding": "identity" }]) {
+        const res = await get(route, headers);
+        expect(res.status).toBe(404);
+        expect(res.body).toContain("Oops! Page not found");
+        expect(res.body).not.toMatch(/secret-inputs|Content-Security-Policy:/);
+      }
+    },
+  );
+
   it.each([
+    "/leak.txt",
     "/../secret.txt",
     "/%2e%2e/secret.txt",
     "/%252e%252e/secret.txt",
@@ -104,5 +141,60 @@ describe("the preview server", () => {
       expect([400, 404]).toContain(res.status);
       expect(res.body).not.toContain("do not serve");
     }
+  });
+});
+
+describe("the Host check (DNS rebinding)", () => {
+  const port = () => new URL(base).port;
+
+  it.each(["127.0.0.1", `127.0.0.1:${"PORT"}`, "localhost", "LOCALHOST:PORT", "localhost:8080", "[::1]", "[::1]:PORT", "cafe.test", "cafe.test:PORT"])(
+    "serves the site to Host: %s",
+    async (host) => {
+      const res = await get("/primeiro", { Host: host.replace("PORT", port()) });
+      expect(res.status).toBe(200);
+      expect(res.body).toContain("Primeiro artigo");
+    },
+  );
+
+  it.each([
+    "evil.example",
+    "evil.example:PORT",
+    "127.0.0.1.nip.io:PORT",
+    "localhost.evil.example",
+    "sub.cafe.test",
+    "cafe.test.evil.example",
+    "localhost@evil.example",
+    "evil.example/localhost",
+    "[::2]:PORT",
+    "10.0.0.1",
+  ])("refuses Host: %s with 403 and a one-line reason, before serving anything", async (host) => {
+    for (const route of ["/primeiro", "/nao-existe", "/../secret.txt"]) {
+      const res = await get(route, { Host: host.replace("PORT", port()) });
+      expect(res.status).toBe(403);
+      expect(res.type).toMatch(/^text\/plain/);
+      expect(res.body).toMatch(/^Forbidden: [^\n]+\n$/);
+      expect(res.body).not.toContain("<!DOCTYPE html>");
+    }
+  });
+
+  it("names the refused host and the flag that would allow it", async () => {
+    const res = await get("/", { Host: `evil.example:${port()}` });
+    expect(res.body).toContain('"evil.example:');
+    expect(res.body).toContain("--allowed-host evil.example");
+  });
+
+  it("checks the host of an absolute-form request target too", async () => {
+    expect((await get(`http://evil.example:${port()}/primeiro`)).status).toBe(403);
+    expect((await get(`http://localhost:${port()}/primeiro`)).status).toBe(200);
+  });
+
+  it("a server bound to every interface also answers to this machine's own addresses", () => {
+    const names = allowedHostnames("0.0.0.0", ["cafe.test"]);
+    expect(names).toContain("localhost");
+    expect(names).toContain("cafe.test");
+    expect(names).not.toContain("0.0.0.0");
+    expect(allowedHostnames("127.0.0.1")).toEqual(new Set(["localhost", "127.0.0.1", "[::1]"]));
+    expect(allowedHostnames("::1", ["Cafe.Test:8080"])).toEqual(new Set(["localhost", "127.0.0.1", "[::1]", "cafe.test"]));
+    expect(() => allowedHostnames("127.0.0.1", ["evil/x"])).toThrow("'evil/x' is not a host name");
   });
 });

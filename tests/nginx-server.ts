@@ -1,0 +1,117 @@
+/**
+ * deploy/nginx.conf in a real nginx (Debian's package; .ci/run installs it) on loopback, for
+ * the tests: tests/nginx.test.ts checks it, tests/static-parity.test.ts compares the preview
+ * server with it.
+ *
+ * Without nginx the tests that need it are skipped with a printed reason; with
+ * REQUIRE_NGINX=1 (as .ci/run sets) a missing nginx is a failure instead.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { projectRoot } from "./helpers.js";
+
+export const nginxBin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
+
+/**
+ * Call at the top of a test file: throws when nginx is missing and REQUIRE_NGINX is set,
+ * prints why the file is skipped when it is not. True when nginx is there.
+ */
+export function requireNginx(what: string): boolean {
+  if (nginxBin) return true;
+  const message = `${what} needs nginx: install it with \`apt-get install -y nginx-light\`.`;
+  if (process.env.REQUIRE_NGINX) throw new Error(`${message} REQUIRE_NGINX is set, so this is a failure.`);
+  console.warn(`\n${message} Skipping it (set REQUIRE_NGINX=1 to make this a failure).\n`);
+  return false;
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+export interface RunningNginx {
+  /** http://127.0.0.1:PORT */
+  base: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts nginx with deploy/nginx.conf's server block (listen and root rewritten) serving
+ * `site`, and resolves once it answers. `site` and its parents must be readable by nginx's
+ * workers.
+ */
+export async function startNginx(site: string): Promise<RunningNginx> {
+  if (!nginxBin) throw new Error("nginx is not installed");
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-nginx-"));
+  await chmod(dir, 0o755); // nginx's workers run as an unprivileged user
+  const port = await freePort();
+  const server = (await readFile(path.join(projectRoot, "deploy/nginx.conf"), "utf8"))
+    .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
+    .replace(/root [^;]+;/, `root ${site};`);
+  await mkdir(path.join(dir, "tmp"), { recursive: true });
+  const conf = `
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  access_log off;
+  client_body_temp_path ${dir}/tmp/body;
+  proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi;
+  uwsgi_temp_path ${dir}/tmp/uwsgi;
+  scgi_temp_path ${dir}/tmp/scgi;
+  ${server}
+}`;
+  const confPath = path.join(dir, "nginx.conf");
+  await writeFile(confPath, conf);
+  execFileSync(nginxBin, ["-t", "-c", confPath, "-p", dir], { stdio: "pipe" });
+  const nginx = spawn(nginxBin, ["-c", confPath, "-p", dir, "-g", "daemon off;"], { stdio: "ignore" });
+  const base = `http://127.0.0.1:${port}`;
+  let up = false;
+  for (let i = 0; i < 50 && !up; i++) {
+    up = await fetch(base).then(() => true, () => false);
+    if (!up) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!up) {
+    nginx.kill("SIGTERM");
+    throw new Error(`nginx did not answer at ${base}:\n${await readFile(path.join(dir, "error.log"), "utf8").catch(() => "")}`);
+  }
+  return {
+    base,
+    port,
+    async stop() {
+      if (nginx.exitCode === null) {
+        const exited = new Promise((resolve) => nginx.once("exit", resolve));
+        nginx.kill("SIGTERM");
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Builds the real site into a fresh folder nginx's workers can read; resolves with its path. */
+export async function buildRealSite(): Promise<string> {
+  const { buildSite } = await import("../engine/build.js");
+  const { FolderWriter } = await import("../engine/output.js");
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-site-"));
+  await chmod(dir, 0o755);
+  const site = path.join(dir, "site");
+  const writer = new FolderWriter(site);
+  await writer.begin();
+  const { theme } = await import("../templates/theme.js");
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
+  if (!result.ok) throw new Error(`the real site did not build: ${JSON.stringify(result.errors).slice(0, 500)}`);
+  return site;
+}
