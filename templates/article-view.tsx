@@ -6,19 +6,30 @@ import { ShareButton, type ShareButtonProps } from "../client/islands/share-butt
 import { fill } from "../client/format.js";
 import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
 
-export function ArticleView({ article, ctx, headingLevel = 1 }: { article: CafeArticle; ctx: CafePageContext; headingLevel?: 1 | 2 }) {
+export interface ArticleViewProps {
+  article: CafeArticle;
+  ctx: CafePageContext;
+  headingLevel?: 1 | 2;
+  /** When `article` is a translation, the page's article in the site's language. */
+  main?: CafeArticle;
+}
+
+export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleViewProps) {
   const { meta } = article;
   const { site } = ctx;
   const Heading = headingLevel === 1 ? "h1" : "h2";
   const labels = labelsOf(site, article.lang);
+  // How Compartilhar behaves is the page's: a translation keeps its main article's share
+  // settings, each key overridable in its own front matter, and shares its own title and lead.
+  const settings = { ...main?.meta.share, ...meta.share };
   const share: ShareButtonProps = {
     label: site.share.label,
     title: meta.title,
-    text: meta.share?.text ? meta.lead : undefined,
+    text: settings.text ? meta.lead : undefined,
     copiedTitle: site.share.copiedTitle,
-    copiedMessage: meta.share?.copiedMessage ?? site.share.copiedMessage,
+    copiedMessage: settings.copiedMessage ?? site.share.copiedMessage,
     alertMessage: site.share.alertMessage,
-    settings: meta.share ?? {},
+    settings,
   };
   const series = meta.series ? seriesOf(ctx.content, meta.series).filter((s) => s.route !== article.route) : [];
   return (

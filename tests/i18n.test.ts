@@ -182,6 +182,17 @@ English text with a note.[^1]
     expect(text(pt.querySelector(".carousel-title"))).toBe("Edições Anteriores");
     expect(islandProps<EditionsCarouselProps>(pt, "editions-carousel").labels.open).toBe("Ler Edição");
   });
+
+  it("shares the English title and lead with the page's share settings", () => {
+    // primeiro.md sets `share: {text: true, fallback: alert}`; its English version sets none.
+    const share = islandProps<ShareButtonProps>(en, "share");
+    expect(share.title).toBe("First article");
+    expect(share.text).toBe("The start of a conversation about careers.");
+    expect(share.settings).toEqual({ text: true, fallback: "alert" });
+    const pt = islandProps<ShareButtonProps>(doc.querySelector("div[data-l=pt]")!, "share");
+    expect(pt.title).toBe("Primeiro artigo");
+    expect(pt.text).toBe("O começo de uma conversa sobre carreira.");
+  });
 });
 
 describe("the labels in content/site.yaml", () => {

@@ -26,7 +26,7 @@ export function ArticlePage({ ctx }: { ctx: CafePageContext }) {
               <ArticleView article={pt} ctx={ctx} />
             </div>
             <div data-l="en" lang="en">
-              <ArticleView article={en} ctx={ctx} />
+              <ArticleView article={en} ctx={ctx} main={pt} />
             </div>
           </>
         ) : (
