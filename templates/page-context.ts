@@ -3,7 +3,7 @@ import type { PageContext } from "../engine/theme.js";
 import type { Article, SiteContent } from "../engine/content.js";
 import type { ArticleVariants } from "../engine/routes.js";
 import { byCodePoint } from "../engine/routes.js";
-import type { CafeMeta, Card, Edition, Labels, Language, SiteSettings } from "./schema.js";
+import type { CafeMeta, Card, CardEntry, Edition, EditionEntry, Labels, Language, SiteSettings } from "./schema.js";
 
 export type CafePageContext = PageContext<SiteSettings>;
 
@@ -20,8 +20,122 @@ export function labelsOf(site: SiteSettings, lang: string): Labels {
   return lang === "en" ? site.labels.en : site.labels.pt;
 }
 
-export const cardsOf = (content: SiteContent) => content.collections.cards!.value as Card[];
-export const editionsOf = (content: SiteContent) => content.collections.editions!.value as Edition[];
+// ---- Cards and editions -------------------------------------------------------------------
+
+/** The values an entry of cards.yaml or editions.yaml may take from the article it opens. */
+export const DERIVED = ["title", "category", "date", "readTime"] as const;
+type Derived = { title?: string; category?: string; date?: string; readTime?: number };
+
+/** A value an entry neither writes nor can take from an article: its path in the YAML file. */
+export interface MissingValue {
+  index: number;
+  key: (string | number)[];
+  route: string;
+  /** Where the value would have come from: the article (its language), or none at that route. */
+  article?: CafeArticle;
+  /** The language the value is missing in. */
+  lang: Language;
+}
+
+/** Every entry, complete, in file order; the incomplete ones are left out and listed in `missing`. */
+interface Resolved<T> {
+  entries: T[];
+  missing: MissingValue[];
+}
+
+const ownValues = (article: CafeArticle | undefined): Derived => ({
+  title: article?.meta.title,
+  category: article?.meta.category,
+  date: article?.meta.date?.text,
+  readTime: article?.meta.readTime,
+});
+
+/** The articles of each route, by language (drafts only when the build includes them). */
+function articlesByRoute(content: SiteContent): Map<string, Partial<Record<Language, CafeArticle>>> {
+  const byRoute = new Map<string, Partial<Record<Language, CafeArticle>>>();
+  for (const a of content.articles as CafeArticle[]) byRoute.set(a.route, { ...byRoute.get(a.route), [a.lang]: a });
+  return byRoute;
+}
+
+/**
+ * Fills the values `written` leaves out from `article`; a key still without a value goes to
+ * `missing` with its path (`at`), and the result is then undefined.
+ */
+function complete<K extends keyof Derived>(
+  written: Partial<Record<K, unknown>>,
+  keys: readonly K[],
+  article: CafeArticle | undefined,
+  missing: Omit<MissingValue, "key">,
+  at: (string | number)[],
+  out: MissingValue[],
+): Required<Pick<Derived, K>> | undefined {
+  const own = ownValues(article);
+  const values: Partial<Derived> = {};
+  let ok = true;
+  for (const key of keys) {
+    const value = (written[key] as Derived[K] | undefined) ?? own[key];
+    if (value === undefined) {
+      out.push({ ...missing, key: [...at, key] });
+      ok = false;
+    } else (values as Record<string, unknown>)[key] = value;
+  }
+  return ok ? (values as Required<Pick<Derived, K>>) : undefined;
+}
+
+const resolvedCards = new WeakMap<SiteContent, Resolved<Card>>();
+const resolvedEditions = new WeakMap<SiteContent, Resolved<Edition>>();
+
+/** cards.yaml, each card completed from its article (computed once per build). */
+export function resolveCards(content: SiteContent): Resolved<Card> {
+  let resolved = resolvedCards.get(content);
+  if (!resolved) {
+    const articles = articlesByRoute(content);
+    const missing: MissingValue[] = [];
+    const entries: Card[] = [];
+    cardEntriesOf(content).forEach((entry, index) => {
+      const { pt, en } = articles.get(entry.route) ?? {};
+      const values = complete(entry, DERIVED, pt, { index, route: entry.route, article: pt, lang: "pt" }, [index], missing);
+      // The English card takes its title and category from the English article.
+      const english = entry.en && complete(entry.en, ["title", "category"] as const, en, { index, route: entry.route, article: en, lang: "en" }, [index, "en"], missing);
+      if (!values || (entry.en && !english)) return;
+      const { en: _, ...written } = entry;
+      const card: Card = { ...written, ...values };
+      if (entry.en && english) card.en = { category: english.category, title: english.title, excerpt: entry.en.excerpt };
+      entries.push(card);
+    });
+    resolved = { entries, missing };
+    resolvedCards.set(content, resolved);
+  }
+  return resolved;
+}
+
+/** editions.yaml, each edition completed from the article it opens (computed once per build). */
+export function resolveEditions(content: SiteContent): Resolved<Edition> {
+  let resolved = resolvedEditions.get(content);
+  if (!resolved) {
+    const articles = articlesByRoute(content);
+    const missing: MissingValue[] = [];
+    const entries: Edition[] = [];
+    editionEntriesOf(content).forEach((entry, index) => {
+      const pt = articles.get(entry.route)?.pt;
+      const values = complete(entry, ["title", "date", "readTime"] as const, pt, { index, route: entry.route, article: pt, lang: "pt" }, [index], missing);
+      if (!values) return;
+      // The island's props are this object: its keys keep the file's order.
+      const { id, description, featured, route } = entry;
+      entries.push({ id, title: values.title, date: values.date, description, featured, route, readTime: values.readTime });
+    });
+    resolved = { entries, missing };
+    resolvedEditions.set(content, resolved);
+  }
+  return resolved;
+}
+
+/** The entries as written (checks point at their lines by index). */
+export const cardEntriesOf = (content: SiteContent) => content.collections.cards!.value as CardEntry[];
+export const editionEntriesOf = (content: SiteContent) => content.collections.editions!.value as EditionEntry[];
+/** The cards and editions to show, every value written or taken from the article. */
+export const cardsOf = (content: SiteContent): Card[] => resolveCards(content).entries;
+export const editionsOf = (content: SiteContent): Edition[] => resolveEditions(content).entries;
 
 const series = new WeakMap<SiteContent, Map<string, { route: string; title: string }[]>>();
 

@@ -157,30 +157,45 @@ export const siteSchema = z.strictObject({
 });
 export type SiteSettings = z.infer<typeof siteSchema>;
 
+/*
+ * Cards and editions open an article. What the article itself says (title, category, date,
+ * reading time) an entry may leave out: page-context.ts takes it from the article at the
+ * entry's route. Write a value only where the card should say something else.
+ */
 export const cardSchema = z.strictObject({
   route: routePath,
   icon: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be a lucide icon name in kebab-case, like 'heart-pulse'" }),
-  category: nonEmpty,
-  title: nonEmpty,
+  category: nonEmpty.optional(),
+  title: nonEmpty.optional(),
   excerpt: nonEmpty,
-  date: nonEmpty,
-  readTime,
+  date: nonEmpty.optional(),
+  readTime: readTime.optional(),
   gradient: z.tuple([z.string(), z.string()]),
   borderColor: z.string(),
   iconColor: z.string(),
-  en: z.strictObject({ category: nonEmpty, title: nonEmpty, excerpt: nonEmpty }).optional(),
+  /** The card in English; title and category default to the English version of the article. */
+  en: z.strictObject({ category: nonEmpty.optional(), title: nonEmpty.optional(), excerpt: nonEmpty }).optional(),
 });
 export const cardsSchema = z.array(cardSchema);
-export type Card = z.infer<typeof cardSchema>;
+/** A card as written in cards.yaml. */
+export type CardEntry = z.infer<typeof cardSchema>;
+/** A card with every value: written, or taken from its article. */
+export type Card = Omit<CardEntry, "category" | "title" | "date" | "readTime" | "en"> & {
+  category: string;
+  title: string;
+  date: string;
+  readTime: number;
+  en?: { category: string; title: string; excerpt: string };
+};
 
 export const editionSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be a slug like 'outubro-27-2025'" }),
-  title: nonEmpty,
-  date: nonEmpty,
+  title: nonEmpty.optional(),
+  date: nonEmpty.optional(),
   description: nonEmpty,
   featured: z.boolean().default(false),
   route: routePath,
-  readTime,
+  readTime: readTime.optional(),
 });
 export const editionsSchema = z
   .array(editionSchema)
@@ -188,7 +203,10 @@ export const editionsSchema = z
   .refine((list) => list.filter((e) => e.featured).length <= 1, {
     message: "at most one edition can be `featured: true`",
   });
-export type Edition = z.infer<typeof editionSchema>;
+/** An edition as written in editions.yaml. */
+export type EditionEntry = z.infer<typeof editionSchema>;
+/** An edition with every value: written, or taken from the article it opens. */
+export type Edition = Omit<EditionEntry, "title" | "date" | "readTime"> & { title: string; date: string; readTime: number };
 
 // ---- Block data ---------------------------------------------------------------------------
 

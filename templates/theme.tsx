@@ -3,14 +3,14 @@
  * another site would do differently. `build.ts` hands it to the engine.
  */
 import type { Theme } from "../engine/theme.js";
-import { errorAt } from "../engine/yaml-source.js";
+import { errorAt, formatKey, type LocatableSource } from "../engine/yaml-source.js";
 import { routeErrors } from "../engine/routes.js";
 import type { ContentError } from "../engine/errors.js";
 import { cardsSchema, editionsSchema, frontMatter, siteSchema, type CafeMeta, type SiteSettings } from "./schema.js";
 import { blocks } from "./blocks/registry.js";
 import { markdownComponents } from "./markdown-components.js";
 import { bodyLabelsFor } from "./texts.js";
-import { cardsOf } from "./page-context.js";
+import { cardEntriesOf, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
 import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
@@ -51,12 +51,17 @@ export const theme: Theme<SiteSettings> = {
   summary: (article) => (article.meta as CafeMeta).lead ?? article.meta.description,
   async check(content, routes) {
     const cards = content.collections.cards!;
+    const editions = content.collections.editions!;
     const errors: ContentError[] = [
       ...routeErrors(cards as typeof cards & { value: { route: string }[] }, content, routes),
-      ...routeErrors(content.collections.editions! as typeof cards & { value: { route: string }[] }, content, routes),
+      ...routeErrors(editions as typeof cards & { value: { route: string }[] }, content, routes),
+      // A route that does not exist is reported above; a draft's entry is left out.
+      ...resolveCards(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(cards, m)),
+      ...resolveEditions(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(editions, m)),
     ];
-    const missing = new Set(await loadIcons(cardsOf(content).map((c) => c.icon)));
-    cardsOf(content).forEach((card, i) => {
+    const entries = cardEntriesOf(content);
+    const missing = new Set(await loadIcons(entries.map((c) => c.icon)));
+    entries.forEach((card, i) => {
       if (missing.has(card.icon)) {
         errors.push(
           errorAt(cards, [i, "icon"], {
@@ -85,3 +90,25 @@ export const theme: Theme<SiteSettings> = {
     ],
   },
 };
+
+/** A card or edition value that is neither written nor in the article the entry opens. */
+function missingValueError(file: LocatableSource, m: MissingValue): ContentError {
+  const field = String(m.key.at(-1));
+  const where = m.lang === "en" ? "under `en:` " : "";
+  const key = formatKey(m.key);
+  if (m.article) {
+    return errorAt(file, m.key.slice(0, -1), {
+      key,
+      message: `\`${key}\` is not written, and ${m.article.file} has no \`${field}\` to take it from`,
+      hint: `write \`${field}:\` ${where}in this entry, or give the article a \`${field}:\` in its front matter`,
+    });
+  }
+  return errorAt(file, m.key.slice(0, -1), {
+    key,
+    message:
+      m.lang === "en"
+        ? `\`${key}\` is not written, and ${m.route} has no English version to take it from`
+        : `\`${key}\` is not written, and ${m.route} is not an article to take it from`,
+    hint: `write \`${field}:\` ${where}in this entry`,
+  });
+}
