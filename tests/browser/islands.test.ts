@@ -123,6 +123,15 @@ describeBrowser("sharing", () => {
     await context.close();
   });
 
+  it("with English chosen, the transition article shares its English title", async () => {
+    const { page, context } = await open("/artigo-transicao", { share: "succeed", lang: "en" });
+    await page.getByRole("button", { name: "Compartilhar" }).click();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __shared: unknown[] }).__shared)).toEqual([
+      { title: "Professional Rebirth", url: `${h.base}/artigo-transicao` },
+    ]);
+    await context.close();
+  });
+
   it.each(["/descompasso-seculo-xxi", "/via-mao-dupla-lealdade"])("native share also gets the lead as text on %s", async (route) => {
     const { page, context } = await open(route, { share: "succeed" });
     const lead = await page.locator(".article-lead").innerText();
