@@ -7,7 +7,9 @@ import path from "node:path";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+import { build, type BuildFailure } from "esbuild";
+import { ContentError } from "./errors.js";
 import subsetFont from "subset-font";
 import type { AssetManifest, Theme, ThemeFont } from "./theme.js";
 
@@ -119,4 +121,27 @@ export async function buildAssets({ projectRoot, theme, site, minify = true }: A
     if (!manifest.entries[name]) throw new Error(`the asset bundle has no output for the entry '${name}'`);
   }
   return { manifest, files };
+}
+
+/** esbuild's errors (a syntax error in a script or stylesheet of the theme) as content errors with their place. */
+export function assetErrors(error: unknown, projectRoot: string): ContentError[] | undefined {
+  const failure = error as Partial<BuildFailure>;
+  if (!Array.isArray(failure.errors) || failure.errors.length === 0) return undefined;
+  return failure.errors.map((e) => {
+    const file = e.location?.file;
+    let source: string | undefined;
+    try {
+      source = file ? readFileSync(path.resolve(projectRoot, file), "utf8") : undefined;
+    } catch {
+      source = undefined;
+    }
+    return new ContentError({
+      file: file ? path.relative(process.cwd(), path.resolve(projectRoot, file)) : "assets",
+      line: e.location?.line,
+      column: e.location ? e.location.column + 1 : undefined,
+      source,
+      message: e.text,
+      hint: "fix the theme's script or stylesheet named here",
+    });
+  });
 }

@@ -12,7 +12,7 @@ import { ContentError, type ContentWarning } from "./errors.js";
 import { articleModel, loadArticleFile, loadContent, type Article, type SiteContent } from "./content.js";
 import { articleOf, buildRoutes, byCodePoint, type Route, type RouteTable } from "./routes.js";
 import { renderMarkdown, type MarkdownResult } from "./markdown.js";
-import { buildAssets, type BuiltAssets } from "./assets.js";
+import { assetErrors, buildAssets, type BuiltAssets } from "./assets.js";
 import { renderPage } from "./render.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
@@ -93,7 +93,15 @@ export class SiteBuilder {
     }
 
     const previous = this.built;
-    const assets = previous && only ? previous.assets : await buildAssets({ projectRoot, theme, site: content.site.value });
+    let assets: BuiltAssets;
+    try {
+      assets = previous && only ? previous.assets : await buildAssets({ projectRoot, theme, site: content.site.value });
+    } catch (error) {
+      const errors = assetErrors(error, projectRoot);
+      if (!errors) throw error;
+      this.stale = true;
+      return fail(writer, errors, warnings);
+    }
     const routes = only ? table.routes.filter(only) : table.routes;
     const written: string[] = [];
     try {

@@ -2,42 +2,52 @@
  * The dev server's builder process: holds a SiteBuilder and rebuilds on request. It runs in
  * its own process so that an edit to a template or to the engine starts a fresh one (Node
  * caches modules), while content edits reuse everything already built.
+ *
+ * The engine and the theme are imported here, inside a try: code that does not load (a
+ * syntax error in a template, say) becomes a reply with its file, line and frame, which
+ * the dev server shows in the overlay, instead of a process that dies before it is ready.
  */
-import { SiteBuilder, type BuildResult } from "./build.js";
-import { formatError } from "./errors.js";
-import { LiveWriter } from "./output.js";
-import type { Theme } from "./theme.js";
 import { pathToFileURL } from "node:url";
-import { reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
+import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
 
 const [contentDir, projectRoot, outDir, themeModule] = process.argv.slice(2) as [string, string, string, string];
-const { theme } = (await import(pathToFileURL(themeModule).href)) as { theme: Theme };
-const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true });
-const writer = new LiveWriter(outDir);
 const send = (reply: BuilderReply) => process.send?.(reply);
+const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
+
+async function load() {
+  const [{ SiteBuilder }, { formatError }, { LiveWriter }, { theme }] = await Promise.all([
+    import("./build.js"),
+    import("./errors.js"),
+    import("./output.js"),
+    import(pathToFileURL(themeModule).href) as Promise<{ theme: import("./theme.js").Theme }>,
+  ]);
+  const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true });
+  return { builder, writer: new LiveWriter(outDir), formatError };
+}
+
+const loaded = load();
+loaded.catch(() => {});
 
 let queue: Promise<void> = Promise.resolve();
 process.on("message", (request: BuilderRequest) => {
   queue = queue.then(async () => {
     const started = performance.now();
-    let result: BuildResult;
     try {
-      result = request.type === "build" ? await builder.build(writer) : await builder.update(request.files, writer);
+      const { builder, writer, formatError } = await loaded;
+      const result = request.type === "build" ? await builder.build(writer) : await builder.update(request.files, writer);
+      send({
+        type: "result",
+        ok: result.ok,
+        errors: result.errors.map(reportError),
+        printed: result.errors.map(formatError).join("\n\n"),
+        warnings: result.warnings.map((w) => `warning ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`),
+        written: result.written,
+        pages: result.routes.length,
+        ms: Math.round(performance.now() - started),
+      });
     } catch (error) {
-      const message = `internal error while building: ${(error as Error).stack ?? error}`;
-      send({ type: "result", ok: false, errors: [{ location: "build", message }], printed: message, warnings: [], written: [], pages: 0, ms: 0 });
-      return;
+      send(crash(error));
     }
-    send({
-      type: "result",
-      ok: result.ok,
-      errors: result.errors.map(reportError),
-      printed: result.errors.map(formatError).join("\n\n"),
-      warnings: result.warnings.map((w) => `warning ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`),
-      written: result.written,
-      pages: result.routes.length,
-      ms: Math.round(performance.now() - started),
-    });
   });
 });
 send({ type: "ready" });

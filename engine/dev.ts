@@ -6,11 +6,14 @@
 import { fork, type ChildProcess } from "node:child_process";
 import type http from "node:http";
 import path from "node:path";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { stat } from "node:fs/promises";
 import { watch } from "chokidar";
 import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./serve.js";
-import { changedRoutes, type BuilderReply, type ReportedError } from "./dev-protocol.js";
+import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type ReportedError } from "./dev-protocol.js";
 
 export interface DevOptions {
   projectRoot: string;
@@ -50,6 +53,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const clients = new Set<http.ServerResponse>();
   let lastErrors: ReportedError[] | undefined;
+  let lastPrinted = "";
   const clientScript = await devClient();
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -57,34 +61,18 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     for (const res of clients) send(res, event, data);
   };
 
-  // The builder process; restarted when code it has loaded (templates, client, engine) changes.
-  let builder: ChildProcess | undefined;
-  let resolveReady: () => void = () => {};
-  let ready = Promise.resolve();
-  let pending: ((reply: Extract<BuilderReply, { type: "result" }>) => void)[] = [];
+  // The builder process; a fresh one when code it has loaded (theme, engine) changes, or
+  // when the last one died.
+  let builder: BuilderProcess | undefined;
   const startBuilder = () => {
-    builder?.kill();
-    ready = new Promise((resolve) => (resolveReady = resolve));
-    builder = fork(path.join(import.meta.dirname, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir, options.themeModule], {
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    builder.on("message", (reply: BuilderReply) => {
-      if (reply.type === "ready") resolveReady();
-      else pending.shift()?.(reply);
-    });
-    builder.on("exit", (code, signal) => {
-      if (signal !== "SIGTERM" && code !== 0 && code !== null) log(`builder process exited (${code}); it restarts on the next change`);
-    });
+    builder?.stop();
+    builder = new BuilderProcess(options);
   };
-  const request = async (message: { type: "build" } | { type: "update"; files: string[] }, reason: string) => {
-    await ready;
-    const reply = await new Promise<Extract<BuilderReply, { type: "result" }>>((resolve) => {
-      pending.push(resolve);
-      builder!.send(message);
-    });
+  const request = async (message: BuilderRequest, reason: string) => {
+    const reply = await builder!.request(message);
     if (!reply.ok) {
       lastErrors = reply.errors;
+      lastPrinted = reply.printed;
       log(`\n${reason}: ${reply.errors.length} problem${reply.errors.length === 1 ? "" : "s"}\n\n${reply.printed}\n\nFix the file and save: the page reloads by itself.`);
       broadcast("build-error", { errors: reply.errors });
       return reply;
@@ -129,6 +117,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         res.end(clientScript);
         return true;
       }
+      // No page was ever built (the first build failed): a page that shows why, with the overlay.
+      if (lastErrors && req.method === "GET" && !existsSync(path.join(options.outDir, "index.html"))) {
+        res.writeHead(500, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" });
+        res.end(errorPage(lastPrinted));
+        return true;
+      }
       return false;
     },
   });
@@ -145,7 +139,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     chain = chain.then(async () => {
       // Noted alongside the rebuild (which reads the files after this), not before it.
       const seenNow = Promise.all(files.map(mtime));
-      if (files.some(isCode)) {
+      if (files.some(isCode) || !builder?.alive) {
         startBuilder();
         await request({ type: "build" }, reason);
       } else {
@@ -188,9 +182,71 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     async close() {
       await watcher.close();
       for (const res of clients) res.end();
-      builder?.kill("SIGTERM");
-      pending = [];
+      builder?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The page served while no page could be built: the errors as text, and the overlay. */
+function errorPage(printed: string): string {
+  const escaped = printed.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!);
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body><main><h1>The site could not be built</h1><pre>${escaped}</pre></main><script type="module" src="/__cafe/dev-client.js"></script></body></html>`;
+}
+
+/**
+ * One builder process and its lifecycle. Each request gets a reply: the build's, or, when
+ * the process dies before giving one (however it dies), the crash as an error with its file,
+ * line and frame, so no request waits for a process that is gone.
+ */
+class BuilderProcess {
+  private readonly child: ChildProcess;
+  private readonly pending: ((reply: BuildReply) => void)[] = [];
+  private readonly ready: Promise<void>;
+  private stderr = "";
+  private ended?: BuildReply;
+
+  constructor(options: DevOptions) {
+    this.child = fork(path.join(import.meta.dirname, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir, options.themeModule], {
+      // tsx as this project has it, wherever the command was started.
+      execArgv: ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href],
+      // The project's compiler settings (JSX runtime…) wherever the command was started.
+      env: { ...process.env, TSX_TSCONFIG_PATH: path.join(options.projectRoot, "tsconfig.json") },
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
+    // Shown in the terminal as it comes, and kept: it explains a builder that dies.
+    this.child.stderr!.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-16_000);
+    });
+    this.ready = new Promise((resolve) => {
+      this.child.on("message", (reply: BuilderReply) => {
+        if (reply.type === "ready") resolve();
+        else this.pending.shift()?.(reply);
+      });
+      this.child.on("exit", (code, signal) => {
+        const why = this.stderr.trim() || `the builder process exited (${signal ?? `code ${code}`})`;
+        this.ended = crashReply(reportCrash(why, options.projectRoot));
+        for (const reply of this.pending.splice(0)) reply(this.ended);
+        resolve();
+      });
+    });
+  }
+
+  get alive(): boolean {
+    return this.ended === undefined;
+  }
+
+  async request(message: BuilderRequest): Promise<BuildReply> {
+    await this.ready;
+    if (this.ended) return this.ended;
+    return new Promise((resolve) => {
+      this.pending.push(resolve);
+      this.child.send(message);
+    });
+  }
+
+  stop(): void {
+    this.child.kill("SIGTERM");
+  }
 }

@@ -4,6 +4,8 @@
  * the server keeps going.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -181,4 +183,54 @@ describe("npm run dev", () => {
     expect(event.data.routes).toEqual(expect.arrayContaining(["/", "/primeiro", "/guia/so-titulo"]));
     expect((await page("/")).html).toContain("Quero receber");
   });
+});
+
+describe("npm run dev on content that does not build", () => {
+  it("answers every page with the errors and the overlay instead of waiting or a bare 404; the fix brings the site", async () => {
+    const broken = await editedFixture("basic", { "site.yaml": (s) => s.replace(/^name: .*$/m, "name: [sem fechar") });
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-dev-broken-")), "out");
+    const lines: string[] = [];
+    const server = await startDev({ projectRoot, contentDir: broken, outDir: out, port: 0, host: "127.0.0.1", ...devTheme, log: (l) => lines.push(l) });
+    try {
+      for (const route of ["/", "/primeiro"]) {
+        const res = await fetch(server.url + route);
+        expect(res.status).toBe(500);
+        const html = await res.text();
+        expect(html).toContain("The site could not be built");
+        expect(html).toMatch(/site\.yaml:\d+:\d+: invalid YAML/);
+        expect(html).toContain('<script type="module" src="/__cafe/dev-client.js"></script>');
+      }
+      expect(lines.join("\n")).toMatch(/site\.yaml:\d+:\d+: invalid YAML/);
+      await writeFile(path.join(broken, "site.yaml"), await readFile(path.join(projectRoot, "tests/fixtures/basic/site.yaml"), "utf8"));
+      await expect.poll(async () => (await fetch(server.url + "/primeiro")).status, { timeout: 15_000 }).toBe(200);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe("npm run dev from the command line", () => {
+  it("never writes into the published folder: drafts stay out of dist/", async () => {
+    const site = await editedFixture("basic", {
+      "articles/rascunho.md": "---\ntitle: Rascunho secreto\ndraft: true\n---\n\nAinda não publicado.\n",
+    });
+    const cwd = await mkdtemp(path.join(tmpdir(), "cafe-dev-cli-"));
+    const child = spawn(path.join(projectRoot, "node_modules/.bin/tsx"), [path.join(projectRoot, "build.ts"), "dev", "--content", site, "--port", "0"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout!.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /dev server: (http:\/\/\S+)/.exec(out);
+          if (found) resolve(found[1]!);
+        });
+        child.on("exit", () => reject(new Error(`dev exited: ${out}`)));
+      });
+      expect(await (await fetch(`${url}/rascunho`)).text()).toContain("Ainda não publicado.");
+      expect(existsSync(path.join(cwd, "dist"))).toBe(false);
+      expect(existsSync(path.join(projectRoot, "dist", "rascunho.html"))).toBe(false);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 /** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
 import { readFileSync } from "node:fs";
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,3 +71,12 @@ export const SPEC_ARTICLE_ROUTES = [
 
 /** How build.ts hands this site's theme to the dev server. */
 export const devTheme = { themeModule: path.join(projectRoot, "templates/theme.tsx"), themeFolders: ["templates", "client"] };
+
+/** A copy of the project's code (engine, theme, public/) to edit safely, sharing node_modules. */
+export async function projectCopy(folders = ["engine", "client", "templates", "public"]): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
+  for (const d of folders) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true });
+  for (const f of ["package.json", "tsconfig.json"]) await cp(path.join(projectRoot, f), path.join(dir, f));
+  await symlink(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
+  return dir;
+}

@@ -1,20 +1,11 @@
 /** SiteBuilder.update: an edit rebuilds what it affects, and the result equals a full build. */
 import { describe, expect, it } from "vitest";
-import { cp, mkdtemp, rm, symlink, writeFile, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { SiteBuilder } from "../engine/build.js";
 import { MemoryWriter } from "../engine/output.js";
-import { editedFixture, projectRoot } from "./helpers.js";
+import { editedFixture, projectCopy, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-
-/** A copy of the project's client/, templates/ and public/ so CSS can be edited safely. */
-async function projectCopy(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
-  for (const d of ["client", "templates", "public"]) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true });
-  await symlink(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
-  return dir;
-}
 
 describe("incremental rebuilds", () => {
   it("an article edit re-renders its own page only, and the output equals a full build", async () => {
