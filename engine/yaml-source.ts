@@ -2,7 +2,7 @@
  * YAML and JSON sources that remember where every value came from, so a schema failure can
  * name the line of the key at fault.
  */
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Document, type Node } from "yaml";
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { ContentError } from "./errors.js";
@@ -42,7 +42,24 @@ export function parseYamlSource(text: string, file: string, fileSource: string, 
           : "check the indentation and quote values that contain a colon (:) or start with a special character",
     });
   }
-  return { value: doc.toJS(), locate: locatorFor(doc, lineCounter, lineOffset) };
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (error) {
+    // An alias (*name) to an anchor (&name) that is not set before it.
+    let at = 0;
+    visit(doc, { Alias: (_, node) => ((at = node.range?.[0] ?? 0), visit.BREAK) });
+    const pos = lineCounter.linePos(at);
+    throw new ContentError({
+      file,
+      line: pos.line + lineOffset,
+      column: pos.col,
+      source: fileSource,
+      message: `invalid YAML: ${(error as Error).message}`,
+      hint: "a value starting with * or & is a YAML alias or anchor: put it in quotes",
+    });
+  }
+  return { value, locate: locatorFor(doc, lineCounter, lineOffset) };
 }
 
 function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number): Locator {
@@ -66,7 +83,8 @@ function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number)
     }
     const target = (options?.key && keyNode ? keyNode : node) as Node | null | undefined;
     const offset = target?.range?.[0];
-    if (offset === undefined) return undefined;
+    // An empty document: its first line is where the missing value belongs.
+    if (offset === undefined) return { line: lineOffset + 1, column: 1 };
     const pos = lineCounter.linePos(offset);
     return { line: pos.line + lineOffset, column: pos.col };
   };
