@@ -77,7 +77,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       broadcast("build-error", { errors: reply.errors });
       return reply;
     }
+    const recovered = lastErrors !== undefined;
     lastErrors = undefined;
+    // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
+    if (reply.written.length === 0 && !recovered) return reply;
     const routes = changedRoutes(reply.written);
     broadcast("ok", { routes });
     const pages = reply.written.filter((f) => f.endsWith(".html")).length;
