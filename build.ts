@@ -7,6 +7,7 @@
  *   tsx build.ts dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   tsx build.ts new     "Título do artigo" [--content DIR]
  */
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -36,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
         // Repeatable: names the servers answer to besides localhost, 127.0.0.1, [::1] and --host.
         "allowed-host": { type: "string", multiple: true, default: [] },
         force: { type: "boolean", default: false },
+        "no-cache": { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -65,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
       const { buildSite } = await import("./engine/build.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
       const { FolderWriter } = await import("./engine/output.js");
+      const cache = await openCache(contentDir, "build", { read: !values.force, use: !values["no-cache"] });
       const { printErrors, printWarnings } = await import("./engine/report.js");
       const writer = new FolderWriter(outDir);
       // An interrupted build throws its half-written folder away; the last good site stays.
@@ -73,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
       process.on("SIGINT", interrupted);
       process.on("SIGTERM", interrupted);
       await writer.begin();
-      const result = await buildSite({ contentDir, projectRoot, theme, writer });
+      const result = await buildSite({ contentDir, projectRoot, theme, writer, cache });
       printWarnings(result.warnings);
       if (!result.ok) {
         printErrors(result.errors);
@@ -82,7 +85,10 @@ async function main(argv: string[]): Promise<number> {
       }
       await recordBuild(outDir, inputs);
       const ms = Math.round(performance.now() - started);
-      console.log(`Built ${result.routes.length} pages into ${path.relative(process.cwd(), outDir) || outDir} in ${ms} ms`);
+      const unchanged = result.routes.length - result.rendered;
+      console.log(
+        `Built ${result.routes.length} pages into ${path.relative(process.cwd(), outDir) || outDir} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`,
+      );
       return 0;
     }
     case "preview": {
@@ -99,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
       // stay in a folder of their own under the cache.
       const devOut = path.join(projectRoot, "node_modules/.cache/engine/dev-site");
       const dev = await startDev({
+        cacheDir: values["no-cache"] ? undefined : cacheDirOf(contentDir, "dev"),
         projectRoot,
         contentDir,
         outDir: devOut,
@@ -133,6 +140,20 @@ async function main(argv: string[]): Promise<number> {
       console.error(`unknown command '${command}'\n${USAGE}`);
       return 2;
   }
+}
+
+/** The cache of one content folder, for `build` or for `dev` (which includes drafts). */
+function cacheDirOf(contentDir: string, mode: "build" | "dev"): string {
+  const site = createHash("sha1").update(contentDir).digest("hex").slice(0, 12);
+  return path.join(projectRoot, "node_modules/.cache/engine", `${site}-${mode}`);
+}
+
+/** Opens the persistent cache for this version of the code (`--force` starts it empty, `--no-cache` uses none). */
+async function openCache(contentDir: string, mode: "build" | "dev", { read, use }: { read: boolean; use: boolean }) {
+  if (!use) return undefined;
+  const { BuildCache } = await import("./engine/cache.js");
+  const { codeVersion } = await import("./engine/fingerprint.js");
+  return BuildCache.open(cacheDirOf(contentDir, mode), await codeVersion(projectRoot, [...THEME_FOLDERS, "engine"]), { read });
 }
 
 /** --host and --allowed-host must be host names; says which is not. */

@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 /** Tests that start servers, browsers or other processes: `npm test` runs them, `npm run test:unit` does not. */
 const INTEGRATION = [
   "tests/browser/**",
+  "tests/cache.test.ts",
   "tests/cli.test.ts",
   "tests/dev.test.ts",
   "tests/host-origin.test.ts",

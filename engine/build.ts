@@ -3,20 +3,26 @@
  *
  *   load → routes → Markdown + checks → stop on any error → assets → render → write
  *
- * `SiteBuilder` keeps what it built, so watch mode runs the same stages again over what an
- * edit changed (`update`) instead of a second build. Content errors are collected across the
- * stages and reported together; the site is committed only when there are none.
+ * Each stage asks the cache first (cache.ts): an article whose text did not change is not
+ * parsed again, a body whose text and data did not change is not rendered again, and a page
+ * none of whose dependencies changed (dependencies.ts) is taken from the previous output.
+ * `SiteBuilder` keeps what it built, so watch mode runs the same stages again after an edit
+ * (`update`): the same dependencies decide what is rendered. Content errors are collected
+ * across the stages and reported together; the site is committed only when there are none.
  */
 import path from "node:path";
 import { ContentError, type ContentWarning } from "./errors.js";
-import { articleModel, loadArticleFile, loadContent, type Article, type SiteContent } from "./content.js";
+import { articleModel, loadArticleFile, loadContent, sourceHashOf, type Article, type SiteContent } from "./content.js";
 import { articleOf, buildRoutes, byCodePoint, type Route, type RouteTable } from "./routes.js";
-import { renderMarkdown, type MarkdownResult } from "./markdown.js";
-import { assetErrors, buildAssets, type BuiltAssets } from "./assets.js";
+import { renderMarkdown, siteBlockData, type MarkdownResult } from "./markdown.js";
+import { assetErrors, buildAssets } from "./assets.js";
 import { renderPage } from "./render.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
 import type { PageContext, Theme } from "./theme.js";
+import { BuildCache, type AssetRecord, type PageEntry } from "./cache.js";
+import { hashOf, isJsonSafe, seal, unseal } from "./hash.js";
+import { DepValues, Recorder, recordedContent, type Deps } from "./dependencies.js";
 
 export interface BuildOptions {
   contentDir: string;
@@ -26,6 +32,8 @@ export interface BuildOptions {
   drafts?: boolean;
   /** The full Markdown pipeline for every file: the reference the lean pipeline must equal (tests). */
   reference?: boolean;
+  /** The persistent cache (none: every stage does all its work). */
+  cache?: BuildCache;
 }
 
 export interface BuildResult {
@@ -35,50 +43,65 @@ export interface BuildResult {
   warnings: ContentWarning[];
   /** Files written (or removed), relative to the site root. */
   written: string[];
+  /** Pages rendered in this run (the others were unchanged and taken as they were). */
+  rendered: number;
 }
 
-/** One article's Markdown, kept with the text it was rendered from. */
+/** One article's Markdown, with the text and the values it was rendered from. */
 interface MarkdownEntry {
-  source: string;
+  sourceHash: string;
+  deps: Deps;
   result: MarkdownResult;
 }
 
-/** What the last successful run of the stages wrote. */
-interface Built {
-  table: RouteTable;
-  assets: BuiltAssets;
-}
-
 export class SiteBuilder {
-  /** Every article's Markdown by file, rendered once per version of its text. */
+  private readonly cache: BuildCache;
+  /** Every article's Markdown by file, while this builder lives (watch mode). */
   private readonly markdown = new Map<string, MarkdownEntry>();
   /** The content as last read, errors or not: watch mode's next edit starts from it. */
   private content?: SiteContent;
   /** Articles that no longer parse, by file: reported until fixed, their last good version kept. */
   private readonly parseErrors = new Map<string, ContentError[]>();
-  private built?: Built;
-  /** A run failed since `built` was written: edits made meanwhile are not on the writer yet. */
-  private stale = false;
+  /** What is on the writer now: each page with the dependencies it was rendered from, and the assets. */
+  private written?: { pages: Record<string, PageEntry>; routes: Route[]; assets: AssetRecord; output?: string };
 
-  constructor(readonly options: BuildOptions) {}
+  constructor(readonly options: BuildOptions) {
+    this.cache = options.cache ?? BuildCache.none();
+  }
 
-  /** Builds the whole site into `writer`; commits it only if there is no error. */
+  /** Stage 1, then the rest: builds the whole site into `writer`; commits it only if there is no error. */
   async build(writer: SiteWriter): Promise<BuildResult> {
     const { theme } = this.options;
-    // Settings and data files feed the blocks of any article: render every one again.
-    this.markdown.clear();
     this.parseErrors.clear();
-    const loaded = await loadContent(this.options.contentDir, theme, { drafts: this.options.drafts });
+    const loaded = await loadContent(this.options.contentDir, theme, { drafts: this.options.drafts, cache: this.cache.files });
     this.content = loaded.content;
     if (!loaded.content) return fail(writer, loaded.errors, loaded.warnings);
-    return this.buildFrom(loaded.content, loaded.warnings, writer);
+    const result = await this.buildFrom(loaded.content, loaded.warnings, writer);
+    if (result.ok) await this.saveCache();
+    return result;
+  }
+
+  /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */
+  saveCache(): Promise<void> {
+    return this.cache.save();
   }
 
   /** Routes → Markdown + checks → stop on any error → assets → render → write, for loaded content. */
-  private async buildFrom(content: SiteContent, loadWarnings: ContentWarning[], writer: SiteWriter, only?: (route: Route) => boolean): Promise<BuildResult> {
-    const { theme, projectRoot } = this.options;
+  private async buildFrom(content: SiteContent, loadWarnings: ContentWarning[], writer: SiteWriter, newAssets = false): Promise<BuildResult> {
+    const { theme } = this.options;
     const table = buildRoutes(content, theme);
-    const markdown = this.markdownStage(content);
+    const values = new DepValues({
+      content,
+      table,
+      sourceHashes: new Map(content.articles.map((a) => [a.file, sourceHashOf(a)])),
+      bodyHash: (file) => {
+        const html = this.markdown.get(file)?.result.html;
+        return html === undefined ? undefined : hashOf(html);
+      },
+      listing: (name) => listingOf(content, theme, name),
+      block: (name) => siteBlockData(content, theme, name),
+    });
+    const markdown = this.markdownStage(content, values);
     const errors = [
       ...[...this.parseErrors.values()].flat(),
       ...table.errors,
@@ -86,58 +109,79 @@ export class SiteBuilder {
       ...(await checkSite(content, table, markdown, theme)),
     ];
     const warnings = [...loadWarnings, ...[...markdown.values()].flatMap((m) => m.warnings)];
-    if (errors.length > 0) {
-      // What changed meanwhile was not written: the next run writes every page.
-      this.stale = true;
-      return fail(writer, errors, warnings);
-    }
+    if (errors.length > 0) return fail(writer, errors, warnings);
 
-    const previous = this.built;
-    let assets: BuiltAssets;
-    try {
-      assets = previous && only ? previous.assets : await buildAssets({ projectRoot, theme, site: content.site.value });
-    } catch (error) {
-      const errors = assetErrors(error, projectRoot);
-      if (!errors) throw error;
-      this.stale = true;
-      return fail(writer, errors, warnings);
-    }
-    const routes = only ? table.routes.filter(only) : table.routes;
     const written: string[] = [];
+    let assets: AssetRecord;
     try {
-      const pages = renderPages(routes, { content, table, assets, markdown, theme });
-      written.push(...(await writeFiles(writer, pages)));
-      if (!only) {
-        await writer.copyDir(path.join(projectRoot, "public"));
-        written.push(...(await writeFiles(writer, assets.files)));
+      let assetsWritten: string[];
+      ({ assets, written: assetsWritten } = await this.assetStage(content, writer, newAssets));
+      written.push(...assetsWritten);
+    } catch (error) {
+      const found = assetErrors(error, this.options.projectRoot);
+      if (!found) throw error;
+      return fail(writer, found, warnings);
+    }
+    const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], theme.siteMeta(content.site.value).connect);
+    values.setAssets(hashOf(JSON.stringify(assets.manifest), csp));
+
+    let rendered = 0;
+    try {
+      // What the writer holds from the last build (watch mode) or the cache (a later build).
+      const before = this.written && this.written.output === writer.output ? this.written.pages : this.cache.pagesIn(writer.reusable);
+      const pages: Record<string, PageEntry> = {};
+      const toRender: Route[] = [];
+      for (const route of table.routes) {
+        const entry = before[route.path];
+        if (entry?.outFile === route.outFile && values.unchanged(entry.deps) && (await writer.reuse(route.outFile, entry.size))) pages[route.path] = entry;
+        else toRender.push(route);
       }
+      rendered = toRender.length;
+      const files = renderPages(toRender, { content, table, assets, csp, markdown, theme, values }, pages);
+      written.push(...(await writeFiles(writer, files)));
+      written.push(...(await writeFiles(writer, siteFiles(theme.siteMeta(content.site.value), table.routes, csp, theme.summary))));
+      await writer.copyDir(path.join(this.options.projectRoot, "public"));
       // Pages and assets that are gone (watch mode builds into the same folder).
       const gone = [
-        ...(previous?.table.routes ?? []).filter((r) => !table.byPath.has(r.path)).map((r) => r.outFile),
-        ...[...(previous?.assets.files.keys() ?? [])].filter((file) => !assets.files.has(file)),
+        ...(this.written?.routes ?? []).filter((r) => !table.byPath.has(r.path)).map((r) => r.outFile),
+        ...(this.written?.assets.files ?? []).filter((file) => !assets.files.includes(file)),
       ];
       for (const file of gone) {
         await writer.remove(file);
         written.push(file);
       }
       await writer.commit();
+      this.written = { pages, routes: table.routes, assets, output: writer.output };
     } catch (error) {
       await writer.abort();
       throw error;
     }
-    this.built = { table, assets };
-    this.stale = false;
-    return { ok: true, routes: table.routes, errors: [], warnings, written: written.sort(byCodePoint) };
+    this.cache.record(writer.output, this.written.pages, assets);
+    return { ok: true, routes: table.routes, errors: [], warnings, written: written.sort(byCodePoint), rendered };
   }
 
-  /** Stage 3: every article's Markdown, rendered once per version of its text. */
-  private markdownStage(content: SiteContent): Map<string, MarkdownResult> {
+  /** Stage 3: every article's Markdown, rendered again only when its text or what it read changed. */
+  private markdownStage(content: SiteContent, values: DepValues): Map<string, MarkdownResult> {
     const results = new Map<string, MarkdownResult>();
     const lean = !this.options.reference;
     for (const article of content.articles) {
+      const sourceHash = sourceHashOf(article);
       let entry = this.markdown.get(article.file);
-      if (entry?.source !== article.source) {
-        entry = { source: article.source, result: renderMarkdown(article, content, this.options.theme, { lean }) };
+      if (entry?.sourceHash !== sourceHash || !values.unchanged(entry.deps)) {
+        const cached = this.cache.files.get(article.file);
+        const before = cached?.sourceHash === sourceHash ? unseal(cached.markdown) : undefined;
+        if (before && values.unchanged(before.deps)) {
+          const { deps, ...result } = before;
+          entry = { sourceHash, deps, result: { ...result, reads: Object.keys(deps), errors: [] } };
+        } else {
+          const result = renderMarkdown(article, content, this.options.theme, { lean });
+          const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
+          entry = { sourceHash, deps, result };
+          const { html, headings, links, warnings } = result;
+          if (cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings })) {
+            cached.markdown = seal({ deps, html, headings, links, warnings });
+          }
+        }
         this.markdown.set(article.file, entry);
       }
       results.set(article.file, entry.result);
@@ -147,11 +191,35 @@ export class SiteBuilder {
     return results;
   }
 
+  /** The key of the assets besides the code (the cache's version): the text the fonts are cut to. */
+  private assetKey(content: SiteContent): string {
+    return hashOf(JSON.stringify((this.options.theme.assets.fonts ?? []).map((f) => [f.name, f.text(content.site.value) ?? null])));
+  }
+
+  /** Stage 5: the assets, taken from the last build when the code and the fonts' text are the same. */
+  private async assetStage(content: SiteContent, writer: SiteWriter, newAssets: boolean): Promise<{ assets: AssetRecord; written: string[] }> {
+    const key = this.assetKey(content);
+    if (!newAssets) {
+      const previous = this.written && this.written.output === writer.output ? this.written.assets : undefined;
+      if (previous?.key === key) return { assets: previous, written: [] };
+      const cached = this.cache.assets;
+      if (cached?.key === key && cached.files.length > 0) {
+        let all = true;
+        for (const file of cached.files) all &&= await writer.reuse(file);
+        if (all) return { assets: cached, written: [] };
+      }
+    }
+    const { projectRoot, theme } = this.options;
+    const built = await buildAssets({ projectRoot, theme, site: content.site.value });
+    const written = await writeFiles(writer, built.files);
+    return { assets: { key, manifest: built.manifest, files: [...built.files.keys()] }, written };
+  }
+
   /**
-   * Watch mode: after files changed (absolute paths), runs the stages again and writes what
-   * changed. An edit to an article's body re-renders the pages that show that article; any
-   * other change (front matter, settings, data, CSS) renders every page again, with the
-   * Markdown of unchanged articles reused and unchanged files left alone by the writer.
+   * Watch mode: after files changed (absolute paths), runs the stages again. Changed articles
+   * are read again into the content built last time; any other content file reads the whole
+   * content again; a change outside content/ (the stylesheet) builds the assets again. The
+   * pages' dependencies decide which are rendered.
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
     if (!this.content) return this.build(writer);
@@ -166,50 +234,41 @@ export class SiteBuilder {
       written.push(rel);
     }
     const rest = changed.filter((f) => !inside(publicDir, f));
-    if (rest.length === 0 && this.built && !this.stale) return { ok: true, routes: this.built.table.routes, errors: [], warnings: [], written };
+    if (rest.length === 0 && this.written) return { ok: true, routes: this.written.routes, errors: [], warnings: [], written, rendered: 0 };
+    let result: BuildResult;
     if (!rest.some((f) => inside(contentDir, f))) {
-      // The theme's stylesheet or assets: the same content on every page, with new assets.
-      const result = await this.buildFrom(this.content, [], writer);
-      return { ...result, written: [...written, ...result.written].sort(byCodePoint) };
+      result = await this.buildFrom(this.content, [], writer, true);
+    } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
+      result = await this.build(writer);
+    } else {
+      result = await this.buildFrom(this.reloadArticles(rest, articlesDir), [], writer);
     }
-    if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
-      const result = await this.build(writer);
-      return { ...result, written: [...written, ...result.written].sort(byCodePoint) };
-    }
+    return { ...result, written: [...written, ...result.written].sort(byCodePoint) };
+  }
 
-    // Only articles changed: read them again into the content built last time.
-    const model = articleModel(theme);
-    const articles = new Map(this.content.articles.map((a) => [a.file, a]));
-    /** Routes whose article changed in its body alone; any front-matter change renders every page. */
-    const bodyOnly = new Set<string>();
-    let everyPage = false;
-    for (const file of rest) {
+  /** The last content with the given article files read again (added, edited or deleted). */
+  private reloadArticles(files: readonly string[], articlesDir: string): SiteContent {
+    const content = this.content!;
+    const model = articleModel(this.options.theme);
+    const articles = new Map(content.articles.map((a) => [a.file, a]));
+    const draftRoutes = new Set(content.draftRoutes);
+    for (const file of files) {
       const shown = path.relative(process.cwd(), file) || file;
-      const old = articles.get(shown);
-      const loaded = loadArticleFile(articlesDir, file, model);
+      const loaded = loadArticleFile(articlesDir, file, model, undefined, this.cache.files);
       if (loaded && "errors" in loaded) {
         this.parseErrors.set(shown, loaded.errors);
         continue;
       }
       this.parseErrors.delete(shown);
-      const article = loaded && (this.options.drafts || !loaded.article.meta.draft) ? loaded.article : undefined;
-      if (article) articles.set(shown, article);
+      const old = articles.get(shown);
+      if (old) draftRoutes.delete(old.route);
+      const article = loaded?.article;
+      if (article && (this.options.drafts || !article.meta.draft)) articles.set(shown, article);
       else articles.delete(shown);
-      if (old && article && JSON.stringify(old.frontMatter) === JSON.stringify(article.frontMatter)) bodyOnly.add(article.route);
-      else everyPage = true;
+      if (article?.meta.draft && !this.options.drafts) draftRoutes.add(article.route);
     }
-    const content: SiteContent = { ...this.content, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
-    this.content = content;
-    // Front matter can change titles, routes and listings anywhere: render every page.
-    const only =
-      everyPage || !this.built || this.stale
-        ? undefined
-        : (route: Route) => {
-            const article = articleOf(route);
-            return article !== undefined && bodyOnly.has(article.main.route);
-          };
-    const result = await this.buildFrom(content, [], writer, only);
-    return { ...result, written: [...written, ...result.written].sort(byCodePoint) };
+    this.content = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
+    return this.content;
   }
 }
 
@@ -220,7 +279,21 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
 
 async function fail(writer: SiteWriter, errors: ContentError[], warnings: ContentWarning[]): Promise<BuildResult> {
   await writer.abort();
-  return { ok: false, routes: [], errors, warnings, written: [] };
+  return { ok: false, routes: [], errors, warnings, written: [], rendered: 0 };
+}
+
+const listings = new WeakMap<SiteContent, Map<string, unknown>>();
+
+/** A theme's listing, computed once per version of the content. */
+function listingOf(content: SiteContent, theme: Theme, name: string): unknown {
+  let byName = listings.get(content);
+  if (!byName) listings.set(content, (byName = new Map()));
+  if (!byName.has(name)) {
+    const compute = theme.listings?.[name];
+    if (!compute) throw new Error(`the theme has no listing '${name}' (Theme.listings)`);
+    byName.set(name, compute(content));
+  }
+  return byName.get(name);
 }
 
 /** Stage 4: checks that need the whole site: internal links and anchors, then the theme's own. */
@@ -233,25 +306,55 @@ async function checkSite(content: SiteContent, table: RouteTable, markdown: Map<
 interface RenderInput {
   content: SiteContent;
   table: RouteTable;
-  assets: BuiltAssets;
+  assets: AssetRecord;
+  csp: string;
   markdown: Map<string, MarkdownResult>;
   theme: Theme;
+  values: DepValues;
 }
 
-/** Stage 6: each route's page, then the feed, sitemap, robots.txt and headers; one at a time. */
-function* renderPages(routes: readonly Route[], { content, table, assets, markdown, theme }: RenderInput): Generator<[string, string]> {
-  const site = theme.siteMeta(content.site.value);
-  const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
-  const base: Omit<PageContext, "route"> = {
-    site: content.site.value,
-    content,
-    routes: table,
-    csp,
-    assets: assets.manifest,
-    bodyOf: (article: Article) => markdown.get(article.file)?.html ?? "",
-  };
-  for (const route of routes) yield [route.outFile, renderPage(route, base, theme)];
-  yield* siteFiles(site, table.routes, csp, theme.summary);
+/**
+ * Stage 6: each route's page, one at a time, through a context that records what the
+ * template reads: `pages` gets each page's dependencies.
+ */
+function* renderPages(routes: readonly Route[], input: RenderInput, pages: Record<string, PageEntry>): Generator<[string, string]> {
+  const { content, table, assets, csp, markdown, theme, values } = input;
+  for (const route of routes) {
+    const recorder = new Recorder(values);
+    const read = recorder.read;
+    read(`route:${route.path}`);
+    const ctx: PageContext = {
+      get site() {
+        read("site");
+        return content.site.value;
+      },
+      content: recordedContent(content, read),
+      get routes() {
+        read("routes");
+        return table;
+      },
+      route,
+      get csp() {
+        read("assets");
+        return csp;
+      },
+      get assets() {
+        read("assets");
+        return assets.manifest;
+      },
+      bodyOf: (article: Article) => {
+        read(`body:${article.file}`);
+        return markdown.get(article.file)?.html ?? "";
+      },
+      listing: <T,>(name: string) => {
+        read(`listing:${name}`);
+        return listingOf(content, theme, name) as T;
+      },
+    };
+    const html = renderPage(route, ctx, theme);
+    pages[route.path] = { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html) };
+    yield [route.outFile, html];
+  }
 }
 
 /**

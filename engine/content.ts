@@ -9,6 +9,7 @@ import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, type ContentWarning } from "./errors.js";
 import { baseFrontMatter, type BaseMeta } from "./schema.js";
+import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "./hash.js";
 import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "./yaml-source.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
@@ -94,7 +95,7 @@ export function articleModel(theme: ContentModel): ArticleModel {
 }
 
 /** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
-export async function loadContent(root: string, theme: ContentModel, options: { drafts?: boolean } = {}): Promise<LoadResult> {
+export async function loadContent(root: string, theme: ContentModel, options: { drafts?: boolean; cache?: ArticleStore } = {}): Promise<LoadResult> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
   const display = (abs: string) => path.relative(process.cwd(), abs) || abs;
@@ -107,7 +108,7 @@ export async function loadContent(root: string, theme: ContentModel, options: { 
     if (loaded) collections[name] = loaded;
   }
   const data = await loadDataFiles(path.join(root, "data"), display, errors);
-  const articles = loadArticles(path.join(root, "articles"), model, display, errors);
+  const articles = loadArticles(path.join(root, "articles"), model, display, errors, options.cache);
 
   if (site) warnings.push(...placeholderWarnings(site));
 
@@ -214,13 +215,13 @@ async function loadDataFiles(
   return data;
 }
 
-function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, errors: ContentError[]): Article[] {
+function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, errors: ContentError[], cache?: ArticleStore): Article[] {
   const files = listFiles(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFile(dir, file, model, display);
+    const result = loadArticleFile(dir, file, model, display, cache);
     if (!result) continue;
     if ("errors" in result) errors.push(...result.errors);
     else articles.push(result.article);
@@ -239,6 +240,7 @@ export function loadArticleFile(
   file: string,
   model: ArticleModel,
   display: (p: string) => string = (p) => path.relative(process.cwd(), p) || p,
+  cache?: ArticleStore,
 ): ArticleLoad {
   const shown = display(file);
   let source: string;
@@ -248,7 +250,31 @@ export function loadArticleFile(
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     return { errors: [new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })] };
   }
-  return parseArticle(source, shown, path.relative(articlesDir, file), model);
+  const sourceHash = hashOf(source);
+  const entry = cache?.get(shown);
+  const parsedBefore = entry?.sourceHash === sourceHash ? unseal(entry.article) : undefined;
+  if (parsedBefore) {
+    const article = cachedArticle(parsedBefore as ParsedArticle, source, shown);
+    sourceHashes.set(article, sourceHash);
+    return { article };
+  }
+  const result = parseArticle(source, shown, path.relative(articlesDir, file), model);
+  if ("article" in result) {
+    sourceHashes.set(result.article, sourceHash);
+    // Kept only when JSON gives back exactly what was parsed.
+    const { parsed } = result;
+    if (cache && parsed && isJsonSafe(parsed.meta) && isJsonSafe(parsed.frontMatter)) cache.set(shown, { sourceHash, article: seal(parsed) });
+  }
+  return result;
+}
+
+const sourceHashes = new WeakMap<Article, string>();
+
+/** The hash of an article's text (computed once per article). */
+export function sourceHashOf(article: Article): string {
+  let hash = sourceHashes.get(article);
+  if (hash === undefined) sourceHashes.set(article, (hash = hashOf(article.source)));
+  return hash;
 }
 
 /**
@@ -277,7 +303,7 @@ export function parseArticle(
   file: string,
   relative: string,
   model: ArticleModel,
-): { article: Article } | { errors: ContentError[] } {
+): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[] } {
   if (!/^---\r?\n/.test(source)) {
     return {
       errors: [
@@ -356,21 +382,60 @@ export function parseArticle(
     };
   }
   const fromPath = routeFromPath(relative, model.languages);
-  const bodyOffset = source.length - raw.content.length;
+  const parsed: ParsedArticle = {
+    route: meta.route ?? fromPath.route,
+    lang: meta.lang ?? fromPath.lang ?? model.languages[0]!,
+    meta,
+    frontMatter: data,
+    bodyOffset: source.length - raw.content.length,
+  };
+  return { article: articleOf(parsed, source, file, locate), parsed };
+}
+
+/** Where parsed articles are kept between builds, by file (the persistent cache's entries). */
+export type ArticleStore = Map<string, { sourceHash: string; article?: Sealed<ParsedArticle> }>;
+
+/** What parsing an article gives, besides its text: the part the cache keeps. */
+export interface ParsedArticle {
+  route: string;
+  lang: string;
+  meta: ArticleMeta;
+  frontMatter: Record<string, unknown>;
+  bodyOffset: number;
+}
+
+/** An article from its parsed parts and its text. */
+function articleOf(parsed: ParsedArticle, source: string, file: string, locate: Locator): Article {
+  const { route, lang, meta, frontMatter, bodyOffset } = parsed;
   const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;
   return {
-    article: {
-      file,
-      route: meta.route ?? fromPath.route,
-      lang: meta.lang ?? fromPath.lang ?? model.languages[0]!,
-      meta,
-      frontMatter: data,
-      // Derived when asked for, not stored: on a huge site a second copy of every text adds up.
-      get markdown() {
-        return "\n".repeat(linesBefore) + source.slice(bodyOffset);
-      },
-      source,
-      locate,
+    file,
+    route,
+    lang,
+    meta,
+    frontMatter,
+    // Derived when asked for, not stored: on a huge site a second copy of every text adds up.
+    get markdown() {
+      return "\n".repeat(linesBefore) + source.slice(bodyOffset);
     },
+    source,
+    locate,
   };
+}
+
+/** An article the cache parsed before: its text is the same, so its parts are too. */
+export function cachedArticle(parsed: ParsedArticle, source: string, file: string): Article {
+  let located: Locator | undefined;
+  const locate: Locator = (path, options) => {
+    located ??= frontMatterLocator(source, file);
+    return located(path, options);
+  };
+  return articleOf(parsed, source, file, locate);
+}
+
+/** Where each front-matter key of an article is (parsed again only to point at an error). */
+function frontMatterLocator(source: string, file: string): Locator {
+  // Only the split: the front matter's text, located by the same YAML parser as the build's.
+  const text = matter(source, { engines: { yaml: () => ({}) } }).matter;
+  return parseYamlSource(text, file, source, frontMatterLineOffset(text)).locate;
 }

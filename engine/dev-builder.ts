@@ -10,20 +10,31 @@
 import { pathToFileURL } from "node:url";
 import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
 
-const [contentDir, projectRoot, outDir, themeModule] = process.argv.slice(2) as [string, string, string, string];
+const [contentDir, projectRoot, outDir, themeModule, themeFolders, cacheDir] = process.argv.slice(2) as [string, string, string, string, string, string];
 const send = (reply: BuilderReply) => process.send?.(reply);
 const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
 
 async function load() {
-  const [{ SiteBuilder }, { formatError }, { LiveWriter }, { theme }] = await Promise.all([
+  const [{ SiteBuilder }, { formatError }, { LiveWriter }, { BuildCache }, { codeVersion }, { theme }] = await Promise.all([
     import("./build.js"),
     import("./errors.js"),
     import("./output.js"),
+    import("./cache.js"),
+    import("./fingerprint.js"),
     import(pathToFileURL(themeModule).href) as Promise<{ theme: import("./theme.js").Theme }>,
   ]);
-  const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true });
+  // Started from the cache: the pages of the last session that nothing changed are not rendered again.
+  const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders.split(","), "engine"])) : undefined;
+  const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache });
   return { builder, writer: new LiveWriter(outDir), formatError };
 }
+
+/** The cache is written once the builder has been idle a moment, not on every save. */
+let saving: NodeJS.Timeout | undefined;
+const saveWhenIdle = (builder: { saveCache(): Promise<void> }) => {
+  clearTimeout(saving);
+  saving = setTimeout(() => void builder.saveCache().catch(() => {}), 1000);
+};
 
 const loaded = load();
 loaded.catch(() => {});
@@ -35,6 +46,7 @@ process.on("message", (request: BuilderRequest) => {
     try {
       const { builder, writer, formatError } = await loaded;
       const result = request.type === "build" ? await builder.build(writer) : await builder.update(request.files, writer);
+      if (result.ok && request.type === "update") saveWhenIdle(builder);
       send({
         type: "result",
         ok: result.ok,

@@ -21,6 +21,8 @@ export interface DevOptions {
   outDir: string;
   port: number;
   host: string;
+  /** The persistent cache of watch mode (none: every start renders every page). */
+  cacheDir?: string;
   /** The module that exports the site's theme (`export const theme`). */
   themeModule: string;
   /** Folders of the theme's code, relative to the project root: an edit there restarts the builder. */
@@ -210,7 +212,7 @@ class BuilderProcess {
   private ended?: BuildReply;
 
   constructor(options: DevOptions) {
-    this.child = fork(path.join(import.meta.dirname, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir, options.themeModule], {
+    this.child = fork(path.join(import.meta.dirname, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir, options.themeModule, options.themeFolders.join(","), options.cacheDir ?? ""], {
       // tsx as this project has it, wherever the command was started.
       execArgv: ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href],
       // The project's compiler settings (JSX runtime…) wherever the command was started.

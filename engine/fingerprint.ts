@@ -68,3 +68,14 @@ export async function recordBuild(outDir: string, inputs: string): Promise<void>
   const output = outputFingerprint(outDir);
   await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`);
 }
+
+/**
+ * The version of the code that builds the site: a hash of the engine's and the theme's files
+ * and of the lock file (the libraries). The persistent cache belongs to one version.
+ */
+export async function codeVersion(projectRoot: string, folders: readonly string[]): Promise<string> {
+  const list = [...folders.flatMap((d) => files(path.join(projectRoot, d))), path.join(projectRoot, "package-lock.json")];
+  const hash = createHash("sha256");
+  for (const file of list) hash.update(path.relative(projectRoot, file)).update("\0").update(await readFile(file)).update("\0");
+  return hash.digest("base64url");
+}

@@ -44,6 +44,8 @@ export interface InternalLink {
 /** What one article's Markdown gave: its body as HTML and what the site-wide checks need. */
 export interface MarkdownResult {
   html: string;
+  /** What the body read besides its own text (`data:<name>`, `block:<name>`): dependencies.ts ids. */
+  reads: string[];
   links: InternalLink[];
   headings: { id: string; text: string; depth: number }[];
   errors: ContentError[];
@@ -109,7 +111,7 @@ function pipelinesFor(theme: Theme, lang: string): Pipelines {
  * reference the lean one must equal).
  */
 export function renderMarkdown(article: Article, content: SiteContent, theme: Theme, options: { lean?: boolean } = {}): MarkdownResult {
-  const result: PipelineData["result"] = { links: [], headings: [], errors: [], warnings: [] };
+  const result: PipelineData["result"] = { reads: [], links: [], headings: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
   const markdown = article.markdown;
   const file = new VFile({ path: article.file, value: markdown });
@@ -133,6 +135,17 @@ function camelCase(name: string): string {
 
 /** Site-level block data (from a collection), computed once per build. */
 const siteData = new WeakMap<SiteContent, Map<string, unknown>>();
+
+/** The data a site block (`source: { from: "site" }`) shows, computed once per version of the content. */
+export function siteBlockData(content: SiteContent, theme: Theme, name: string): unknown {
+  let byName = siteData.get(content);
+  if (!byName) siteData.set(content, (byName = new Map()));
+  if (!byName.has(name)) {
+    const source = theme.blocks.find((b) => b.name === name)?.source;
+    byName.set(name, source?.from === "site" ? source.data(content) : undefined);
+  }
+  return byName.get(name);
+}
 
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
 function remarkBlocks() {
@@ -250,10 +263,8 @@ function remarkBlocks() {
         if (data === undefined) return;
         block.data = data;
       } else if (source.from === "site") {
-        let byName = siteData.get(content);
-        if (!byName) siteData.set(content, (byName = new Map()));
-        if (!byName.has(name)) byName.set(name, source.data(content));
-        block.data = byName.get(name);
+        result.reads.push(`block:${name}`);
+        block.data = siteBlockData(content, theme, name);
       }
       for (const [attribute, hint] of Object.entries(definition.required ?? {})) {
         if (!attributes[attribute]) fail(node, `\`${marker(definition)}${name}\` needs the attribute \`${attribute}\``, hint);
@@ -265,6 +276,7 @@ function remarkBlocks() {
 
     function blockData(name: string, schema: import("zod").ZodType, attributes: Record<string, string>, node: Nodes): unknown {
       if (attributes.src) {
+        result.reads.push(`data:${attributes.src}`);
         const table = content.data.get(attributes.src);
         if (!table) {
           const guess = nearest(attributes.src, [...content.data.keys()]);

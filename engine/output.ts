@@ -5,12 +5,21 @@
  * missing site.
  */
 import { createHash } from "node:crypto";
-import { cp, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { cp, link, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 export interface SiteWriter {
   /** Writes a file; resolves false when it already held exactly these bytes. */
   write(file: string, contents: string | Uint8Array): Promise<boolean>;
+  /**
+   * The output this writer makes (a build folder, a served folder): the cache notes which
+   * output holds the pages it describes.
+   */
+  readonly output?: string;
+  /** The output whose files `reuse` can take into this one (the previous build, the same folder). */
+  readonly reusable?: string;
+  /** Takes a file as the last build wrote it, unchanged (of `size` bytes, when given); false when it cannot. */
+  reuse(file: string, size?: number): Promise<boolean>;
   /** Removes a file that is no longer part of the site. */
   remove(file: string): Promise<void>;
   /** Copies a folder (public/) into the site as-is. */
@@ -44,6 +53,11 @@ export class MemoryWriter implements SiteWriter {
   }
   async remove(file: string) {
     this.files.delete(file);
+  }
+  /** A file this writer already holds stays as it is. */
+  async reuse(file: string, size?: number) {
+    const data = this.files.get(file);
+    return data !== undefined && (size === undefined || Buffer.byteLength(data) === size);
   }
   async copyDir() {}
   copyFile(from: string, to: string) {
@@ -104,12 +118,48 @@ export class FolderWriter implements SiteWriter {
     }
   }
 
+  /** The folder this build writes, published by commit. */
+  get output(): string {
+    return this.staging;
+  }
+
+  /** The published build, read at `begin`: unchanged files are linked from it. */
+  reusable?: string;
+
   async begin(): Promise<void> {
     await this.guard(async () => {
       await removeStaleBuilds(this.out, this.builds);
+      this.reusable = await currentBuild(this.out);
       await mkdir(this.staging, { recursive: true });
       this.onStep("staging");
     });
+  }
+
+  /**
+   * Takes an unchanged file from the published build by a hard link (no copy, no write): the
+   * two builds share its bytes, and neither ever writes into a file (a write makes a new one).
+   */
+  async reuse(file: string, size?: number): Promise<boolean> {
+    if (!this.reusable) return false;
+    const from = path.join(this.reusable, file);
+    const target = path.join(this.staging, file);
+    return this.guard(async () => {
+      try {
+        if (size !== undefined && (await stat(from)).size !== size) return false;
+        await this.ensureDir(path.dirname(target));
+        await link(from, target);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (!this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
   }
 
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
@@ -117,11 +167,13 @@ export class FolderWriter implements SiteWriter {
     const dir = path.dirname(target);
     await this.guard(async () => {
       try {
-        if (!this.made.has(dir)) {
-          await mkdir(dir, { recursive: true });
-          this.made.add(dir);
-        }
-        await writeFile(target, contents);
+        await this.ensureDir(dir);
+        // Never into an existing file: it may be one taken from the last build by a link.
+        await writeFile(target, contents, { flag: "wx" }).catch(async (error: NodeJS.ErrnoException) => {
+          if (error.code !== "EEXIST") throw error;
+          await rm(target);
+          await writeFile(target, contents, { flag: "wx" });
+        });
       } catch (error) {
         throw new Error(`could not write ${file}: ${(error as Error).message}`, { cause: error });
       }
@@ -193,7 +245,16 @@ export class FolderWriter implements SiteWriter {
 export class LiveWriter implements SiteWriter {
   private readonly hashes = new Map<string, string>();
   private readonly made = new Set<string>();
-  constructor(readonly outDir: string) {}
+  readonly output: string;
+  readonly reusable: string;
+  constructor(readonly outDir: string) {
+    this.output = this.reusable = path.resolve(outDir);
+  }
+
+  /** The file is already in place: it stays as the last build (or the last session) wrote it. */
+  async reuse(file: string, size?: number): Promise<boolean> {
+    return stat(path.join(this.outDir, file)).then((s) => s.isFile() && (size === undefined || s.size === size), () => false);
+  }
 
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
     const hash = createHash("sha1").update(contents).digest("hex");

@@ -82,6 +82,8 @@ export interface PageContext<Site = unknown> {
   assets: AssetManifest;
   /** An article's body, rendered to HTML by the Markdown stage. */
   bodyOf(article: Article): string;
+  /** A listing the theme declares (`Theme.listings`), computed once per build. */
+  listing<T>(name: string): T;
 }
 
 /** The site-wide facts the feed, the sitemap and the policy need. */
@@ -114,6 +116,11 @@ export interface Theme<Site = any> extends ContentModel, RouteModel {
   blocks: BlockDefinition[];
   /** Markdown element overrides (links, tables…). */
   markdownComponents: Partial<Components>;
+  /**
+   * Values computed from the whole content that pages show (the cards, a series): a page
+   * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
+   */
+  listings?: Record<string, (content: SiteContent) => unknown>;
   /** Ids every page's layout gives (a skip link's target): valid #anchors on any route. */
   pageAnchors?: string[];
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */

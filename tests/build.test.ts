@@ -140,8 +140,10 @@ describe("bad input fails the build and keeps the last good output", () => {
     const bad = await buildInto(broken, outDir);
     expect(bad.ok).toBe(false);
     expect(await readFile(path.join(outDir, "primeiro.html"), "utf8")).toBe(before);
-    const siblings = await import("node:fs/promises").then((fs) => fs.readdir(path.dirname(outDir)));
-    expect(siblings).toEqual(["dist"]);
+    // Nothing of the failed build is left: the published build is the only one.
+    const fs = await import("node:fs/promises");
+    expect((await fs.readdir(path.dirname(outDir))).sort()).toEqual(["dist", "dist.builds"]);
+    expect(await fs.readdir(path.join(path.dirname(outDir), "dist.builds"))).toHaveLength(1);
   });
 
   it("an internal link to a missing route or anchor fails with its line", async () => {

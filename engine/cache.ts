@@ -1,0 +1,135 @@
+/**
+ * The persistent cache: what earlier builds made, each entry with the hashes of what it was
+ * made from, so a rebuild redoes only what changed.
+ *
+ * - articles: each file's parsed front matter, by the hash of its text;
+ * - Markdown: each article's HTML body, headings and links, with the hashes of the data it
+ *   read (data files, collections) besides its own text;
+ * - pages: for each route, the hashes of every value its template read (dependencies.ts),
+ *   and the build folder that holds its HTML;
+ * - assets: the bundle of the last build, by the code and the text its fonts were cut to.
+ *
+ * The whole store belongs to one version of the code (the engine, the theme, the lock file):
+ * from any other version it is empty. Files are written aside and renamed; one that cannot be
+ * read or parsed, or that another format wrote, is ignored, so a cache can only ever save work,
+ * never change a result. Only a successful build saves it.
+ */
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { ParsedArticle } from "./content.js";
+import type { Deps } from "./dependencies.js";
+import type { ContentWarning } from "./errors.js";
+import type { Sealed } from "./hash.js";
+import type { InternalLink } from "./markdown.js";
+import type { AssetManifest } from "./theme.js";
+
+/** Bumped whenever the shape of the store changes. */
+const FORMAT = 1;
+/** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
+const SHARDS = 16;
+
+/** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
+export interface FileEntry {
+  /** Hash of the file's text: the entry is for this text only. */
+  sourceHash: string;
+  article?: Sealed<ParsedArticle>;
+  markdown?: Sealed<{ deps: Deps; html: string; headings: { id: string; text: string; depth: number }[]; links: InternalLink[]; warnings: ContentWarning[] }>;
+}
+
+export interface PageEntry {
+  outFile: string;
+  deps: Deps;
+  /** Size of the page's HTML: a file of another size in the output is not taken as it. */
+  size: number;
+}
+
+/** A build's assets: their key (besides the code), manifest and file names. */
+export interface AssetRecord {
+  key: string;
+  manifest: AssetManifest;
+  files: string[];
+}
+
+interface Store {
+  format: number;
+  code: string;
+  /** The output the pages were written to (a FolderWriter build, a LiveWriter folder). */
+  output?: string;
+  assets?: AssetRecord;
+  pages: Record<string, PageEntry>;
+}
+
+export class BuildCache {
+  private constructor(
+    private readonly dir: string,
+    private readonly code: string,
+    private store: Store,
+    readonly files: Map<string, FileEntry>,
+  ) {}
+
+  /** An empty cache that is never saved (`--no-cache`, tests). */
+  static none(): BuildCache {
+    return new BuildCache("", "", { format: FORMAT, code: "", pages: {} }, new Map());
+  }
+
+  /**
+   * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
+   * starts empty and is still saved.
+   */
+  static async open(dir: string, code: string, { read = true } = {}): Promise<BuildCache> {
+    const empty = new BuildCache(dir, code, { format: FORMAT, code, pages: {} }, new Map());
+    if (!read) return empty;
+    const store = await readJson<Store>(path.join(dir, "store.json"));
+    if (!store || store.format !== FORMAT || store.code !== code || typeof store.pages !== "object") return empty;
+    const files = new Map<string, FileEntry>();
+    const shards = await Promise.all(Array.from({ length: SHARDS }, (_, i) => readJson<Record<string, FileEntry>>(path.join(dir, `files-${i}.json`))));
+    for (const shard of shards) for (const [file, entry] of Object.entries(shard ?? {})) files.set(file, entry);
+    return new BuildCache(dir, code, store, files);
+  }
+
+  get pages(): Record<string, PageEntry> {
+    return this.store.pages;
+  }
+
+  /** The output the cached pages are in, if it is still the one given. */
+  pagesIn(output: string | undefined): Record<string, PageEntry> {
+    return output !== undefined && this.store.output === output ? this.store.pages : {};
+  }
+
+  get assets(): Store["assets"] {
+    return this.store.assets;
+  }
+
+  /** Records a finished build: its pages, where they are, its assets. */
+  record(output: string | undefined, pages: Record<string, PageEntry>, assets: Store["assets"]): void {
+    this.store = { format: FORMAT, code: this.code, output, assets, pages };
+  }
+
+  /** Writes the store, each file aside then renamed over the old one. */
+  async save(): Promise<void> {
+    if (!this.dir) return;
+    await mkdir(this.dir, { recursive: true });
+    const shards: Record<string, FileEntry>[] = Array.from({ length: SHARDS }, () => ({}));
+    for (const [file, entry] of this.files) shards[shardOf(file)]![file] = entry;
+    // The shards first: a store.json that names a build is only written once they are all in.
+    await Promise.all(shards.map((shard, i) => writeAtomically(path.join(this.dir, `files-${i}.json`), JSON.stringify(shard))));
+    await writeAtomically(path.join(this.dir, "store.json"), JSON.stringify(this.store));
+  }
+}
+
+const shardOf = (file: string) => createHash("sha1").update(file).digest()[0]! % SHARDS;
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, file);
+}

@@ -1,0 +1,33 @@
+/** Hashes of content, and values sealed with the hash of their JSON (the cache's entries). */
+import { createHash } from "node:crypto";
+
+export const hashOf = (...parts: (string | Uint8Array)[]): string => {
+  const hash = createHash("sha1");
+  for (const part of parts) hash.update(part).update("\0");
+  return hash.digest("base64url");
+};
+
+/** A value with the hash of its JSON: one that was damaged on disk does not match and is not used. */
+export type Sealed<T> = { value: T; check: string };
+
+export function seal<T>(value: T): Sealed<T> {
+  return { value, check: hashOf(JSON.stringify(value)) };
+}
+
+/** The value, if it is what was sealed. */
+export function unseal<T>(sealed: Sealed<T> | undefined): T | undefined {
+  if (!sealed || typeof sealed !== "object" || sealed.check !== hashOf(JSON.stringify(sealed.value))) return undefined;
+  return sealed.value;
+}
+
+/** True when a value survives JSON unchanged (no NaN, Infinity, undefined in arrays, class instances). */
+export function isJsonSafe(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((v) => v !== undefined && isJsonSafe(v));
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    return (proto === Object.prototype || proto === null) && Object.values(value).every((v) => v === undefined || isJsonSafe(v));
+  }
+  return false;
+}

@@ -1,0 +1,114 @@
+/**
+ * The persistent cache: a build from it is byte-identical to a cold build, over a sequence
+ * of edits of every kind, and a damaged cache is ignored, never used. Runs the command line
+ * on a copy of the project (a template is one of the edits).
+ */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { editedFixture, projectCopy } from "./helpers.js";
+
+const run = promisify(execFile);
+
+/** Every file of a built site with its bytes (the up-to-date record aside). */
+async function snapshot(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name === ".cafe-build.json") continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(dir, file), await readFile(file));
+  }
+  return files;
+}
+
+async function setup() {
+  const project = await projectCopy(["engine", "client", "templates", "public"]);
+  await cp(path.join(import.meta.dirname, "..", "build.ts"), path.join(project, "build.ts"));
+  await cp(path.join(import.meta.dirname, "..", "package-lock.json"), path.join(project, "package-lock.json"));
+  const content = await editedFixture("basic", {});
+  const out = await mkdtemp(path.join(tmpdir(), "cafe-cache-out-"));
+  const build = async (...args: string[]) => {
+    const { stdout } = await run(path.join(project, "node_modules/.bin/tsx"), ["build.ts", "build", "--content", content, ...args], { cwd: project });
+    return stdout;
+  };
+  /** A build from the cache, then a cold one: same bytes, and how many pages the first took unchanged. */
+  const compare = async () => {
+    const warm = await build("--out", path.join(out, "site"));
+    await build("--out", path.join(out, "cold"), "--no-cache", "--force");
+    const [a, b] = await Promise.all([snapshot(path.join(out, "site")), snapshot(path.join(out, "cold"))]);
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    for (const [file, bytes] of b) expect(a.get(file)?.equals(bytes), file).toBe(true);
+    return Number(/\((\d+) unchanged, from the cache\)/.exec(warm)?.[1] ?? 0);
+  };
+  const edit = async (file: string, change: (text: string) => string) => {
+    const target = path.isAbsolute(file) ? file : path.join(content, file);
+    await writeFile(target, change(await readFile(target, "utf8")));
+  };
+  return { project, content, out, build, compare, edit };
+}
+
+describe("the persistent cache", () => {
+  it("builds from the cache exactly what a cold build writes, over a sequence of edits", async () => {
+    const { project, content, compare, edit } = await setup();
+    expect(await compare()).toBe(0);
+
+    // Article text: only what shows that article is rendered again.
+    await edit("articles/guia/so-titulo.md", (t) => `${t}\nUm parágrafo a mais.\n`);
+    expect(await compare()).toBeGreaterThan(0);
+    // Front matter.
+    await edit("articles/primeiro.md", (t) => t.replace("title: Primeiro artigo", "title: Primeiro artigo, revisto"));
+    await compare();
+    // A card.
+    await edit("cards.yaml", (t) => t.replace(/excerpt: .*/, "excerpt: Um resumo novo."));
+    await compare();
+    // A data file.
+    await edit("data/tools.json", (t) => t.replace(/"notas": "[^"]*"/, '"notas": "Notas novas"'));
+    await compare();
+    // A setting.
+    await edit("site.yaml", (t) => t.replace(/^(\s*button:) .*/m, "$1 Quero receber"));
+    await compare();
+    // A template.
+    await edit(path.join(project, "templates/footer.tsx"), (t) => t.replace("</footer>", "<p>Rodapé novo</p></footer>"));
+    await compare();
+    // A deletion, and a rename.
+    await rm(path.join(content, "articles/guia/so-titulo.md"));
+    await edit("cards.yaml", (t) => t.slice(0, t.indexOf("- route: /guia/so-titulo")));
+    await edit("editions.yaml", (t) => (t.includes("/guia/so-titulo") ? t.slice(0, t.indexOf("- id: agosto-2025")) : t));
+    await edit("articles/primeiro.md", (t) => t.replace(/\[link interno\]\(\/guia\/so-titulo\)/, "link interno"));
+    await compare();
+    await rename(path.join(content, "articles/primeiro.en.md"), path.join(content, "articles/primeiro-renomeado.en.md"));
+    await rename(path.join(content, "articles/primeiro.md"), path.join(content, "articles/primeiro-renomeado.md"));
+    await edit("site.yaml", (t) => t.replace("featured: /primeiro", "featured: /primeiro-renomeado"));
+    await edit("cards.yaml", (t) => t.replaceAll("route: /primeiro\n", "route: /primeiro-renomeado\n"));
+    await edit("editions.yaml", (t) => t.replaceAll("route: /primeiro\n", "route: /primeiro-renomeado\n"));
+    await compare();
+  }, 300_000);
+
+  it("ignores a cache that is truncated, corrupt or from another version, and builds the same bytes", async () => {
+    const { project, compare, edit } = await setup();
+    await compare();
+    const cacheRoot = path.join(project, "node_modules/.cache/engine");
+    const dirs = (await readdir(cacheRoot)).filter((d) => d.endsWith("-build"));
+    const damage: ((dir: string) => Promise<void>)[] = [
+      async (dir) => {
+        for (const f of await readdir(dir)) if (f.startsWith("files-")) await writeFile(path.join(dir, f), (await readFile(path.join(dir, f), "utf8")).slice(0, 40));
+      },
+      async (dir) => writeFile(path.join(dir, "store.json"), "{ not json"),
+      async (dir) => writeFile(path.join(dir, "store.json"), (await readFile(path.join(dir, "store.json"), "utf8")).replace(/"format":\d+/, '"format":999')),
+      async (dir) => {
+        // Entries that claim another text: a hash that matches nothing.
+        for (const f of await readdir(dir)) {
+          if (f.startsWith("files-")) await writeFile(path.join(dir, f), (await readFile(path.join(dir, f), "utf8")).replace(/"html":"[^"]*"/g, '"html":"<p>falso</p>"'));
+        }
+      },
+    ];
+    for (const harm of damage) {
+      for (const dir of dirs) await harm(path.join(cacheRoot, dir));
+      await edit("articles/guia/so-titulo.md", (t) => `${t}\nMais um.\n`);
+      await compare();
+    }
+  }, 300_000);
+});
