@@ -3,13 +3,16 @@
  *
  *   npm run bench -- [--sizes 250,500,1000,2000,4000] [--runs 5] [--tools ours,eleventy,hugo,astro] [--huge]
  *
+ * For this generator it also measures a rebuild after one article is edited, after a
+ * template is edited, and the dev server's start with a warm cache.
+ *
  * Each tool renders every file into a full page through one equivalent layout. Cold runs
  * remove output and caches first; warm runs rebuild with nothing changed. Wall time is the
  * median of `--runs` runs after a warm-up; memory is the peak resident set size (GNU time).
  * `--huge` also builds 100,000 files with this generator. Peers live in bench/package.json.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { appendFile, cp, mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,11 +60,18 @@ const TOOLS: Record<string, Tool> = {
     async setup(dir, corpus) {
       await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
+      for (const part of ["build.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
+        await cp(path.join(root, part), path.join(dir, "project", part), { recursive: true });
+      }
+      // Its own node_modules folder (the cache lives in node_modules/.cache), sharing the packages.
+      await mkdir(path.join(dir, "project/node_modules"), { recursive: true });
+      for (const name of await readdir(path.join(root, "node_modules"))) {
+        if (name !== ".cache") await symlink(path.join(root, "node_modules", name), path.join(dir, "project/node_modules", name));
+      }
     },
-    // What `npm run build` runs. The warm-up compiles the command line if its sources
-    // changed (engine/launch.mjs); that compiled copy is the tool, not a cache of the site.
-    command: (dir) => [process.execPath, [path.join(root, "engine/launch.mjs"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
-    clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".cache"), path.join(root, "node_modules/.cache/cafe-com-a-cris")],
+    // What `npm run build` runs, from a copy of the project (the edit rows change a template).
+    command: (dir) => [path.join(root, "node_modules/.bin/tsx"), [path.join(dir, "project/build.ts"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
+    clean: (dir) => [path.join(dir, "dist"), path.join(dir, "dist.builds"), path.join(dir, "project/node_modules/.cache")],
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
   eleventy: {
@@ -157,7 +167,62 @@ async function measure(tool: Tool, dir: string, expected: number) {
     warm: median(warm.map((s) => s.seconds)),
     peakMb: Math.max(...cold.map((s) => s.peakMb)),
     pages,
+    ...(tool === TOOLS.ours ? await measureEdits(tool, dir) : {}),
   };
+}
+
+/**
+ * This generator only: a rebuild after one article of the corpus is edited, after a template
+ * is edited, and the dev server's start with a warm cache (its second start).
+ */
+async function measureEdits(tool: Tool, dir: string) {
+  const article: Sample[] = [];
+  for (let i = 0; i < runs; i++) {
+    await appendFile(path.join(dir, "content/articles/bench", `${i + 1}.md`), `\nUma frase a mais, a ${i + 1}ª.\n`);
+    article.push(runOnce(tool, dir));
+  }
+  const template: Sample[] = [];
+  const footer = path.join(dir, "project/templates/footer.tsx");
+  for (let i = 0; i < runs; i++) {
+    await appendFile(footer, `\n// bench edit ${i}\n`);
+    template.push(runOnce(tool, dir));
+  }
+  const devStart: number[] = [];
+  await startDev(dir); // the first start fills the dev cache
+  for (let i = 0; i < runs; i++) devStart.push(await startDev(dir));
+  return {
+    articleEdit: median(article.map((s) => s.seconds)),
+    articleEditPeakMb: Math.max(...article.map((s) => s.peakMb)),
+    templateEdit: median(template.map((s) => s.seconds)),
+    devStart: median(devStart),
+  };
+}
+
+/** Seconds from starting `npm run dev` to the server answering with the home page. */
+async function startDev(dir: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(dir, "project/build.ts"), "dev", "--content", path.join(dir, "content"), "--port", "0"], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /dev server: (http:\/\/\S+)/.exec(out);
+        if (found) resolve(found[1]!);
+      });
+      child.on("exit", () => reject(new Error(`dev exited before it was ready:\n${out}`)));
+    });
+    const home = await fetch(url);
+    if (home.status !== 200) throw new Error(`dev answered ${home.status}`);
+    return (performance.now() - started) / 1000;
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.on("exit", resolve));
+  }
 }
 
 const results: Record<number, Record<string, Awaited<ReturnType<typeof measure>>>> = {};
@@ -190,6 +255,14 @@ for (const n of sizes) {
   }
 }
 
+lines.push("", "| files | this generator | cold (s) | one article edited (s) | a template edited (s) | dev ready, warm cache (s) | peak memory, one edited (MB) |", "|---|---|---|---|---|---|---|");
+for (const n of sizes) {
+  const r = results[n]!.ours;
+  if (r?.articleEdit !== undefined) {
+    lines.push(`| ${n} | | ${fmt(r.cold)} | ${fmt(r.articleEdit)} | ${fmt(r.templateEdit!)} | ${fmt(r.devStart!)} | ${r.articleEditPeakMb!.toFixed(0)} |`);
+  }
+}
+
 if (values.huge) {
   const n = 100_000;
   const corpus = path.join(work, `corpus-${n}`);
@@ -200,7 +273,13 @@ if (values.huge) {
   await TOOLS.ours!.setup(dir, corpus);
   const sample = runOnce(TOOLS.ours!, dir);
   const pages = TOOLS.ours!.pages(dir);
-  lines.push("", `100,000 files, this generator, cold: ${fmt(sample.seconds)} s, peak ${sample.peakMb.toFixed(0)} MB, ${pages} pages.`);
+  await appendFile(path.join(dir, "content/articles/bench/1.md"), "\nUma frase a mais.\n");
+  const edited = runOnce(TOOLS.ours!, dir);
+  lines.push(
+    "",
+    `100,000 files, this generator, cold: ${fmt(sample.seconds)} s, peak ${sample.peakMb.toFixed(0)} MB, ${pages} pages; ` +
+      `one article edited, then built again: ${fmt(edited.seconds)} s, peak ${edited.peakMb.toFixed(0)} MB.`,
+  );
 }
 
 console.log(lines.join("\n"));

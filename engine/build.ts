@@ -69,11 +69,16 @@ export class SiteBuilder {
     this.cache = options.cache ?? BuildCache.none();
   }
 
+  /** Where the loader keeps parsed articles: the cache's, when there is one. */
+  private get articleStore() {
+    return this.cache.enabled ? this.cache.files : undefined;
+  }
+
   /** Stage 1, then the rest: builds the whole site into `writer`; commits it only if there is no error. */
   async build(writer: SiteWriter): Promise<BuildResult> {
     const { theme } = this.options;
     this.parseErrors.clear();
-    const loaded = await loadContent(this.options.contentDir, theme, { drafts: this.options.drafts, cache: this.cache.files });
+    const loaded = await loadContent(this.options.contentDir, theme, { drafts: this.options.drafts, cache: this.articleStore });
     this.content = loaded.content;
     if (!loaded.content) return fail(writer, loaded.errors, loaded.warnings);
     const result = await this.buildFrom(loaded.content, loaded.warnings, writer);
@@ -178,7 +183,7 @@ export class SiteBuilder {
           const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
           entry = { sourceHash, deps, result };
           const { html, headings, links, warnings } = result;
-          if (cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings })) {
+          if (this.cache.enabled && cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings })) {
             cached.markdown = seal({ deps, html, headings, links, warnings });
           }
         }
@@ -254,7 +259,7 @@ export class SiteBuilder {
     const draftRoutes = new Set(content.draftRoutes);
     for (const file of files) {
       const shown = path.relative(process.cwd(), file) || file;
-      const loaded = loadArticleFile(articlesDir, file, model, undefined, this.cache.files);
+      const loaded = loadArticleFile(articlesDir, file, model, undefined, this.articleStore);
       if (loaded && "errors" in loaded) {
         this.parseErrors.set(shown, loaded.errors);
         continue;

@@ -88,6 +88,11 @@ export class BuildCache {
     return new BuildCache(dir, code, store, files);
   }
 
+  /** False for `none()`: nothing is kept, so nothing is sealed or stored. */
+  get enabled(): boolean {
+    return this.dir !== "";
+  }
+
   get pages(): Record<string, PageEntry> {
     return this.store.pages;
   }
