@@ -10,7 +10,7 @@ import { cardsSchema, editionsSchema, frontMatter, siteSchema, type CafeMeta, ty
 import { blocks } from "./blocks/registry.js";
 import { markdownComponents } from "./markdown-components.js";
 import { bodyLabelsFor } from "./texts.js";
-import { cardEntriesOf, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
+import { cardEntriesOf, cardsOf, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
 import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
@@ -46,6 +46,9 @@ export const theme: Theme<SiteSettings> = {
     "not-found": (ctx) => <NotFoundPage ctx={ctx} />,
   },
   blocks,
+  // The home page reads the cards through ctx.listing: it is rendered again when a card's
+  // value changes (its own line, or its article's title, date…), not on any article edit.
+  listings: { cards: cardsOf },
   markdownComponents,
   pageAnchors: ["conteudo", "newsletter-title"],
   summary: (article) => (article.meta as CafeMeta).lead ?? article.meta.description,

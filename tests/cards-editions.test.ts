@@ -4,9 +4,13 @@
  * article fails the build at the entry's line.
  */
 import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { readFile, writeFile } from "node:fs/promises";
+import { SiteBuilder } from "../engine/build.js";
+import { MemoryWriter } from "../engine/output.js";
 import { loadContent } from "../engine/content.js";
 import { buildRoutes } from "../engine/routes.js";
-import { buildInMemory, editedFixture, parseHtml, realSite, text } from "./helpers.js";
+import { buildInMemory, editedFixture, parseHtml, projectRoot, realSite, text } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const CARDS = `- route: /primeiro
@@ -114,6 +118,37 @@ describe("a value neither written nor in the article", () => {
       "cards.yaml": (s) => s.replace("route: /guia/so-titulo", "route: /guia/nao-existe").replace("  category: Guia\n", ""),
     });
     expect(errors.map((e) => e.message)).toEqual(["`[1].route` points to /guia/nao-existe, but no article has that route"]);
+  });
+});
+
+describe("watch mode", () => {
+  it("an article's new title reaches the card and the edition that take it, and a new label the carousel", async () => {
+    // The card and the second edition of /guia/so-titulo take its title; the carousel stands in primeiro.md.
+    const content = await editedFixture("basic", {
+      "cards.yaml": CARDS,
+      "editions.yaml": EDITIONS.replace("  title: Edição de agosto\n", ""),
+    });
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const writer = new MemoryWriter();
+    expect((await builder.build(writer)).errors).toEqual([]);
+    const edit = async (file: string, change: (s: string) => string) => {
+      const target = path.join(content, file);
+      await writeFile(target, change(await readFile(target, "utf8")));
+      const result = await builder.update([target], writer);
+      expect(result.errors).toEqual([]);
+    };
+    const slides = () => [...parseHtml(writer.text("primeiro.html")).querySelectorAll("div[data-l=pt] .carousel-slide")];
+
+    await edit("articles/guia/so-titulo.md", (s) => s.replace("title: Só título", "title: Só o título"));
+    expect(text(parseHtml(writer.text("index.html")).querySelector("a.card[href='/guia/so-titulo'] .card-title"))).toBe("Só o título");
+    expect(text(slides()[1]!.querySelector(".carousel-slide-title"))).toBe("Só o título");
+
+    await edit("site.yaml", (s) => s.replace("open: Ler Edição", "open: Abrir a edição"));
+    expect(text(slides()[0]!.querySelector("a"))).toBe("Abrir a edição");
+
+    const fresh = new MemoryWriter();
+    await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
+    for (const [name, data] of fresh.files) expect(writer.files.get(name), name).toEqual(data);
   });
 });
 

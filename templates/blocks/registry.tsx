@@ -5,8 +5,8 @@
 import type { BlockDefinition, BlockProps } from "../../engine/theme.js";
 import { Island } from "../../client/island.js";
 import { EditionsCarousel, type CarouselEdition, type CarouselLabels, type EditionsCarouselProps } from "../../client/islands/editions-carousel.js";
-import { blockSchemas, type LeafBlockName, type SiteSettings } from "../schema.js";
-import { editionsOf, labelsOf } from "../page-context.js";
+import { blockSchemas, type Language, type LeafBlockName, type SiteSettings } from "../schema.js";
+import { editionsOf } from "../page-context.js";
 import { BeforeAfter, Hashtags, Pillars, Plan, References, Roadmap, StatCards, WinnerCards } from "./data-blocks.js";
 import { ScoreTable, ToolTable } from "./tables.js";
 
@@ -44,14 +44,17 @@ function callout(name: string) {
   };
 }
 
-/** The editions and the carousel's labels in each language; the block takes its page's. */
+/**
+ * The editions and the carousel's labels in each language; the block takes its page's. Plain
+ * data: the engine hashes it to know which bodies to render again.
+ */
 interface EditionsData {
   editions: CarouselEdition[];
-  labels: (lang: string) => CarouselLabels;
+  labels: Record<Language, CarouselLabels>;
 }
 
 function Editions({ data, level, lang }: BlockProps<EditionsData>) {
-  const props: EditionsCarouselProps = { editions: data.editions, level, labels: data.labels(lang) };
+  const props: EditionsCarouselProps = { editions: data.editions, level, labels: lang === "en" ? data.labels.en : data.labels.pt };
   return (
     <Island name="editions-carousel" props={props}>
       <EditionsCarousel {...props} />
@@ -72,12 +75,10 @@ export const blocks: BlockDefinition[] = [
       from: "site",
       data: (content): EditionsData => {
         const site = content.site.value as SiteSettings;
+        const labels = (lang: Language): CarouselLabels => ({ ...site.labels[lang].editions, readTime: site.labels[lang].readTime });
         return {
           editions: editionsOf(content).filter((e) => !content.draftRoutes.has(e.route)),
-          labels: (lang) => {
-            const labels = labelsOf(site, lang);
-            return { ...labels.editions, readTime: labels.readTime };
-          },
+          labels: { pt: labels("pt"), en: labels("en") },
         };
       },
     },

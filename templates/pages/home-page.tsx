@@ -7,7 +7,7 @@ import { T } from "../bilingual.js";
 import { iconByName } from "../icons.js";
 import { fill } from "../../client/format.js";
 import type { Card, SiteSettings } from "../schema.js";
-import { bilingual, cardsOf, type CafePageContext } from "../page-context.js";
+import { bilingual, type CafePageContext } from "../page-context.js";
 
 function BlogCard({ card, site }: { card: Card; site: SiteSettings }) {
   const readTime = (lang: "pt" | "en") => fill(site.labels[lang].cardReadTime, { minutes: card.readTime });
@@ -57,7 +57,7 @@ export function HomePage({ ctx }: { ctx: CafePageContext }) {
   const featured = bilingual(ctx.route.featured);
   const { site } = ctx;
   // A card pointing at a draft is left out until the draft is published.
-  const cards = cardsOf(ctx.content).filter((c) => ctx.routes.byPath.has(c.route));
+  const cards = ctx.listing<Card[]>("cards").filter((c) => ctx.routes.byPath.has(c.route));
   return (
     <Layout
       ctx={ctx}
