@@ -14,9 +14,12 @@ import { articleOf, buildRoutes, byCodePoint, type Route, type RouteTable } from
 import { renderMarkdown, type MarkdownResult } from "./markdown.js";
 import { buildAssets, type BuiltAssets } from "./assets.js";
 import { renderPage } from "./render.js";
-import { contentSecurityPolicy, siteFiles } from "./site-files.js";
+import { contentSecurityPolicy, siteFiles, SITE_FILES } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
 import type { PageContext, Theme } from "./theme.js";
+import { DEFAULT_WIDTHS, ImageStage } from "./images.js";
+import { SocialCards } from "./social-card.js";
+import { isPublicFile, listPublicFiles, publicFileErrors } from "./public-files.js";
 
 export interface BuildOptions {
   contentDir: string;
@@ -24,6 +27,8 @@ export interface BuildOptions {
   theme: Theme;
   /** Build `draft: true` articles too (dev mode). */
   drafts?: boolean;
+  /** Files copied into the site as they are; `public/` of the project unless told otherwise. */
+  publicDir?: string;
   /** The full Markdown pipeline for every file: the reference the lean pipeline must equal (tests). */
   reference?: boolean;
 }
@@ -47,6 +52,8 @@ interface MarkdownEntry {
 interface Built {
   table: RouteTable;
   assets: BuiltAssets;
+  /** Processed images and social cards: path → bytes. */
+  media: Map<string, Uint8Array>;
 }
 
 export class SiteBuilder {
@@ -59,8 +66,17 @@ export class SiteBuilder {
   private built?: Built;
   /** A run failed since `built` was written: edits made meanwhile are not on the writer yet. */
   private stale = false;
+  /** The images articles show and the pages' social cards, kept across watch-mode runs. */
+  private readonly images: ImageStage;
+  private readonly cards: SocialCards;
+  private readonly publicDir: string;
 
-  constructor(readonly options: BuildOptions) {}
+  constructor(readonly options: BuildOptions) {
+    const { projectRoot, theme } = options;
+    this.publicDir = options.publicDir ?? path.join(projectRoot, "public");
+    this.images = new ImageStage(projectRoot, this.publicDir, { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS });
+    this.cards = new SocialCards(projectRoot, theme);
+  }
 
   /** Builds the whole site into `writer`; commits it only if there is no error. */
   async build(writer: SiteWriter): Promise<BuildResult> {
@@ -79,11 +95,15 @@ export class SiteBuilder {
     const { theme, projectRoot } = this.options;
     const table = buildRoutes(content, theme);
     const markdown = this.markdownStage(content);
+    const publicFiles = listPublicFiles(this.publicDir);
     const errors = [
       ...[...this.parseErrors.values()].flat(),
       ...table.errors,
       ...[...markdown.values()].flatMap((m) => m.errors),
-      ...(await checkSite(content, table, markdown, theme)),
+      ...(await checkSite(content, table, markdown, theme, publicFiles)),
+      ...publicFileErrors(publicFiles, table, SITE_FILES),
+      // Images are read and encoded here (or found in the cache): a bad one stops the build too.
+      ...(await this.images.prepare(content, (article) => markdown.get(article.file)?.images ?? [])),
     ];
     const warnings = [...loadWarnings, ...[...markdown.values()].flatMap((m) => m.warnings)];
     if (errors.length > 0) {
@@ -93,20 +113,27 @@ export class SiteBuilder {
     }
 
     const previous = this.built;
-    const assets = previous && only ? previous.assets : await buildAssets({ projectRoot, theme, site: content.site.value });
+    const [assets] = await Promise.all([
+      previous && only ? previous.assets : buildAssets({ projectRoot, theme, site: content.site.value }),
+      this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url),
+    ]);
+    const media = new Map([...this.images.files, ...this.cards.files]);
     const routes = only ? table.routes.filter(only) : table.routes;
     const written: string[] = [];
     try {
-      const pages = renderPages(routes, { content, table, assets, markdown, theme });
+      const pages = renderPages(routes, { content, table, assets, markdown, theme, images: this.images, cards: this.cards });
       written.push(...(await writeFiles(writer, pages)));
       if (!only) {
-        await writer.copyDir(path.join(projectRoot, "public"));
+        await writer.copyDir(this.publicDir);
         written.push(...(await writeFiles(writer, assets.files)));
       }
+      // Content-hashed: a name written before holds the same bytes.
+      written.push(...(await writeFiles(writer, only ? [...media].filter(([file]) => !previous?.media.has(file)) : media)));
       // Pages and assets that are gone (watch mode builds into the same folder).
       const gone = [
         ...(previous?.table.routes ?? []).filter((r) => !table.byPath.has(r.path)).map((r) => r.outFile),
         ...[...(previous?.assets.files.keys() ?? [])].filter((file) => !assets.files.has(file)),
+        ...[...(previous?.media.keys() ?? [])].filter((file) => !media.has(file)),
       ];
       for (const file of gone) {
         await writer.remove(file);
@@ -117,7 +144,7 @@ export class SiteBuilder {
       await writer.abort();
       throw error;
     }
-    this.built = { table, assets };
+    this.built = { table, assets, media };
     this.stale = false;
     return { ok: true, routes: table.routes, errors: [], warnings, written: written.sort(byCodePoint) };
   }
@@ -147,17 +174,18 @@ export class SiteBuilder {
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
     if (!this.content) return this.build(writer);
-    const { contentDir, projectRoot, theme } = this.options;
+    const { contentDir, theme } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
-    const publicDir = path.join(projectRoot, "public");
+    const publicDir = this.publicDir;
     const written: string[] = [];
     for (const file of changed.filter((f) => inside(publicDir, f))) {
       const rel = path.relative(publicDir, file);
       if (!(await writer.copyFile(file, rel))) await writer.remove(rel);
       written.push(rel);
     }
-    const rest = changed.filter((f) => !inside(publicDir, f));
+    // A file of public/ an article shows as an image is processed again with the pages.
+    const rest = changed.filter((f) => !inside(publicDir, f) || this.images.uses(f));
     if (rest.length === 0 && this.built && !this.stale) return { ok: true, routes: this.built.table.routes, errors: [], warnings: [], written };
     if (!rest.some((f) => inside(contentDir, f))) {
       // The theme's stylesheet or assets: the same content on every page, with new assets.
@@ -216,8 +244,14 @@ async function fail(writer: SiteWriter, errors: ContentError[], warnings: Conten
 }
 
 /** Stage 4: checks that need the whole site: internal links and anchors, then the theme's own. */
-async function checkSite(content: SiteContent, table: RouteTable, markdown: Map<string, MarkdownResult>, theme: Theme): Promise<ContentError[]> {
-  const errors = checkInternalLinks(content, table, markdown, theme.pageAnchors ?? []);
+async function checkSite(
+  content: SiteContent,
+  table: RouteTable,
+  markdown: Map<string, MarkdownResult>,
+  theme: Theme,
+  publicFiles: ReadonlySet<string>,
+): Promise<ContentError[]> {
+  const errors = checkInternalLinks(content, table, markdown, theme.pageAnchors ?? [], publicFiles);
   errors.push(...((await theme.check?.(content, table)) ?? []));
   return errors;
 }
@@ -228,10 +262,12 @@ interface RenderInput {
   assets: BuiltAssets;
   markdown: Map<string, MarkdownResult>;
   theme: Theme;
+  images: ImageStage;
+  cards: SocialCards;
 }
 
 /** Stage 6: each route's page, then the feed, sitemap, robots.txt and headers; one at a time. */
-function* renderPages(routes: readonly Route[], { content, table, assets, markdown, theme }: RenderInput): Generator<[string, string]> {
+function* renderPages(routes: readonly Route[], { content, table, assets, markdown, theme, images, cards }: RenderInput): Generator<[string, string]> {
   const site = theme.siteMeta(content.site.value);
   const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
   const base: Omit<PageContext, "route"> = {
@@ -240,10 +276,17 @@ function* renderPages(routes: readonly Route[], { content, table, assets, markdo
     routes: table,
     csp,
     assets: assets.manifest,
-    bodyOf: (article: Article) => markdown.get(article.file)?.html ?? "",
+    bodyOf: (article: Article) => {
+      const result = markdown.get(article.file);
+      return result ? images.fill(result.html, article, result.images) : "";
+    },
+    imageOf: (article, url) => images.imageOf(article, url),
   };
-  for (const route of routes) yield [route.outFile, renderPage(route, base, theme)];
-  yield* siteFiles(site, table.routes, csp, theme.summary);
+  for (const route of routes) {
+    const socialCard = cards.byRoute.get(route.path);
+    yield [route.outFile, renderPage(route, socialCard ? { ...base, socialCard } : base, theme)];
+  }
+  yield* siteFiles(site, table.routes, csp, theme.summary, (route) => cards.byRoute.get(route.path));
 }
 
 /**
@@ -263,7 +306,13 @@ async function writeFiles(writer: SiteWriter, files: Iterable<[string, string | 
 }
 
 /** Every /route and #anchor in Markdown must exist on the built site. */
-function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: Map<string, MarkdownResult>, pageAnchors: readonly string[]): ContentError[] {
+function checkInternalLinks(
+  content: SiteContent,
+  table: RouteTable,
+  markdown: Map<string, MarkdownResult>,
+  pageAnchors: readonly string[],
+  publicFiles: ReadonlySet<string>,
+): ContentError[] {
   // Anchors of a route, gathered only for the routes a link points into with a #fragment.
   const idsOf = new Map<string, Set<string>>();
   const anchorsOf = (route: Route): Set<string> => {
@@ -284,6 +333,8 @@ function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: M
       const routePath = pathPart.length > 1 ? pathPart.replace(/\/+$/, "") : pathPart;
       const route = table.byPath.get(routePath);
       const where = { file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file) };
+      // A file of public/ (a PDF, the favicon) is a link target too; its #fragment is not ours to check.
+      if (!route && isPublicFile(publicFiles, pathPart)) continue;
       if (!route || route.kind === "not-found") {
         errors.push(
           new ContentError({
