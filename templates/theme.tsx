@@ -14,6 +14,8 @@ import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
 import { NotFoundPage } from "./pages/not-found-page.js";
+import { socialCard } from "./social-card.js";
+import { IMAGE_SIZES } from "./article-view.js";
 
 export const theme: Theme<SiteSettings> = {
   name: "cafe-com-a-cris",
@@ -71,6 +73,8 @@ export const theme: Theme<SiteSettings> = {
     lang === "en"
       ? { footnoteLabel: "Footnotes", footnoteBackLabel: "Back to content" }
       : { footnoteLabel: "Notas de rodapé", footnoteBackLabel: "Voltar ao texto" },
+  images: { sizes: IMAGE_SIZES },
+  socialCard,
   assets: {
     entries: { main: "client/main.ts", styles: "templates/styles.css" },
     inline: "client/boot.ts",
