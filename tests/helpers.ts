@@ -1,5 +1,6 @@
 /** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
 import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -59,6 +60,15 @@ export async function editedFixture(
     await writeFile(target, next);
   }
   return dir;
+}
+
+/**
+ * A written file as a value `expect` compares at once: text as it is (a readable diff), bytes
+ * by their length and hash (comparing images element by element takes seconds).
+ */
+export function comparable(data: string | Uint8Array | undefined): string | undefined {
+  if (data === undefined || typeof data === "string") return data;
+  return `${data.length} bytes, sha256 ${createHash("sha256").update(data).digest("hex")}`;
 }
 
 export const text = (el: Element | null | undefined) => (el?.textContent ?? "").replace(/\s+/g, " ").trim();

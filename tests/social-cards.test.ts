@@ -77,6 +77,25 @@ describe("social cards", () => {
     expect(cardsDrawn()).toBe(2);
   }, 60_000);
 
+  it("in watch mode, a new title gives the page a new card and removes the old one", async () => {
+    const dir = await copy();
+    const writer = new MemoryWriter();
+    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public });
+    expect((await builder.build(writer)).ok).toBe(true);
+    const cardOf = () => [...writer.files.keys()].find((f) => f.startsWith("assets/cards/sem-fotos-"))!;
+    const old = cardOf();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    await writeFile(file, (await readFile(file, "utf8")).replace("title: Sem fotos", "title: Nenhuma foto"));
+    const result = await builder.update([file], writer);
+    expect(result.ok).toBe(true);
+    expect(cardOf()).not.toBe(old);
+    expect(writer.files.has(old)).toBe(false);
+    expect(result.written).toEqual(expect.arrayContaining([old, cardOf(), "sem-fotos.html"]));
+    expect(writer.text("sem-fotos.html")).toContain(`${SITE}/${cardOf()}`);
+    // The other pages' cards are the same files as before.
+    expect(result.written.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
+  }, 60_000);
+
   it("are not drawn when the site turns them off", async () => {
     const dir = await copy();
     await writeFile(path.join(dir.content, "site.yaml"), `${await readFile(path.join(dir.content, "site.yaml"), "utf8")}\nsocialCards: false\n`);
