@@ -58,6 +58,7 @@ export class SocialCards {
     const card = this.theme.socialCard;
     const byRoute = new Map<string, SocialCard>();
     const files = new Map<string, Uint8Array>();
+    const used = new Set<string>();
     if (card && this.enabledFor(content.site.value)) {
       const { fonts, key: base } = await (this.setup ??= this.load(card));
       for (const route of routes) {
@@ -70,6 +71,7 @@ export class SocialCards {
           await this.cache.put(key, { meta: {}, files: new Map([["card.png", png]]) });
         }
         this.drawn.set(key, png);
+        used.add(key);
         const hash = createHash("sha256").update(png).digest("hex").slice(0, 10);
         const file = `assets/cards/${slugOf(route.path)}-${hash}.png`;
         files.set(file, png);
@@ -83,6 +85,8 @@ export class SocialCards {
         });
       }
     }
+    // Cards of titles no longer on the site are let go.
+    for (const key of this.drawn.keys()) if (!used.has(key)) this.drawn.delete(key);
     this.byRoute = byRoute;
     this.files = files;
   }
