@@ -9,7 +9,7 @@
  * `--huge` also builds 100,000 files with this generator. Peers live in bench/package.json.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,6 +56,9 @@ const TOOLS: Record<string, Tool> = {
     name: "this generator",
     async setup(dir, corpus) {
       await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
+      // No social cards: the peers draw none, so like is compared with like (a card's cost is
+      // measured on its own: bench/media.ts).
+      await appendFile(path.join(dir, "content/site.yaml"), "\nsocialCards: false\n");
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
     },
     // What `npm run build` runs. The warm-up compiles the command line if its sources
