@@ -4,12 +4,15 @@
  * best-practices and SEO scores.
  *
  *   npm run bench:lighthouse        (needs `npm run bench:peers` once, and Chromium)
+ *   npm run bench:lighthouse -- --content tests/fixtures/images/content --public tests/fixtures/images/public
+ *                                   (another content folder, and its public/)
  */
 import path from "node:path";
 import { createRequire } from "node:module";
 import { copyFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { serve } from "../engine/serve.js";
@@ -23,10 +26,17 @@ const lighthouse = (await import(pathToFileURL(peers.resolve("lighthouse")).href
 ) => Promise<{ lhr: { categories: Record<string, { score: number | null }>; audits: Record<string, { score: number | null; title: string }> } }>;
 const chromeLauncher = await import(pathToFileURL(peers.resolve("chrome-launcher")).href);
 
+const { values } = parseArgs({ options: { content: { type: "string", default: "content" }, public: { type: "string" } } });
 const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-lh-")), "dist");
 const writer = new FolderWriter(out);
 await writer.begin();
-const result = await buildSite({ contentDir: path.join(root, "content"), projectRoot: root, theme, writer });
+const result = await buildSite({
+  contentDir: path.resolve(root, values.content),
+  publicDir: values.public ? path.resolve(root, values.public) : undefined,
+  projectRoot: root,
+  theme,
+  writer,
+});
 if (!result.ok) throw new Error("the site does not build");
 // Lighthouse will not audit a response with status 404: audit the same 404.html under a
 // path that answers 200 (the preview serves any page file at its name).

@@ -59,6 +59,9 @@ const TOOLS: Record<string, Tool> = {
     name: "this generator",
     async setup(dir, corpus) {
       await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
+      // No social cards: the peers draw none, so like is compared with like (a card's cost is
+      // measured on its own: bench/media.ts).
+      await appendFile(path.join(dir, "content/site.yaml"), "\nsocialCards: false\n");
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
       for (const part of ["build.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
         await cp(path.join(root, part), path.join(dir, "project", part), { recursive: true });

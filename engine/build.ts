@@ -17,12 +17,15 @@ import { articleOf, buildRoutes, byCodePoint, type Route, type RouteTable } from
 import { renderMarkdown, siteBlockData, type MarkdownResult } from "./markdown.js";
 import { assetErrors, buildAssets } from "./assets.js";
 import { renderPage } from "./render.js";
-import { contentSecurityPolicy, siteFiles } from "./site-files.js";
+import { contentSecurityPolicy, siteFiles, SITE_FILES } from "./site-files.js";
 import type { SiteWriter } from "./output.js";
 import type { PageContext, Theme } from "./theme.js";
 import { BuildCache, type AssetRecord, type PageEntry } from "./cache.js";
 import { hashOf, isJsonSafe, seal, unseal } from "./hash.js";
 import { DepValues, Recorder, recordedContent, type Deps } from "./dependencies.js";
+import { DEFAULT_WIDTHS, ImageStage } from "./images.js";
+import { SocialCards } from "./social-card.js";
+import { isPublicFile, listPublicFiles, publicFileErrors } from "./public-files.js";
 
 export interface BuildOptions {
   contentDir: string;
@@ -30,6 +33,8 @@ export interface BuildOptions {
   theme: Theme;
   /** Build `draft: true` articles too (dev mode). */
   drafts?: boolean;
+  /** Files copied into the site as they are; `public/` of the project unless told otherwise. */
+  publicDir?: string;
   /** The full Markdown pipeline for every file: the reference the lean pipeline must equal (tests). */
   reference?: boolean;
   /** The persistent cache (none: every stage does all its work). */
@@ -63,10 +68,18 @@ export class SiteBuilder {
   /** Articles that no longer parse, by file: reported until fixed, their last good version kept. */
   private readonly parseErrors = new Map<string, ContentError[]>();
   /** What is on the writer now: each page with the dependencies it was rendered from, and the assets. */
-  private written?: { pages: Record<string, PageEntry>; routes: Route[]; assets: AssetRecord; output?: string };
+  private written?: { pages: Record<string, PageEntry>; routes: Route[]; assets: AssetRecord; media: string[]; output?: string };
+  /** The images articles show and the pages' social cards, kept across watch-mode runs. */
+  private readonly images: ImageStage;
+  private readonly cards: SocialCards;
+  private readonly publicDir: string;
 
   constructor(readonly options: BuildOptions) {
     this.cache = options.cache ?? BuildCache.none();
+    const { projectRoot, theme } = options;
+    this.publicDir = options.publicDir ?? path.join(projectRoot, "public");
+    this.images = new ImageStage(projectRoot, this.publicDir, { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS });
+    this.cards = new SocialCards(projectRoot, theme);
   }
 
   /** Where the loader keeps parsed articles: the cache's, when there is one. */
@@ -95,23 +108,46 @@ export class SiteBuilder {
   private async buildFrom(content: SiteContent, loadWarnings: ContentWarning[], writer: SiteWriter, newAssets = false): Promise<BuildResult> {
     const { theme } = this.options;
     const table = buildRoutes(content, theme);
+    const byFile = new Map(content.articles.map((a) => [a.file, a]));
+    /** An article's body with its images in place (their names carry their bytes' hash). */
+    const bodyOf = (article: Article) => {
+      const result = this.markdown.get(article.file)?.result;
+      return result ? this.images.fill(result.html, article, result.images) : "";
+    };
     const values = new DepValues({
       content,
       table,
       sourceHashes: new Map(content.articles.map((a) => [a.file, sourceHashOf(a)])),
       bodyHash: (file) => {
-        const html = this.markdown.get(file)?.result.html;
-        return html === undefined ? undefined : hashOf(html);
+        const article = byFile.get(file);
+        return article ? hashOf(bodyOf(article)) : undefined;
       },
       listing: (name) => listingOf(content, theme, name),
       block: (name) => siteBlockData(content, theme, name),
+      other: {
+        card: (routePath) => this.cards.byRoute.get(routePath),
+        images: (file) => {
+          const article = byFile.get(file);
+          const result = this.markdown.get(file)?.result;
+          return article && result ? result.images.map((image) => this.images.imageOf(article, image.url)) : undefined;
+        },
+        cover: (key) => {
+          const [file, url] = key.split("\0") as [string, string];
+          const article = byFile.get(file);
+          return article ? this.images.imageOf(article, url) : undefined;
+        },
+      },
     });
     const markdown = this.markdownStage(content, values);
+    const publicFiles = listPublicFiles(this.publicDir);
     const errors = [
       ...[...this.parseErrors.values()].flat(),
       ...table.errors,
       ...[...markdown.values()].flatMap((m) => m.errors),
-      ...(await checkSite(content, table, markdown, theme)),
+      ...(await checkSite(content, table, markdown, theme, publicFiles)),
+      ...publicFileErrors(publicFiles, table, SITE_FILES),
+      // Images are read and encoded here (or found in a cache): a bad one stops the build too.
+      ...(await this.images.prepare(content, (article) => markdown.get(article.file)?.images ?? [])),
     ];
     const warnings = [...loadWarnings, ...[...markdown.values()].flatMap((m) => m.warnings)];
     if (errors.length > 0) return fail(writer, errors, warnings);
@@ -127,7 +163,9 @@ export class SiteBuilder {
       if (!found) throw error;
       return fail(writer, found, warnings);
     }
-    const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], theme.siteMeta(content.site.value).connect);
+    const site = theme.siteMeta(content.site.value);
+    await this.cards.build(table.routes, content, site.url);
+    const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
     values.setAssets(hashOf(JSON.stringify(assets.manifest), csp));
 
     let rendered = 0;
@@ -142,21 +180,27 @@ export class SiteBuilder {
         else toRender.push(route);
       }
       rendered = toRender.length;
-      const files = renderPages(toRender, { content, table, assets, csp, markdown, theme, values }, pages);
+      const files = renderPages(toRender, { content, table, assets, csp, bodyOf, theme, values, images: this.images, cards: this.cards }, pages);
       written.push(...(await writeFiles(writer, files)));
-      written.push(...(await writeFiles(writer, siteFiles(theme.siteMeta(content.site.value), table.routes, csp, theme.summary))));
-      await writer.copyDir(path.join(this.options.projectRoot, "public"));
+      written.push(...(await writeFiles(writer, siteFiles(site, table.routes, csp, theme.summary, (route) => this.cards.byRoute.get(route.path)))));
+      // Images and cards: content-hashed names, so one the last build wrote holds these bytes.
+      const media = [...this.images.files, ...this.cards.files];
+      const fresh: [string, Uint8Array][] = [];
+      for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
+      written.push(...(await writeFiles(writer, fresh)));
+      await writer.copyDir(this.publicDir);
       // Pages and assets that are gone (watch mode builds into the same folder).
       const gone = [
         ...(this.written?.routes ?? []).filter((r) => !table.byPath.has(r.path)).map((r) => r.outFile),
         ...(this.written?.assets.files ?? []).filter((file) => !assets.files.includes(file)),
+        ...(this.written?.media ?? []).filter((file) => !media.some(([name]) => name === file)),
       ];
       for (const file of gone) {
         await writer.remove(file);
         written.push(file);
       }
       await writer.commit();
-      this.written = { pages, routes: table.routes, assets, output: writer.output };
+      this.written = { pages, routes: table.routes, assets, media: media.map(([file]) => file), output: writer.output };
     } catch (error) {
       await writer.abort();
       throw error;
@@ -182,9 +226,9 @@ export class SiteBuilder {
           const result = renderMarkdown(article, content, this.options.theme, { lean });
           const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
           entry = { sourceHash, deps, result };
-          const { html, headings, links, warnings } = result;
-          if (this.cache.enabled && cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings })) {
-            cached.markdown = seal({ deps, html, headings, links, warnings });
+          const { html, headings, links, warnings, images } = result;
+          if (this.cache.enabled && cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
+            cached.markdown = seal({ deps, html, headings, links, warnings, images });
           }
         }
         this.markdown.set(article.file, entry);
@@ -228,17 +272,18 @@ export class SiteBuilder {
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
     if (!this.content) return this.build(writer);
-    const { contentDir, projectRoot, theme } = this.options;
+    const { contentDir } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
-    const publicDir = path.join(projectRoot, "public");
+    const publicDir = this.publicDir;
     const written: string[] = [];
     for (const file of changed.filter((f) => inside(publicDir, f))) {
       const rel = path.relative(publicDir, file);
       if (!(await writer.copyFile(file, rel))) await writer.remove(rel);
       written.push(rel);
     }
-    const rest = changed.filter((f) => !inside(publicDir, f));
+    // A file of public/ an article shows as an image is processed again with the pages.
+    const rest = changed.filter((f) => !inside(publicDir, f) || this.images.uses(f));
     if (rest.length === 0 && this.written) return { ok: true, routes: this.written.routes, errors: [], warnings: [], written, rendered: 0 };
     let result: BuildResult;
     if (!rest.some((f) => inside(contentDir, f))) {
@@ -302,8 +347,14 @@ function listingOf(content: SiteContent, theme: Theme, name: string): unknown {
 }
 
 /** Stage 4: checks that need the whole site: internal links and anchors, then the theme's own. */
-async function checkSite(content: SiteContent, table: RouteTable, markdown: Map<string, MarkdownResult>, theme: Theme): Promise<ContentError[]> {
-  const errors = checkInternalLinks(content, table, markdown, theme.pageAnchors ?? []);
+async function checkSite(
+  content: SiteContent,
+  table: RouteTable,
+  markdown: Map<string, MarkdownResult>,
+  theme: Theme,
+  publicFiles: ReadonlySet<string>,
+): Promise<ContentError[]> {
+  const errors = checkInternalLinks(content, table, markdown, theme.pageAnchors ?? [], publicFiles);
   errors.push(...((await theme.check?.(content, table)) ?? []));
   return errors;
 }
@@ -313,9 +364,11 @@ interface RenderInput {
   table: RouteTable;
   assets: AssetRecord;
   csp: string;
-  markdown: Map<string, MarkdownResult>;
+  bodyOf: (article: Article) => string;
   theme: Theme;
   values: DepValues;
+  images: ImageStage;
+  cards: SocialCards;
 }
 
 /**
@@ -323,7 +376,7 @@ interface RenderInput {
  * template reads: `pages` gets each page's dependencies.
  */
 function* renderPages(routes: readonly Route[], input: RenderInput, pages: Record<string, PageEntry>): Generator<[string, string]> {
-  const { content, table, assets, csp, markdown, theme, values } = input;
+  const { content, table, assets, csp, bodyOf, theme, values, images, cards } = input;
   for (const route of routes) {
     const recorder = new Recorder(values);
     const read = recorder.read;
@@ -349,7 +402,15 @@ function* renderPages(routes: readonly Route[], input: RenderInput, pages: Recor
       },
       bodyOf: (article: Article) => {
         read(`body:${article.file}`);
-        return markdown.get(article.file)?.html ?? "";
+        return bodyOf(article);
+      },
+      imageOf: (article: Article, url: string) => {
+        read(`cover:${article.file}\0${url}`);
+        return images.imageOf(article, url);
+      },
+      get socialCard() {
+        read(`card:${route.path}`);
+        return cards.byRoute.get(route.path);
       },
       listing: <T,>(name: string) => {
         read(`listing:${name}`);
@@ -379,7 +440,13 @@ async function writeFiles(writer: SiteWriter, files: Iterable<[string, string | 
 }
 
 /** Every /route and #anchor in Markdown must exist on the built site. */
-function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: Map<string, MarkdownResult>, pageAnchors: readonly string[]): ContentError[] {
+function checkInternalLinks(
+  content: SiteContent,
+  table: RouteTable,
+  markdown: Map<string, MarkdownResult>,
+  pageAnchors: readonly string[],
+  publicFiles: ReadonlySet<string>,
+): ContentError[] {
   // Anchors of a route, gathered only for the routes a link points into with a #fragment.
   const idsOf = new Map<string, Set<string>>();
   const anchorsOf = (route: Route): Set<string> => {
@@ -426,6 +493,8 @@ function checkInternalLinks(content: SiteContent, table: RouteTable, markdown: M
       }
       const routePath = decodedPath;
       const route = table.byPath.get(routePath);
+      // A file of public/ (a PDF, the favicon) is a link target too; its #fragment is not ours to check.
+      if (!route && isPublicFile(publicFiles, pathPart)) continue;
       if (!route || route.kind === "not-found") {
         errors.push(
           new ContentError({

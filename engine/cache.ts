@@ -21,6 +21,7 @@ import type { ParsedArticle } from "./content.js";
 import type { Deps } from "./dependencies.js";
 import type { ContentWarning } from "./errors.js";
 import type { Sealed } from "./hash.js";
+import type { MarkdownImage } from "./images.js";
 import type { InternalLink } from "./markdown.js";
 import type { AssetManifest } from "./theme.js";
 
@@ -34,7 +35,14 @@ export interface FileEntry {
   /** Hash of the file's text: the entry is for this text only. */
   sourceHash: string;
   article?: Sealed<ParsedArticle>;
-  markdown?: Sealed<{ deps: Deps; html: string; headings: { id: string; text: string; depth: number }[]; links: InternalLink[]; warnings: ContentWarning[] }>;
+  markdown?: Sealed<{
+    deps: Deps;
+    html: string;
+    headings: { id: string; text: string; depth: number }[];
+    links: InternalLink[];
+    warnings: ContentWarning[];
+    images: MarkdownImage[];
+  }>;
 }
 
 export interface PageEntry {

@@ -10,7 +10,8 @@
  *
  * Ids: `site`, `collection:<name>`, `data:<name>`, `data` (all data files), `articles` (every
  * article), `drafts`, `routes`, `route:<path>` (the route and the text of its articles),
- * `body:<file>` (an article's rendered body), `assets`, `listing:<name>`, `block:<name>`.
+ * `body:<file>` (an article's rendered body, its images in place), `assets`, `listing:<name>`,
+ * `block:<name>`, `card:<route>` (a page's social card), `cover:<file>\0<url>` (a processed image).
  */
 import { hashOf } from "./hash.js";
 import type { SiteContent } from "./content.js";
@@ -33,6 +34,8 @@ export interface DepSources {
   listing?: (name: string) => unknown;
   /** A block's site data (computed once per build). */
   block?: (name: string) => unknown;
+  /** Other kinds of values (`card:<route>`, `cover:<file>\0<url>`…): the value, hashed as JSON. */
+  other?: Record<string, (name: string) => unknown>;
 }
 
 /** The current hash of every id, computed once per build when first asked for. */
@@ -96,8 +99,10 @@ export class DepValues {
         return hashOf(JSON.stringify(this.sources.listing?.(name) ?? null));
       case "block":
         return hashOf(JSON.stringify(this.sources.block?.(name) ?? null));
-      default:
-        return `unknown:${id}`;
+      default: {
+        const value = this.sources.other?.[kind];
+        return value ? hashOf(JSON.stringify(value(name) ?? null)) : `unknown:${id}`;
+      }
     }
   }
 }

@@ -24,6 +24,7 @@ import { ContentError, type ContentWarning } from "./errors.js";
 import { articleModel, type Article, type SiteContent } from "./content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "./theme.js";
 import { nearest, schemaErrors } from "./yaml-source.js";
+import { ImageSlot, type MarkdownImage } from "./images.js";
 
 /** A directive resolved to its block and validated data. */
 interface ResolvedBlock {
@@ -48,6 +49,8 @@ export interface MarkdownResult {
   reads: string[];
   links: InternalLink[];
   headings: { id: string; text: string; depth: number }[];
+  /** Its images, in order: `html` holds a marker for each that the page render replaces (images.ts). */
+  images: MarkdownImage[];
   errors: ContentError[];
   warnings: ContentWarning[];
 }
@@ -82,6 +85,8 @@ function BlockSlot({ "data-block": index, children }: { "data-block"?: string; c
 type Pipelines = { full: Processor; lean: Processor };
 const pipelines = new WeakMap<Theme, Map<string, Pipelines>>();
 const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
+/** Written right after an image, marks it as decorative: no alt text, skipped by screen readers. */
+const DECORATIVE = "{decorative}";
 
 function pipelinesFor(theme: Theme, lang: string): Pipelines {
   let byLang = pipelines.get(theme);
@@ -92,7 +97,7 @@ function pipelinesFor(theme: Theme, lang: string): Pipelines {
       Fragment,
       jsx,
       jsxs,
-      components: { ...theme.markdownComponents, "cafe-block": BlockSlot },
+      components: { ...theme.markdownComponents, "cafe-block": BlockSlot, "engine-image": ImageSlot },
       passKeys: true,
       passNode: false,
     } as const;
@@ -111,7 +116,7 @@ function pipelinesFor(theme: Theme, lang: string): Pipelines {
  * reference the lean one must equal).
  */
 export function renderMarkdown(article: Article, content: SiteContent, theme: Theme, options: { lean?: boolean } = {}): MarkdownResult {
-  const result: PipelineData["result"] = { reads: [], links: [], headings: [], errors: [], warnings: [] };
+  const result: PipelineData["result"] = { reads: [], links: [], headings: [], images: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
   const markdown = article.markdown;
   const file = new VFile({ path: article.file, value: markdown });
@@ -183,8 +188,19 @@ function remarkBlocks() {
         }
         case "link":
         case "definition":
-        case "image":
           checkUrl(node.url, node);
+          return;
+        case "image": {
+          // `![](./x.jpg){decorative}`: an image that adds nothing to the text says so.
+          const next = parent && index !== undefined ? parent.children[index + 1] : undefined;
+          const decorative = next?.type === "text" && next.value.startsWith(DECORATIVE);
+          if (decorative) next.value = next.value.slice(DECORATIVE.length);
+          const image = result.images.push({ url: node.url, alt: node.alt ?? "", decorative, ...at(node) }) - 1;
+          node.data = { ...node.data, hName: "engine-image", hProperties: { dataImage: String(image) } };
+          return;
+        }
+        case "imageReference":
+          fail(node, "an image needs its address in place: `![alt][name]` is not supported", `write ![${node.alt ?? ""}](./name.jpg)`);
           return;
         case "textDirective":
           // `:word` in prose ("Dica:algo") is text, not a directive: give it back as written.

@@ -100,6 +100,15 @@ export const baseFrontMatter = {
   category: nonEmpty.optional(),
   template: nonEmpty.optional(),
   draft: z.boolean().optional(),
+  /** The cover: shown above the body; its file beside the article (`./capa.jpg`) or in content/images. */
+  image: z
+    .strictObject({
+      src: nonEmpty,
+      alt: z.string().optional(),
+      /** An image that adds nothing to the text: no alt text. */
+      decorative: z.boolean().optional(),
+    })
+    .optional(),
 };
 /** What the engine reads of an article's front matter. */
 export type BaseMeta = {
@@ -111,4 +120,5 @@ export type BaseMeta = {
   category?: string;
   template?: string;
   draft?: boolean;
+  image?: { src: string; alt?: string; decorative?: boolean };
 };

@@ -7,7 +7,10 @@ import { createHash } from "node:crypto";
 import { Feed } from "feed";
 import type { Article } from "./content.js";
 import { articleOf, byCodePoint, type Route } from "./routes.js";
-import type { SiteMeta } from "./theme.js";
+import type { SiteMeta, SocialCard } from "./theme.js";
+
+/** The files `siteFiles` writes at the site's root. */
+export const SITE_FILES = ["feed.xml", "sitemap.xml", "robots.txt", "_headers"] as const;
 
 /** The Content-Security-Policy of every page: scripts from the site itself, inline ones only by hash. */
 export function contentSecurityPolicy(inlineScripts: readonly string[], connect: readonly string[] = []): string {
@@ -56,6 +59,7 @@ export function siteFiles(
   routes: readonly Route[],
   csp: string,
   summaryOf: (article: Article) => string | undefined = (article) => article.meta.description,
+  cardOf: (route: Route) => SocialCard | undefined = () => undefined,
 ): Map<string, string> {
   const files = new Map<string, string>();
 
@@ -82,6 +86,7 @@ export function siteFiles(
   for (const { route, date } of dated) {
     const { meta } = route.article.main;
     const url = absoluteUrl(site.url, route.path);
+    const card = cardOf(route);
     feed.addItem({
       title: meta.title,
       id: url,
@@ -90,6 +95,7 @@ export function siteFiles(
       description: summaryOf(route.article.main),
       category: meta.category ? [{ name: meta.category }] : undefined,
       author: [{ name: site.author }],
+      enclosure: card ? { url: card.url, type: card.type, length: card.length } : undefined,
     });
   }
   files.set("feed.xml", feed.rss2());

@@ -12,6 +12,7 @@ import type { Components } from "hast-util-to-jsx-runtime";
 import type { ContentError } from "./errors.js";
 import type { Article, ContentModel, SiteContent } from "./content.js";
 import type { Route, RouteModel, RouteTable } from "./routes.js";
+import type { ProcessedImage } from "./images.js";
 
 /** Hashed asset URLs and the inline script, produced by the assets stage. */
 export interface AssetManifest {
@@ -84,6 +85,57 @@ export interface PageContext<Site = unknown> {
   bodyOf(article: Article): string;
   /** A listing the theme declares (`Theme.listings`), computed once per build. */
   listing<T>(name: string): T;
+  /** The processed image an address of an article stands for (its cover's `src`). */
+  imageOf(article: Article, url: string): ProcessedImage | undefined;
+  /** This page's social card (`og:image`), unless the site has them off. */
+  socialCard?: SocialCard;
+}
+
+/** How a theme shows the images of articles. */
+export interface ThemeImages {
+  /** `sizes` of every picture: the width of the column images stand in, per viewport width. */
+  sizes: string;
+  /** The widths each image is made at, up to its own (default 480, 800, 1200, 1600). */
+  widths?: number[];
+}
+
+/** A font a social card is drawn with: TTF, OTF or WOFF (satori reads no WOFF2). */
+export interface SocialCardFont {
+  name: string;
+  /** A package path, like `@fontsource/inter/files/inter-latin-700-normal.woff`. */
+  source: string;
+  weight?: 100 | 200 | 300 | 400 | 500 | 600 | 700 | 800 | 900;
+  style?: "normal" | "italic";
+}
+
+/**
+ * The picture a link to a page shows when shared (Open Graph): a React component drawn at
+ * build time by satori (to SVG) and resvg (to PNG), one per page.
+ */
+export interface ThemeSocialCard<Site = any, Props = any> {
+  width: number;
+  height: number;
+  fonts: SocialCardFont[];
+  /** What a page's card shows, as plain JSON (its cache key with the fonts); undefined for none. */
+  props(page: { route: Route; site: Site; content: SiteContent }): Props | undefined;
+  /** Draws the card: flex layout and inline styles, as satori understands them. */
+  component(props: Props): ReactElement;
+  /** The card's text alternative (`og:image:alt`). */
+  alt(props: Props): string;
+  /** False turns the cards off (a site setting). */
+  enabled?(site: Site): boolean;
+}
+
+/** A page's social card as its meta and the feed give it. */
+export interface SocialCard {
+  /** Absolute, from the site's URL. */
+  url: string;
+  width: number;
+  height: number;
+  alt: string;
+  type: "image/png";
+  /** Bytes, for the feed's enclosure. */
+  length: number;
 }
 
 /** The site-wide facts the feed, the sitemap and the policy need. */
@@ -129,5 +181,9 @@ export interface Theme<Site = any> extends ContentModel, RouteModel {
   summary?(article: Article): string | undefined;
   /** Labels the Markdown toolchain prints (footnotes), per language. */
   markdownLabels?(lang: string): { footnoteLabel: string; footnoteBackLabel: string } | undefined;
+  /** The column images are shown in; without it, pictures are sized to the viewport. */
+  images?: ThemeImages;
+  /** One picture per page for links shared on social networks; without it, pages have none. */
+  socialCard?: ThemeSocialCard<Site>;
   assets: ThemeAssets;
 }

@@ -5,6 +5,10 @@ import { Island } from "../client/island.js";
 import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
 import { fill } from "../client/format.js";
 import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
+import { Picture } from "../engine/images.js";
+
+/** The article column (`.article-container`): the viewport less its margins, 50rem at most. */
+export const IMAGE_SIZES = "(min-width: 52rem) 50rem, calc(100vw - 2rem)";
 
 export interface ArticleViewProps {
   article: CafeArticle;
@@ -32,6 +36,7 @@ export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleVie
     settings,
   };
   const series = meta.series ? seriesOf(ctx.content, meta.series).filter((s) => s.route !== article.route) : [];
+  const cover = meta.image && ctx.imageOf(article, meta.image.src);
   return (
     <article className="article">
       <header className="article-header">
@@ -68,6 +73,11 @@ export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleVie
           </Island>
         </div>
       </header>
+      {cover ? (
+        <div className="article-cover">
+          <Picture image={cover} alt={meta.image?.decorative ? "" : (meta.image?.alt ?? "").trim()} sizes={IMAGE_SIZES} priority />
+        </div>
+      ) : null}
       <div className="prose" dangerouslySetInnerHTML={{ __html: ctx.bodyOf(article) }} />
       {series.length > 0 ? (
         <nav className="series-nav" aria-label={labels.series}>

@@ -24,6 +24,7 @@ export interface LayoutProps {
 export function Layout({ ctx, title, description, titleEn, page, article, children }: LayoutProps) {
   const { site, assets } = ctx;
   const url = absoluteUrl(site.siteUrl, ctx.route.path);
+  const card = ctx.socialCard;
   const jsonLd = article ? articleJsonLd(article, url, ctx) : undefined;
   return (
     <html
@@ -47,7 +48,12 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         {page === "not-found" ? null : <meta property="og:url" content={url} />}
         <meta property="og:locale" content="pt_BR" />
         {titleEn ? <meta property="og:locale:alternate" content="en_US" /> : null}
-        <meta name="twitter:card" content="summary" />
+        {card ? <meta property="og:image" content={card.url} /> : null}
+        {card ? <meta property="og:image:type" content={card.type} /> : null}
+        {card ? <meta property="og:image:width" content={String(card.width)} /> : null}
+        {card ? <meta property="og:image:height" content={String(card.height)} /> : null}
+        {card ? <meta property="og:image:alt" content={card.alt} /> : null}
+        <meta name="twitter:card" content={card ? "summary_large_image" : "summary"} />
         <meta name="twitter:title" content={title} />
         <meta name="twitter:description" content={description} />
         <link rel="alternate" type="application/rss+xml" title={site.name} href="/feed.xml" />

@@ -154,6 +154,8 @@ export const siteSchema = z.strictObject({
     back: nonEmpty,
   }),
   toast: z.strictObject({ close: nonEmpty }),
+  /** `false` builds no social cards (og:image): faster builds, links shared without a picture. */
+  socialCards: z.boolean().optional(),
 });
 export type SiteSettings = z.infer<typeof siteSchema>;
 

@@ -15,6 +15,8 @@ import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
 import { NotFoundPage } from "./pages/not-found-page.js";
+import { socialCard } from "./social-card.js";
+import { IMAGE_SIZES } from "./article-view.js";
 
 export const theme: Theme<SiteSettings> = {
   name: "cafe-com-a-cris",
@@ -80,6 +82,8 @@ export const theme: Theme<SiteSettings> = {
     const { label, back } = bodyLabelsFor(lang).footnotes;
     return { footnoteLabel: label, footnoteBackLabel: back };
   },
+  images: { sizes: IMAGE_SIZES },
+  socialCard,
   assets: {
     entries: { main: "client/main.ts", styles: "templates/styles.css" },
     inline: "client/boot.ts",

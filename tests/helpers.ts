@@ -1,5 +1,6 @@
 /** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
 import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { cp, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
 import { inject } from "vitest";
 import { buildSite, type BuildResult } from "../engine/build.js";
-import { MemoryWriter } from "../engine/output.js";
+import { FolderWriter, MemoryWriter } from "../engine/output.js";
 import { theme } from "../templates/theme.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -17,6 +18,17 @@ export async function buildInMemory(contentDir: string): Promise<BuildResult & {
   const writer = new MemoryWriter();
   const result = await buildSite({ contentDir, projectRoot, theme, writer });
   return { ...result, writer };
+}
+
+/** Builds the `images` fixture (content/ and public/) into a temporary folder; returns the folder. */
+export async function buildImagesFixture(): Promise<string> {
+  const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-images-site-")), "dist");
+  const writer = new FolderWriter(out);
+  await writer.begin();
+  const contentDir = path.join(fixture("images"), "content");
+  const result = await buildSite({ contentDir, publicDir: path.join(fixture("images"), "public"), projectRoot, theme, writer });
+  if (!result.ok) throw new Error(result.errors.map((e) => `${e.location}: ${e.message}`).join("\n"));
+  return out;
 }
 
 /** The real site, built once per test run by tests/global-setup.ts: its routes and files. */
@@ -48,6 +60,15 @@ export async function editedFixture(
     await writeFile(target, next);
   }
   return dir;
+}
+
+/**
+ * A written file as a value `expect` compares at once: text as it is (a readable diff), bytes
+ * by their length and hash (comparing images element by element takes seconds).
+ */
+export function comparable(data: string | Uint8Array | undefined): string | undefined {
+  if (data === undefined || typeof data === "string") return data;
+  return `${data.length} bytes, sha256 ${createHash("sha256").update(data).digest("hex")}`;
 }
 
 export const text = (el: Element | null | undefined) => (el?.textContent ?? "").replace(/\s+/g, " ").trim();

@@ -1,5 +1,6 @@
 /**
- * Every page of the real site passes the W3C Nu HTML Checker (vnu-jar, needs Java 17).
+ * Every page of the real site, and the pages of the images fixture (a cover, images in the
+ * body), pass the W3C Nu HTML Checker (vnu-jar, needs Java 17).
  *
  * Without Java this test fails: a check that did not run is not a pass. To leave it out on
  * purpose, say so by name: SKIP_HTML_VALIDITY=1 skips it and prints why.
@@ -13,7 +14,7 @@ import { promisify } from "node:util";
 import vnu from "vnu-jar";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
-import { projectRoot } from "./helpers.js";
+import { buildImagesFixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const run = promisify(execFile);
@@ -69,8 +70,12 @@ describe("HTML validity", () => {
     await writer.begin();
     const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
     expect(result.ok).toBe(true);
-    const pages = result.routes.map((r) => path.join(outDir, r.outFile));
-    expect(pages.length).toBe(15);
+    const images = await buildImagesFixture();
+    const pages = [
+      ...result.routes.map((r) => path.join(outDir, r.outFile)),
+      ...["index.html", "com-fotos.html", "sem-fotos.html", "404.html"].map((f) => path.join(images, f)),
+    ];
+    expect(pages.length).toBe(19);
     // A page known to be invalid, checked with them: proves the checker ran and reports.
     const control = path.join(dir, "control.html");
     await writeFile(control, '<!DOCTYPE html><html lang="pt"><head><title>x</title></head><body><p><div>x</div></p></body></html>');
@@ -78,7 +83,7 @@ describe("HTML validity", () => {
     const messages = (await check([control, ...pages])).filter((m) => m.type === "error");
     const where = (m: Message) => decodeURIComponent(String(m.url).replace(/^file:/, ""));
     expect(messages.some((m) => where(m) === control), "the control page's error was reported").toBe(true);
-    const errors = messages.filter((m) => where(m) !== control).map((m) => `${path.relative(outDir, where(m))}:${m.lastLine}: ${m.message}`);
+    const errors = messages.filter((m) => where(m) !== control).map((m) => `${where(m)}:${m.lastLine}: ${m.message}`);
     expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 /** Feed, sitemap, robots.txt and the meta every page carries, parsed for real. */
 import { describe, expect, it } from "vitest";
 import path from "node:path";
+import { statSync } from "node:fs";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { realSite, buildInMemory, editedFixture, parseHtml, projectRoot } from "./helpers.js";
 
@@ -23,6 +24,15 @@ describe("feeds and SEO", () => {
     expect([...dates].sort((a, b) => b - a)).toEqual(dates);
   });
 
+  it("gives every feed item its page's social card as an enclosure", () => {
+    const items = xml.parse(built.writer.text("feed.xml")).rss.channel.item as { link: string; enclosure: Record<string, string> }[];
+    for (const item of items) {
+      const page = parseHtml(built.writer.text(built.routes.find((r) => `${SITE}${r.path}` === item.link)!.outFile));
+      const card = page.querySelector('meta[property="og:image"]')!.getAttribute("content")!;
+      expect(item.enclosure).toEqual({ "@_url": card, "@_type": "image/png", "@_length": String(statSync(path.join(built.dir, card.slice(SITE.length))).size) });
+    }
+  });
+
   it("writes a sitemap with every page but the 404", () => {
     const text = built.writer.text("sitemap.xml");
     expect(XMLValidator.validate(text)).toBe(true);
@@ -43,7 +53,10 @@ describe("feeds and SEO", () => {
       const meta = (sel: string) => doc.querySelector(sel)?.getAttribute("content");
       expect(meta('meta[property="og:title"]')).toBe(doc.title);
       expect(meta('meta[property="og:description"]')).toBe(meta('meta[name="description"]'));
-      expect(meta('meta[name="twitter:card"]')).toBe("summary");
+      expect(meta('meta[name="twitter:card"]')).toBe("summary_large_image");
+      expect(meta('meta[property="og:image"]')).toMatch(new RegExp(`^${SITE}/assets/cards/[a-z0-9-]+-[0-9a-f]{10}\\.png$`));
+      expect([meta('meta[property="og:image:width"]'), meta('meta[property="og:image:height"]')]).toEqual(["1200", "630"]);
+      expect(meta('meta[property="og:image:alt"]')).toContain("Café com a Cris");
       expect(doc.querySelector('link[rel="icon"]')?.getAttribute("href")).toBe("/favicon.svg");
       if (route.kind === "not-found") {
         expect(meta('meta[name="robots"]')).toBe("noindex");

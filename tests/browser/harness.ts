@@ -32,10 +32,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const site = realSite();
-  if (site.errors.length > 0) throw new Error(site.errors.join("\n"));
-  const { url, server } = await serve({ root: site.dir, port: 0, host: "127.0.0.1" });
+/** Serves the real site, or the built folder `root`, and opens the browser. */
+export async function startHarness(root?: string): Promise<Harness> {
+  if (!root) {
+    const site = realSite();
+    if (site.errors.length > 0) throw new Error(site.errors.join("\n"));
+    root = site.dir;
+  }
+  const { url, server } = await serve({ root, port: 0, host: "127.0.0.1" });
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     args: [

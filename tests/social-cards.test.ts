@@ -1,0 +1,109 @@
+/**
+ * Social cards: every page of the `images` fixture gets a 1200×630 PNG drawn from the
+ * theme's component, named in its Open Graph meta; they are drawn once per version (the
+ * cache) and not at all when the site turns them off.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { SiteBuilder } from "../engine/build.js";
+import { MediaCache } from "../engine/media-cache.js";
+import { MemoryWriter } from "../engine/output.js";
+import { fixture, parseHtml, projectRoot } from "./helpers.js";
+import { theme } from "../templates/theme.js";
+
+const SITE = "https://cafecomacris.placeholder.invalid";
+
+async function copy(): Promise<{ content: string; public: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-cards-"));
+  await cp(fixture("images"), dir, { recursive: true });
+  return { content: path.join(dir, "content"), public: path.join(dir, "public") };
+}
+
+async function build(dir: { content: string; public: string }) {
+  const writer = new MemoryWriter();
+  const result = await new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public }).build(writer);
+  expect(result.errors).toEqual([]);
+  return { ...result, writer };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("social cards", () => {
+  it("gives every page a 1200×630 PNG card in its Open Graph meta", async () => {
+    const site = await build({ content: path.join(fixture("images"), "content"), public: path.join(fixture("images"), "public") });
+    expect(site.routes).toHaveLength(4);
+    for (const route of site.routes) {
+      const doc = parseHtml(site.writer.text(route.outFile));
+      const meta = (property: string) => doc.querySelector(`meta[property="${property}"]`)?.getAttribute("content");
+      const url = meta("og:image")!;
+      expect(url).toMatch(new RegExp(`^${SITE}/assets/cards/[a-z0-9-]+-[0-9a-f]{10}\\.png$`));
+      expect(meta("og:image:width")).toBe("1200");
+      expect(meta("og:image:height")).toBe("630");
+      expect(meta("og:image:type")).toBe("image/png");
+      expect(doc.querySelector('meta[name="twitter:card"]')?.getAttribute("content")).toBe("summary_large_image");
+      const png = site.writer.files.get(url.slice(SITE.length + 1));
+      expect(png, url).toBeDefined();
+      const decoded = await sharp(png as Uint8Array).metadata();
+      expect([decoded.format, decoded.width, decoded.height]).toEqual(["png", 1200, 630]);
+    }
+    const article = parseHtml(site.writer.text("com-fotos.html"));
+    expect(article.querySelector('meta[property="og:image:alt"]')?.getAttribute("content")).toBe("Um café com fotos da equipe — Café com a Cris");
+    // One card per page, each its own.
+    const cards = [...site.writer.files.keys()].filter((f) => f.startsWith("assets/cards/"));
+    expect(cards.map((f) => f.replace(/-[0-9a-f]{10}\.png$/, "")).sort()).toEqual(["assets/cards/404", "assets/cards/com-fotos", "assets/cards/home", "assets/cards/sem-fotos"]);
+  }, 60_000);
+
+  it("draws a card once: a rebuild finds it in the cache, a new title draws it again", async () => {
+    const dir = await copy();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    // A title no earlier run has drawn.
+    const title = `Sem fotos ${Math.random().toString(36).slice(2, 8)}`;
+    await writeFile(file, (await readFile(file, "utf8")).replace("title: Sem fotos", `title: ${title}`));
+    const put = vi.spyOn(MediaCache.prototype, "put");
+    // A card is stored once it is drawn: the stores into the cards' cache count the drawings.
+    const cardsDrawn = () => (put.mock.contexts as MediaCache<unknown>[]).filter((cache) => cache.dir.endsWith(`${path.sep}cards`)).length;
+    const first = await build(dir);
+    expect(cardsDrawn()).toBe(1);
+    const second = await build(dir);
+    expect(cardsDrawn()).toBe(1);
+    expect([...second.writer.files.keys()].filter((f) => f.startsWith("assets/cards/"))).toEqual(
+      [...first.writer.files.keys()].filter((f) => f.startsWith("assets/cards/")),
+    );
+    await writeFile(file, (await readFile(file, "utf8")).replace(`title: ${title}`, `title: ${title} (2)`));
+    await build(dir);
+    expect(cardsDrawn()).toBe(2);
+  }, 60_000);
+
+  it("in watch mode, a new title gives the page a new card and removes the old one", async () => {
+    const dir = await copy();
+    const writer = new MemoryWriter();
+    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public });
+    expect((await builder.build(writer)).ok).toBe(true);
+    const cardOf = () => [...writer.files.keys()].find((f) => f.startsWith("assets/cards/sem-fotos-"))!;
+    const old = cardOf();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    await writeFile(file, (await readFile(file, "utf8")).replace("title: Sem fotos", "title: Nenhuma foto"));
+    const result = await builder.update([file], writer);
+    expect(result.ok).toBe(true);
+    expect(cardOf()).not.toBe(old);
+    expect(writer.files.has(old)).toBe(false);
+    expect(result.written).toEqual(expect.arrayContaining([old, cardOf(), "sem-fotos.html"]));
+    expect(writer.text("sem-fotos.html")).toContain(`${SITE}/${cardOf()}`);
+    // The other pages' cards are the same files as before.
+    expect(result.written.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
+  }, 60_000);
+
+  it("are not drawn when the site turns them off", async () => {
+    const dir = await copy();
+    await writeFile(path.join(dir.content, "site.yaml"), `${await readFile(path.join(dir.content, "site.yaml"), "utf8")}\nsocialCards: false\n`);
+    const site = await build(dir);
+    expect([...site.writer.files.keys()].filter((f) => f.startsWith("assets/cards/"))).toEqual([]);
+    const doc = parseHtml(site.writer.text("com-fotos.html"));
+    expect(doc.querySelector('meta[property^="og:image"]')).toBeNull();
+    expect(doc.querySelector('meta[name="twitter:card"]')?.getAttribute("content")).toBe("summary");
+    expect(site.writer.text("feed.xml")).not.toContain("<enclosure");
+  });
+});
