@@ -66,6 +66,11 @@ interface PipelineData {
 /** The blocks of the article being rendered, read by the `cafe-block` slots. */
 const BlockContext = createContext<{ blocks: readonly ResolvedBlock[]; lang: string }>({ blocks: [], lang: "" });
 
+/** The language of the article being rendered, for a theme's Markdown components (a table's label). */
+export function useMarkdownLanguage(): string {
+  return useContext(BlockContext).lang;
+}
+
 /** Where a directive stood in the Markdown: its block's component, with its data. */
 function BlockSlot({ "data-block": index, children }: { "data-block"?: string; children?: ReactNode }) {
   const { blocks, lang } = useContext(BlockContext);

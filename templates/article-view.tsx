@@ -35,7 +35,7 @@ export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleVie
     alertMessage: site.share.alertMessage,
     settings,
   };
-  const series = meta.series ? seriesOf(ctx.content, meta.series).filter((s) => s.route !== article.route) : [];
+  const series = meta.series ? seriesOf(ctx, meta.series).filter((s) => s.route !== article.route) : [];
   const cover = meta.image && ctx.imageOf(article, meta.image.src);
   return (
     <article className="article">

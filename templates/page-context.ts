@@ -137,21 +137,18 @@ export const editionEntriesOf = (content: SiteContent) => content.collections.ed
 export const cardsOf = (content: SiteContent): Card[] => resolveCards(content).entries;
 export const editionsOf = (content: SiteContent): Edition[] => resolveEditions(content).entries;
 
-const series = new WeakMap<SiteContent, Map<string, { route: string; title: string }[]>>();
-
-/** The Portuguese articles of a series, in route order (computed once per build). */
-export function seriesOf(content: SiteContent, id: string): { route: string; title: string }[] {
-  let all = series.get(content);
-  if (!all) {
-    all = new Map();
-    for (const a of content.articles as CafeArticle[]) {
-      if (!a.meta.series || a.lang !== "pt") continue;
-      const list = all.get(a.meta.series) ?? [];
-      list.push({ route: a.route, title: a.meta.title });
-      all.set(a.meta.series, list);
-    }
-    for (const list of all.values()) list.sort((a, b) => byCodePoint(a.route, b.route));
-    series.set(content, all);
+/** Every series: the Portuguese articles of each, in route order (a listing: pages read it through `ctx.listing`). */
+export function allSeries(content: SiteContent): Record<string, { route: string; title: string }[]> {
+  const all: Record<string, { route: string; title: string }[]> = {};
+  for (const a of content.articles as CafeArticle[]) {
+    if (!a.meta.series || a.lang !== "pt") continue;
+    (all[a.meta.series] ??= []).push({ route: a.route, title: a.meta.title });
   }
-  return all.get(id) ?? [];
+  for (const list of Object.values(all)) list.sort((a, b) => byCodePoint(a.route, b.route));
+  return all;
+}
+
+/** The articles of a series, in route order: a page showing it is rendered again only when the list changes. */
+export function seriesOf(ctx: CafePageContext, id: string): { route: string; title: string }[] {
+  return ctx.listing<ReturnType<typeof allSeries>>("series")[id] ?? [];
 }

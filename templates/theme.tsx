@@ -10,7 +10,7 @@ import { cardsSchema, editionsSchema, frontMatter, siteSchema, type CafeMeta, ty
 import { blocks } from "./blocks/registry.js";
 import { markdownComponents } from "./markdown-components.js";
 import { bodyLabelsFor } from "./texts.js";
-import { cardEntriesOf, cardsOf, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
+import { allSeries, cardEntriesOf, cardsOf, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
 import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
@@ -50,7 +50,7 @@ export const theme: Theme<SiteSettings> = {
   blocks,
   // The home page reads the cards through ctx.listing: it is rendered again when a card's
   // value changes (its own line, or its article's title, date…), not on any article edit.
-  listings: { cards: cardsOf },
+  listings: { cards: cardsOf, series: allSeries },
   markdownComponents,
   pageAnchors: ["conteudo", "newsletter-title"],
   summary: (article) => (article.meta as CafeMeta).lead ?? article.meta.description,

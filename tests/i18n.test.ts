@@ -6,8 +6,9 @@
  * buttons, the newsletter, the footer, the toasts) reads the same.
  */
 import { describe, expect, it } from "vitest";
-import { loadContent } from "../engine/content.js";
-import { buildInMemory, editedFixture, parseHtml, realSite, text } from "./helpers.js";
+import { articleModel, loadContent, parseArticle } from "../engine/content.js";
+import { renderMarkdown } from "../engine/markdown.js";
+import { buildInMemory, editedFixture, fixture, parseHtml, realSite, text } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 import type { ShareButtonProps } from "../client/islands/share-button.js";
 import type { EditionsCarouselProps } from "../client/islands/editions-carousel.js";
@@ -207,5 +208,19 @@ describe("the labels in content/site.yaml", () => {
     ]);
     const source = errors[0]!.source!.split("\n");
     expect(source[errors[0]!.line! - 1]).toContain("{minuts} min read");
+  });
+});
+
+describe("Markdown tables", () => {
+  it("label their scrolling region in the article's language", async () => {
+    const site = (await loadContent(fixture("basic"), theme)).content!;
+    const table = "| a | b |\n|---|---|\n| 1 | 2 |\n";
+    const labelOf = (file: string, relative: string) => {
+      const parsed = parseArticle(`---\ntitle: T\n---\n${table}`, file, relative, articleModel(theme));
+      if (!("article" in parsed)) throw new Error("did not parse");
+      return /aria-label="([^"]*)"/.exec(renderMarkdown(parsed.article, site, theme).html)?.[1];
+    };
+    expect(labelOf("content/articles/t.md", "t.md")).toBe("Tabela");
+    expect(labelOf("content/articles/t.en.md", "t.en.md")).toBe("Table");
   });
 });
