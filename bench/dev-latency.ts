@@ -7,7 +7,7 @@
 // As `npm run dev` runs (build.ts sets it before anything loads): React's production build,
 // inherited by the builder process.
 process.env.NODE_ENV ??= "production";
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,8 @@ const count = Number(values.files);
 const dir = await mkdtemp(path.join(tmpdir(), "cafe-devbench-"));
 const content = path.join(dir, "content");
 await cp(path.join(root, "content"), content, { recursive: true });
+// No social cards: 4000 of them would be drawn at the start (their cost is bench/media.ts's).
+await appendFile(path.join(content, "site.yaml"), "\nsocialCards: false\n");
 await writeCorpus(count, path.join(content, "articles/bench"));
 
 const lines: string[] = [];

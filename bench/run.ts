@@ -52,7 +52,7 @@ interface Tool {
 }
 
 const countHtml = (dir: string) =>
-  existsSync(dir) ? Number(execFileSync("bash", ["-c", `find "${dir}" -name '*.html' | wc -l`]).toString().trim()) : 0;
+  existsSync(dir) ? Number(execFileSync("bash", ["-c", `find -L "${dir}" -name '*.html' | wc -l`]).toString().trim()) : 0;
 
 const TOOLS: Record<string, Tool> = {
   ours: {
@@ -138,7 +138,8 @@ function runOnce(tool: Tool, dir: string): Sample {
   const [cmd, args] = tool.command(dir);
   const result = spawnSync("/usr/bin/time", ["-f", "%e %M", cmd, ...args], {
     cwd: dir,
-    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    // tsx reads the compiler settings (the JSX runtime) of the project it runs.
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production", TSX_TSCONFIG_PATH: path.join(dir, "project/tsconfig.json") },
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -207,7 +208,7 @@ async function startDev(dir: string): Promise<number> {
   const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(dir, "project/build.ts"), "dev", "--content", path.join(dir, "content"), "--port", "0"], {
     cwd: dir,
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NODE_ENV: "production" },
+    env: { ...process.env, NODE_ENV: "production", TSX_TSCONFIG_PATH: path.join(dir, "project/tsconfig.json") },
   });
   try {
     const url = await new Promise<string>((resolve, reject) => {

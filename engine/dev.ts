@@ -93,6 +93,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   startBuilder();
   const first = await request({ type: "build" }, "start");
   for (const warning of first.warnings) log(warning);
+  if (first.ok) {
+    const cached = first.pages - first.rendered;
+    log(`start: ${first.pages} pages ready in ${first.ms} ms${cached > 0 ? ` (${cached} unchanged since the last session, from the cache)` : ""}`);
+  }
 
   const { url, server } = await serve({
     root: options.outDir,

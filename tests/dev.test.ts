@@ -234,3 +234,22 @@ describe("npm run dev from the command line", () => {
     }
   }, 60_000);
 });
+
+describe("npm run dev on a site it has built before", () => {
+  it("starts from its cache: no page that nothing changed is rendered again", async () => {
+    const site = await editedFixture("basic", {});
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-dev-cache-"));
+    const start = async () => {
+      const lines: string[] = [];
+      const server = await startDev({ projectRoot, contentDir: site, outDir: path.join(dir, "out"), cacheDir: path.join(dir, "cache"), port: 0, host: "127.0.0.1", ...devTheme, log: (l) => lines.push(l) });
+      await server.close();
+      // The cache is saved when the builder has been idle a moment.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      return lines.find((l) => l.startsWith("start:") && l.includes("ready")) ?? "";
+    };
+    expect(await start()).toMatch(/^start: 4 pages ready in \d+ ms$/);
+    expect(await start()).toMatch(/^start: 4 pages ready in \d+ ms \(4 unchanged since the last session, from the cache\)$/);
+    await writeFile(path.join(site, "articles/guia/so-titulo.md"), "---\ntitle: Só título\n---\n\nOutro texto.\n");
+    expect(await start()).toMatch(/\(3 unchanged since the last session, from the cache\)$/);
+  }, 90_000);
+});
