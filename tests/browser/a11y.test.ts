@@ -1,10 +1,8 @@
 /** axe-core (injected into the page) finds no violations on any route, in either language. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRequire } from "node:module";
-import { chromiumPath, startHarness, type Harness } from "./harness.js";
+import { axeViolations, chromiumPath, startHarness, type Harness } from "./harness.js";
 import { SPEC_ARTICLE_ROUTES } from "../helpers.js";
 
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES, "/pagina-que-nao-existe"];
 
 let h: Harness;
@@ -23,12 +21,7 @@ describeBrowser("accessibility (axe-core)", () => {
       if (lang === "en") await context.addInitScript(() => localStorage.setItem("cafe-com-a-cris:lang", "en"));
       const page = await context.newPage();
       await page.goto(h.base + route);
-      await page.addScriptTag({ path: axePath });
-      const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-        const result = await axe.run(document, { resultTypes: ["violations"] });
-        return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")})`);
-      });
+      const violations = await axeViolations(page);
       expect(violations).toEqual([]);
       await context.close();
     },

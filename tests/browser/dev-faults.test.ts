@@ -10,10 +10,10 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type { DevServer } from "../../engine/dev.js";
 import { editedFixture, projectCopy } from "../helpers.js";
-import { chromiumPath } from "./harness.js";
+import { chromiumPath, launchChromium } from "./harness.js";
 
 let dev: DevServer;
 let browser: Browser;
@@ -36,10 +36,7 @@ beforeAll(async () => {
     themeFolders: ["templates", "client"],
     log: (line) => logs.push(line),
   });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 }, 90_000);
 afterAll(async () => {
   await browser?.close();

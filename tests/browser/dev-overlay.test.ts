@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { startDev, type DevServer } from "../../engine/dev.js";
 import { devTheme, editedFixture, projectRoot } from "../helpers.js";
-import { chromiumPath } from "./harness.js";
+import { chromiumPath, launchChromium } from "./harness.js";
 
 let dev: DevServer;
 let browser: Browser;
@@ -17,10 +17,7 @@ beforeAll(async () => {
   content = await editedFixture("basic", {});
   const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-devb-")), "out");
   dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", ...devTheme, log: () => {} });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

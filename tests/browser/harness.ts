@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type http from "node:http";
-import { chromium, type Browser } from "playwright-core";
+import { createRequire } from "node:module";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { serve } from "../../engine/serve.js";
 import { realSite } from "../helpers.js";
 
@@ -40,7 +41,20 @@ export async function startHarness(root?: string): Promise<Harness> {
     root = site.dir;
   }
   const { url, server } = await serve({ root, port: 0, host: "127.0.0.1" });
-  const browser = await chromium.launch({
+  const browser = await launchChromium();
+  return {
+    base: url,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise<void>((resolve) => (server as http.Server).close(() => resolve()));
+    },
+  };
+}
+
+/** Debian's Chromium, headless, with the flags this machine's closed network needs. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: chromiumPath,
     args: [
       "--no-sandbox",
@@ -52,12 +66,16 @@ export async function startHarness(root?: string): Promise<Harness> {
       "--disable-quic",
     ],
   });
-  return {
-    base: url,
-    browser,
-    async close() {
-      await browser.close();
-      await new Promise<void>((resolve) => (server as http.Server).close(() => resolve()));
-    },
-  };
+}
+
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+/** axe-core's violations on the page open in `page`, one line each. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")})`);
+  });
 }

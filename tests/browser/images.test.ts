@@ -5,11 +5,9 @@
  * when they arrive.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRequire } from "node:module";
-import { chromiumPath, startHarness, type Harness } from "./harness.js";
+import { axeViolations, chromiumPath, startHarness, type Harness } from "./harness.js";
 import { buildImagesFixture } from "../helpers.js";
 
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,12 +22,7 @@ describeBrowser("images in the browser", () => {
     const context = await h.browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
     const page = await context.newPage();
     await page.goto(h.base + route);
-    await page.addScriptTag({ path: axePath });
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run(document, { resultTypes: ["violations"] });
-      return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")})`);
-    });
+    const violations = await axeViolations(page);
     expect(violations).toEqual([]);
     await context.close();
   });
