@@ -152,12 +152,12 @@ export class SiteBuilder {
     const warnings = [...loadWarnings, ...[...markdown.values()].flatMap((m) => m.warnings)];
     if (errors.length > 0) return fail(writer, errors, warnings);
 
-    const written: string[] = [];
+    let written: string[] = [];
     let assets: AssetRecord;
     try {
       let assetsWritten: string[];
       ({ assets, written: assetsWritten } = await this.assetStage(content, writer, newAssets));
-      written.push(...assetsWritten);
+      written = written.concat(assetsWritten);
     } catch (error) {
       const found = assetErrors(error, this.options.projectRoot);
       if (!found) throw error;
@@ -181,13 +181,14 @@ export class SiteBuilder {
       }
       rendered = toRender.length;
       const files = renderPages(toRender, { content, table, assets, csp, bodyOf, theme, values, images: this.images, cards: this.cards }, pages);
-      written.push(...(await writeFiles(writer, files)));
-      written.push(...(await writeFiles(writer, siteFiles(site, table.routes, csp, theme.summary, (route) => this.cards.byRoute.get(route.path)))));
+      // concat, not push(...): a site of 100,000 pages is more arguments than a call can take.
+      written = written.concat(await writeFiles(writer, files));
+      written = written.concat(await writeFiles(writer, siteFiles(site, table.routes, csp, theme.summary, (route) => this.cards.byRoute.get(route.path))));
       // Images and cards: content-hashed names, so one the last build wrote holds these bytes.
       const media = [...this.images.files, ...this.cards.files];
       const fresh: [string, Uint8Array][] = [];
       for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
-      written.push(...(await writeFiles(writer, fresh)));
+      written = written.concat(await writeFiles(writer, fresh));
       await writer.copyDir(this.publicDir);
       // Pages and assets that are gone (watch mode builds into the same folder).
       const gone = [

@@ -223,7 +223,7 @@ function loadArticles(dir: string, model: ArticleModel, display: (p: string) => 
   for (const file of files) {
     const result = loadArticleFile(dir, file, model, display, cache);
     if (!result) continue;
-    if ("errors" in result) errors.push(...result.errors);
+    if ("errors" in result) for (const error of result.errors) errors.push(error);
     else articles.push(result.article);
   }
   return articles;

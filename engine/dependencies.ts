@@ -13,7 +13,7 @@
  * `body:<file>` (an article's rendered body, its images in place), `assets`, `listing:<name>`,
  * `block:<name>`, `card:<route>` (a page's social card), `cover:<file>\0<url>` (a processed image).
  */
-import { hashOf } from "./hash.js";
+import { hashOf, hashOfAll } from "./hash.js";
 import type { SiteContent } from "./content.js";
 import type { RouteTable } from "./routes.js";
 
@@ -77,13 +77,13 @@ export class DepValues {
       case "collection":
         return hashOf(content.collections[name]?.source ?? "");
       case "data":
-        return name ? hashOf(content.data.get(name)?.source ?? "") : hashOf(...[...content.data].flatMap(([n, f]) => [n, f.source]));
+        return name ? hashOf(content.data.get(name)?.source ?? "") : hashOfAll([...content.data].flatMap(([n, f]) => [n, f.source]));
       case "articles":
-        return hashOf(...content.articles.flatMap((a) => [a.file, sourceHashes.get(a.file) ?? a.source]));
+        return hashOfAll(content.articles.flatMap((a) => [a.file, sourceHashes.get(a.file) ?? a.source]));
       case "drafts":
-        return hashOf(...[...content.draftRoutes].sort());
+        return hashOfAll([...content.draftRoutes].sort());
       case "routes":
-        return hashOf(...(table?.routes ?? []).flatMap((r) => [r.kind, r.path, r.template]));
+        return hashOfAll((table?.routes ?? []).flatMap((r) => [r.kind, r.path, r.template]));
       case "route": {
         const route = table?.byPath.get(name);
         if (!route) return "";

@@ -1,11 +1,14 @@
 /** Hashes of content, and values sealed with the hash of their JSON (the cache's entries). */
 import { createHash } from "node:crypto";
 
-export const hashOf = (...parts: (string | Uint8Array)[]): string => {
+export const hashOf = (...parts: (string | Uint8Array)[]): string => hashOfAll(parts);
+
+/** The hash of a list of parts of any length (a site's every article: no spread into a call). */
+export function hashOfAll(parts: Iterable<string | Uint8Array>): string {
   const hash = createHash("sha1");
   for (const part of parts) hash.update(part).update("\0");
   return hash.digest("base64url");
-};
+}
 
 /** A value with the hash of its JSON: one that was damaged on disk does not match and is not used. */
 export type Sealed<T> = { value: T; check: string };
