@@ -101,10 +101,6 @@ export class BuildCache {
     return this.dir !== "";
   }
 
-  get pages(): Record<string, PageEntry> {
-    return this.store.pages;
-  }
-
   /** The output the cached pages are in, if it is still the one given. */
   pagesIn(output: string | undefined): Record<string, PageEntry> {
     return output !== undefined && this.store.output === output ? this.store.pages : {};
