@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { build, type BuildFailure } from "esbuild";
 import { ContentError } from "./errors.js";
+import { hashOf } from "./hash.js";
 import subsetFont from "subset-font";
 import type { AssetManifest, Theme, ThemeFont } from "./theme.js";
 
@@ -144,4 +145,43 @@ export function assetErrors(error: unknown, projectRoot: string): ContentError[]
       hint: "fix the theme's script or stylesheet named here",
     });
   });
+}
+
+/** A build's assets: their key (besides the code), manifest and file names. */
+export interface AssetRecord {
+  key: string;
+  manifest: AssetManifest;
+  files: string[];
+}
+
+export interface AssetStageInput extends AssetOptions {
+  /** The assets of the last build, taken as they are when their key is the same. */
+  previous?: AssetRecord;
+  /** Bundle again even when the key is the same (watch mode: a file of the code changed). */
+  force?: boolean;
+  /** Takes a file of the last build into this one; false when it cannot. */
+  reuse(file: string): Promise<boolean>;
+}
+
+/**
+ * Stage 7 — the assets, taken from the last build when the code and the fonts' text are the
+ * same, otherwise bundled. Returns their record and the files to write (none when reused),
+ * or the errors esbuild found in the theme's code.
+ */
+export async function assetStage(input: AssetStageInput): Promise<{ record: AssetRecord; files: Map<string, Uint8Array> } | { errors: ContentError[] }> {
+  const { projectRoot, theme, site, previous, force, reuse } = input;
+  const key = hashOf(JSON.stringify((theme.assets.fonts ?? []).map((f) => [f.name, f.text(site) ?? null])));
+  if (!force && previous?.key === key && previous.files.length > 0) {
+    let all = true;
+    for (const file of previous.files) all &&= await reuse(file);
+    if (all) return { record: previous, files: new Map() };
+  }
+  try {
+    const built = await buildAssets({ projectRoot, theme, site, minify: input.minify });
+    return { record: { key, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files };
+  } catch (error) {
+    const errors = assetErrors(error, projectRoot);
+    if (!errors) throw error;
+    return { errors };
+  }
 }

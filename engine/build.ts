@@ -1,31 +1,32 @@
 /**
- * The orchestrator. A build runs these stages in this order, each a function below:
+ * The orchestrator. A build runs these stages in this order, each a function of its own
+ * module that takes what it needs and returns what it made:
  *
- *   load → routes → Markdown + checks → stop on any error → assets → render → write
+ *   load → routes → Markdown → checks → images → cards → assets → render → write
  *
- * Each stage asks the cache first (cache.ts): an article whose text did not change is not
- * parsed again, a body whose text and data did not change is not rendered again, and a page
- * none of whose dependencies changed (dependencies.ts) is taken from the previous output.
- * `SiteBuilder` keeps what it built, so watch mode runs the same stages again after an edit
- * (`update`): the same dependencies decide what is rendered. Content errors are collected
- * across the stages and reported together; the site is committed only when there are none.
+ * Content errors are collected across the stages up to the images and reported together;
+ * the site is written only when there are none. Each stage asks the cache (cache.ts) first:
+ * an article whose text did not change is not parsed again, a body whose text and data did
+ * not change is not rendered again, and a page none of whose dependencies changed
+ * (dependencies.ts) is taken from the last build. `SiteBuilder` keeps the last run, so watch
+ * mode's `update` decides what to read again and runs the same stages.
  */
 import path from "node:path";
-import { ContentError, type ContentWarning } from "./errors.js";
-import { articleModel, loadArticleFile, loadContent, sourceHashOf, type Article, type SiteContent } from "./content.js";
-import { articleOf, buildRoutes, byCodePoint, type Route, type RouteTable } from "./routes.js";
-import { renderMarkdown, siteBlockData, type MarkdownResult } from "./markdown.js";
-import { assetErrors, buildAssets } from "./assets.js";
-import { renderPage } from "./render.js";
-import { contentSecurityPolicy, siteFiles, SITE_FILES } from "./site-files.js";
-import type { SiteWriter } from "./output.js";
-import type { PageContext, Theme } from "./theme.js";
-import { BuildCache, type AssetRecord, type PageEntry } from "./cache.js";
-import { hashOf, isJsonSafe, seal, unseal } from "./hash.js";
-import { DepValues, Recorder, recordedContent, type Deps } from "./dependencies.js";
+import { articleModel, displayPath, loadArticleFile, loadContent, type FailedArticle, type SiteContent } from "./content.js";
+import type { ContentError, ContentWarning } from "./errors.js";
+import { buildRoutes, byCodePoint, type Route } from "./routes.js";
+import { markdownStage, type MarkdownBodies } from "./markdown-stage.js";
+import { siteBlockData } from "./markdown.js";
+import { checkStage } from "./checks.js";
 import { DEFAULT_WIDTHS, ImageStage } from "./images.js";
 import { SocialCards } from "./social-card.js";
-import { isPublicFile, listPublicFiles, publicFileErrors } from "./public-files.js";
+import { assetStage } from "./assets.js";
+import { renderStage } from "./render.js";
+import { writeStage } from "./write.js";
+import { BuildCache } from "./cache.js";
+import { DepValues } from "./dependencies.js";
+import type { SiteWriter } from "./output.js";
+import type { Theme } from "./theme.js";
 
 export interface BuildOptions {
   contentDir: string;
@@ -37,7 +38,7 @@ export interface BuildOptions {
   publicDir?: string;
   /** The full Markdown pipeline for every file: the reference the lean pipeline must equal (tests). */
   reference?: boolean;
-  /** The persistent cache (none: every stage does all its work). */
+  /** The persistent cache (none: every stage does all its work, and the last build is kept in memory). */
   cache?: BuildCache;
 }
 
@@ -46,57 +47,76 @@ export interface BuildResult {
   routes: Route[];
   errors: ContentError[];
   warnings: ContentWarning[];
-  /** Files written (or removed), relative to the site root. */
-  written: string[];
+  /** Files written or removed, relative to the site root. */
+  changed: string[];
   /** Pages rendered in this run (the others were unchanged and taken as they were). */
   rendered: number;
 }
 
-/** One article's Markdown, with the text and the values it was rendered from. */
-interface MarkdownEntry {
-  sourceHash: string;
-  deps: Deps;
-  result: MarkdownResult;
+/** What the load stage gives the others: the content, and the articles that did not load. */
+interface Loaded {
+  content?: SiteContent;
+  errors: ContentError[];
+  failed: Map<string, FailedArticle>;
+  warnings: ContentWarning[];
 }
 
 export class SiteBuilder {
   private readonly cache: BuildCache;
-  /** Every article's Markdown by file, while this builder lives (watch mode). */
-  private readonly markdown = new Map<string, MarkdownEntry>();
-  /** The content as last read, errors or not: watch mode's next edit starts from it. */
-  private content?: SiteContent;
-  /** Articles that no longer parse, by file: reported until fixed, their last good version kept. */
-  private readonly parseErrors = new Map<string, ContentError[]>();
-  /** What is on the writer now: each page with the dependencies it was rendered from, and the assets. */
-  private written?: { pages: Record<string, PageEntry>; routes: Route[]; assets: AssetRecord; media: string[]; output?: string };
-  /** The images articles show and the pages' social cards, kept across watch-mode runs. */
+  private readonly publicDir: string;
+  /** Images and social cards keep what they encoded or drew across watch-mode runs. */
   private readonly images: ImageStage;
   private readonly cards: SocialCards;
-  private readonly publicDir: string;
+  /** The last run's content and Markdown: watch mode's next edit starts from them. */
+  private last: { loaded?: Loaded; markdown: MarkdownBodies; routes?: Route[] } = { markdown: new Map() };
 
   constructor(readonly options: BuildOptions) {
-    this.cache = options.cache ?? BuildCache.none();
     const { projectRoot, theme } = options;
+    this.cache = options.cache ?? BuildCache.none();
     this.publicDir = options.publicDir ?? path.join(projectRoot, "public");
     this.images = new ImageStage(projectRoot, this.publicDir, { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS });
     this.cards = new SocialCards(projectRoot, theme);
   }
 
-  /** Where the loader keeps parsed articles: the cache's, when there is one. */
-  private get articleStore() {
-    return this.cache.enabled ? this.cache.files : undefined;
+  /** Builds the whole site into `writer`, reading the whole content folder. */
+  async build(writer: SiteWriter): Promise<BuildResult> {
+    return this.run(() => this.loadAll(), writer);
   }
 
-  /** Stage 1, then the rest: builds the whole site into `writer`; commits it only if there is no error. */
-  async build(writer: SiteWriter): Promise<BuildResult> {
-    const { theme } = this.options;
-    this.parseErrors.clear();
-    const loaded = await loadContent(this.options.contentDir, theme, { drafts: this.options.drafts, cache: this.articleStore });
-    this.content = loaded.content;
-    if (!loaded.content) return fail(writer, loaded.errors, loaded.warnings);
-    const result = await this.buildFrom(loaded.content, loaded.warnings, writer);
-    if (result.ok) await this.saveCache();
-    return result;
+  /** The stages, in order. `load` reads the whole content folder, or (watch mode) what changed. */
+  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, { newAssets = false } = {}): Promise<BuildResult> {
+    const { theme, projectRoot, reference } = this.options;
+    const loaded = (this.last.loaded = await load());
+    const { content } = loaded;
+    if (!content) return fail(writer, loaded.errors, loaded.warnings);
+    const table = buildRoutes(content, theme);
+    const values = new DepValues({ content, table, listing: () => undefined, block: (name) => siteBlockData(content, theme, name) });
+    const markdown = (this.last.markdown = markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference }));
+    const unreadable = new Set([...loaded.failed.values()].map((f) => f.route));
+    const checks = await checkStage({ content, table, markdown, theme, publicDir: this.publicDir, unreadable });
+    const images = await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []);
+    const bodies = [...markdown.values()].map((m) => m.result);
+    const errors = [...loaded.errors, ...table.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
+    const warnings = [...loaded.warnings, ...bodies.flatMap((b) => b.warnings)];
+    if (errors.length > 0) return fail(writer, errors, warnings);
+    const cards = await this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url);
+    const previous = this.cache.lastBuildFor(writer);
+    const reuse = (file: string, size?: number) => writer.reuse(file, size);
+    const assets = await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse });
+    if ("errors" in assets) return fail(writer, assets.errors, warnings);
+    const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, previous: previous.pages, reuse });
+    const media = new Map([...images.images.files, ...cards.files]);
+    const next = { output: writer.output, pages: pages.pages, assets: assets.record, media: [...media.keys()] };
+    const changed = await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next });
+    this.cache.record(next);
+    this.last.routes = table.routes;
+    return { ok: true, routes: table.routes, errors: [], warnings, changed: changed.sort(byCodePoint), rendered: pages.rendered };
+  }
+
+  /** Load: the whole content folder. */
+  private loadAll(): Promise<Loaded> {
+    const { contentDir, theme, drafts, projectRoot } = this.options;
+    return loadContent(contentDir, theme, { drafts, projectRoot, cache: this.cache.enabled ? this.cache.files : undefined });
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */
@@ -104,222 +124,65 @@ export class SiteBuilder {
     return this.cache.save();
   }
 
-  /** Routes → Markdown + checks → stop on any error → assets → render → write, for loaded content. */
-  private async buildFrom(content: SiteContent, loadWarnings: ContentWarning[], writer: SiteWriter, newAssets = false): Promise<BuildResult> {
-    const { theme } = this.options;
-    const table = buildRoutes(content, theme);
-    const byFile = new Map(content.articles.map((a) => [a.file, a]));
-    /** An article's body with its images in place (their names carry their bytes' hash). */
-    const bodyOf = (article: Article) => {
-      const result = this.markdown.get(article.file)?.result;
-      return result ? this.images.fill(result.html, article, result.images) : "";
-    };
-    const values = new DepValues({
-      content,
-      table,
-      sourceHashes: new Map(content.articles.map((a) => [a.file, sourceHashOf(a)])),
-      bodyHash: (file) => {
-        const article = byFile.get(file);
-        return article ? hashOf(bodyOf(article)) : undefined;
-      },
-      listing: (name) => listingOf(content, theme, name),
-      block: (name) => siteBlockData(content, theme, name),
-      other: {
-        card: (routePath) => this.cards.byRoute.get(routePath),
-        images: (file) => {
-          const article = byFile.get(file);
-          const result = this.markdown.get(file)?.result;
-          return article && result ? result.images.map((image) => this.images.imageOf(article, image.url)) : undefined;
-        },
-        cover: (key) => {
-          const [file, url] = key.split("\0") as [string, string];
-          const article = byFile.get(file);
-          return article ? this.images.imageOf(article, url) : undefined;
-        },
-      },
-    });
-    const markdown = this.markdownStage(content, values);
-    const publicFiles = listPublicFiles(this.publicDir);
-    const errors = [
-      ...[...this.parseErrors.values()].flat(),
-      ...table.errors,
-      ...[...markdown.values()].flatMap((m) => m.errors),
-      ...(await checkSite(content, table, markdown, theme, publicFiles)),
-      ...publicFileErrors(publicFiles, table, SITE_FILES),
-      // Images are read and encoded here (or found in a cache): a bad one stops the build too.
-      ...(await this.images.prepare(content, (article) => markdown.get(article.file)?.images ?? [])),
-    ];
-    const warnings = [...loadWarnings, ...[...markdown.values()].flatMap((m) => m.warnings)];
-    if (errors.length > 0) return fail(writer, errors, warnings);
-
-    let written: string[] = [];
-    let assets: AssetRecord;
-    try {
-      let assetsWritten: string[];
-      ({ assets, written: assetsWritten } = await this.assetStage(content, writer, newAssets));
-      written = written.concat(assetsWritten);
-    } catch (error) {
-      const found = assetErrors(error, this.options.projectRoot);
-      if (!found) throw error;
-      return fail(writer, found, warnings);
-    }
-    const site = theme.siteMeta(content.site.value);
-    await this.cards.build(table.routes, content, site.url);
-    const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
-    values.setAssets(hashOf(JSON.stringify(assets.manifest), csp));
-
-    let rendered = 0;
-    try {
-      // What the writer holds from the last build (watch mode) or the cache (a later build).
-      const before = this.written && this.written.output === writer.output ? this.written.pages : this.cache.pagesIn(writer.reusable);
-      const pages: Record<string, PageEntry> = {};
-      const toRender: Route[] = [];
-      for (const route of table.routes) {
-        const entry = before[route.path];
-        if (entry?.outFile === route.outFile && values.unchanged(entry.deps) && (await writer.reuse(route.outFile, entry.size))) pages[route.path] = entry;
-        else toRender.push(route);
-      }
-      rendered = toRender.length;
-      const files = renderPages(toRender, { content, table, assets, csp, bodyOf, theme, values, images: this.images, cards: this.cards }, pages);
-      // concat, not push(...): a site of 100,000 pages is more arguments than a call can take.
-      written = written.concat(await writeFiles(writer, files));
-      written = written.concat(await writeFiles(writer, siteFiles(site, table.routes, csp, theme.summary, (route) => this.cards.byRoute.get(route.path))));
-      // Images and cards: content-hashed names, so one the last build wrote holds these bytes.
-      const media = [...this.images.files, ...this.cards.files];
-      const fresh: [string, Uint8Array][] = [];
-      for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
-      written = written.concat(await writeFiles(writer, fresh));
-      await writer.copyDir(this.publicDir);
-      // Pages and assets that are gone (watch mode builds into the same folder).
-      const gone = [
-        ...(this.written?.routes ?? []).filter((r) => !table.byPath.has(r.path)).map((r) => r.outFile),
-        ...(this.written?.assets.files ?? []).filter((file) => !assets.files.includes(file)),
-        ...(this.written?.media ?? []).filter((file) => !media.some(([name]) => name === file)),
-      ];
-      for (const file of gone) {
-        await writer.remove(file);
-        written.push(file);
-      }
-      await writer.commit();
-      this.written = { pages, routes: table.routes, assets, media: media.map(([file]) => file), output: writer.output };
-    } catch (error) {
-      await writer.abort();
-      throw error;
-    }
-    this.cache.record(writer.output, this.written.pages, assets);
-    return { ok: true, routes: table.routes, errors: [], warnings, written: written.sort(byCodePoint), rendered };
-  }
-
-  /** Stage 3: every article's Markdown, rendered again only when its text or what it read changed. */
-  private markdownStage(content: SiteContent, values: DepValues): Map<string, MarkdownResult> {
-    const results = new Map<string, MarkdownResult>();
-    const lean = !this.options.reference;
-    for (const article of content.articles) {
-      const sourceHash = sourceHashOf(article);
-      let entry = this.markdown.get(article.file);
-      if (entry?.sourceHash !== sourceHash || !values.unchanged(entry.deps)) {
-        const cached = this.cache.files.get(article.file);
-        const before = cached?.sourceHash === sourceHash ? unseal(cached.markdown) : undefined;
-        if (before && values.unchanged(before.deps)) {
-          const { deps, ...result } = before;
-          entry = { sourceHash, deps, result: { ...result, reads: Object.keys(deps), errors: [] } };
-        } else {
-          const result = renderMarkdown(article, content, this.options.theme, { lean });
-          const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
-          entry = { sourceHash, deps, result };
-          const { html, headings, links, warnings, images } = result;
-          if (this.cache.enabled && cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
-            cached.markdown = seal({ deps, html, headings, links, warnings, images });
-          }
-        }
-        this.markdown.set(article.file, entry);
-      }
-      results.set(article.file, entry.result);
-    }
-    // Files no longer in the site are forgotten.
-    for (const file of this.markdown.keys()) if (!results.has(file)) this.markdown.delete(file);
-    return results;
-  }
-
-  /** The key of the assets besides the code (the cache's version): the text the fonts are cut to. */
-  private assetKey(content: SiteContent): string {
-    return hashOf(JSON.stringify((this.options.theme.assets.fonts ?? []).map((f) => [f.name, f.text(content.site.value) ?? null])));
-  }
-
-  /** Stage 5: the assets, taken from the last build when the code and the fonts' text are the same. */
-  private async assetStage(content: SiteContent, writer: SiteWriter, newAssets: boolean): Promise<{ assets: AssetRecord; written: string[] }> {
-    const key = this.assetKey(content);
-    if (!newAssets) {
-      const previous = this.written && this.written.output === writer.output ? this.written.assets : undefined;
-      if (previous?.key === key) return { assets: previous, written: [] };
-      const cached = this.cache.assets;
-      if (cached?.key === key && cached.files.length > 0) {
-        let all = true;
-        for (const file of cached.files) all &&= await writer.reuse(file);
-        if (all) return { assets: cached, written: [] };
-      }
-    }
-    const { projectRoot, theme } = this.options;
-    const built = await buildAssets({ projectRoot, theme, site: content.site.value });
-    const written = await writeFiles(writer, built.files);
-    return { assets: { key, manifest: built.manifest, files: [...built.files.keys()] }, written };
-  }
-
   /**
    * Watch mode: after files changed (absolute paths), runs the stages again. Changed articles
-   * are read again into the content built last time; any other content file reads the whole
-   * content again; a change outside content/ (the stylesheet) builds the assets again. The
-   * pages' dependencies decide which are rendered.
+   * are read again into the content of the last run; any other content file reads the whole
+   * content again; a change outside content/ (the stylesheet) bundles the assets again; a
+   * file of public/ is copied (or removed) on its own, unless an article shows it as an image.
+   * The pages' dependencies decide which are rendered.
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
-    if (!this.content) return this.build(writer);
+    const before = this.last.loaded;
+    if (!before?.content) return this.build(writer);
     const { contentDir } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
-    const publicDir = this.publicDir;
-    const written: string[] = [];
-    for (const file of changed.filter((f) => inside(publicDir, f))) {
-      const rel = path.relative(publicDir, file);
+    const copied: string[] = [];
+    for (const file of changed.filter((f) => inside(this.publicDir, f))) {
+      const rel = path.relative(this.publicDir, file);
       if (!(await writer.copyFile(file, rel))) await writer.remove(rel);
-      written.push(rel);
+      copied.push(rel);
     }
-    // A file of public/ an article shows as an image is processed again with the pages.
-    const rest = changed.filter((f) => !inside(publicDir, f) || this.images.uses(f));
-    if (rest.length === 0 && this.written) return { ok: true, routes: this.written.routes, errors: [], warnings: [], written, rendered: 0 };
+    const rest = changed.filter((f) => !inside(this.publicDir, f) || this.images.uses(f));
     let result: BuildResult;
-    if (!rest.some((f) => inside(contentDir, f))) {
-      result = await this.buildFrom(this.content, [], writer, true);
+    if (rest.length === 0 && this.last.routes) {
+      result = { ok: true, routes: this.last.routes, errors: [], warnings: [], changed: [], rendered: 0 };
+    } else if (!rest.some((f) => inside(contentDir, f))) {
+      result = await this.run(() => ({ ...before, warnings: [] }), writer, { newAssets: true });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
       result = await this.build(writer);
     } else {
-      result = await this.buildFrom(this.reloadArticles(rest, articlesDir), [], writer);
+      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer);
     }
-    return { ...result, written: [...written, ...result.written].sort(byCodePoint) };
+    return { ...result, changed: [...copied, ...result.changed].sort(byCodePoint) };
   }
 
-  /** The last content with the given article files read again (added, edited or deleted). */
-  private reloadArticles(files: readonly string[], articlesDir: string): SiteContent {
-    const content = this.content!;
-    const model = articleModel(this.options.theme);
+  /** Load, for watch mode: the last content with the given article files read again (added, edited or deleted). */
+  private reloadArticles(before: Loaded, files: readonly string[], articlesDir: string): Loaded {
+    const content = before.content!;
+    const { theme, drafts, projectRoot } = this.options;
+    const model = articleModel(theme);
+    const display = displayPath(projectRoot);
     const articles = new Map(content.articles.map((a) => [a.file, a]));
+    const failed = new Map(before.failed);
     const draftRoutes = new Set(content.draftRoutes);
     for (const file of files) {
-      const shown = path.relative(process.cwd(), file) || file;
-      const loaded = loadArticleFile(articlesDir, file, model, undefined, this.articleStore);
+      const shown = display(file);
+      const loaded = loadArticleFile(articlesDir, file, model, display, this.cache.enabled ? this.cache.files : undefined);
+      failed.delete(shown);
       if (loaded && "errors" in loaded) {
-        this.parseErrors.set(shown, loaded.errors);
+        failed.set(shown, { route: articles.get(shown)?.route ?? "", errors: loaded.errors });
         continue;
       }
-      this.parseErrors.delete(shown);
       const old = articles.get(shown);
       if (old) draftRoutes.delete(old.route);
       const article = loaded?.article;
-      if (article && (this.options.drafts || !article.meta.draft)) articles.set(shown, article);
+      if (article && (drafts || !article.meta.draft)) articles.set(shown, article);
       else articles.delete(shown);
-      if (article?.meta.draft && !this.options.drafts) draftRoutes.add(article.route);
+      if (article?.meta.draft && !drafts) draftRoutes.add(article.route);
     }
-    this.content = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
-    return this.content;
+    const next = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
+    return { content: next, failed, errors: [...failed.values()].flatMap((f) => f.errors), warnings: [] };
   }
 }
 
@@ -330,203 +193,5 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
 
 async function fail(writer: SiteWriter, errors: ContentError[], warnings: ContentWarning[]): Promise<BuildResult> {
   await writer.abort();
-  return { ok: false, routes: [], errors, warnings, written: [], rendered: 0 };
-}
-
-const listings = new WeakMap<SiteContent, Map<string, unknown>>();
-
-/** A theme's listing, computed once per version of the content. */
-function listingOf(content: SiteContent, theme: Theme, name: string): unknown {
-  let byName = listings.get(content);
-  if (!byName) listings.set(content, (byName = new Map()));
-  if (!byName.has(name)) {
-    const compute = theme.listings?.[name];
-    if (!compute) throw new Error(`the theme has no listing '${name}' (Theme.listings)`);
-    byName.set(name, compute(content));
-  }
-  return byName.get(name);
-}
-
-/** Stage 4: checks that need the whole site: internal links and anchors, then the theme's own. */
-async function checkSite(
-  content: SiteContent,
-  table: RouteTable,
-  markdown: Map<string, MarkdownResult>,
-  theme: Theme,
-  publicFiles: ReadonlySet<string>,
-): Promise<ContentError[]> {
-  const errors = checkInternalLinks(content, table, markdown, theme.pageAnchors ?? [], publicFiles);
-  errors.push(...((await theme.check?.(content, table)) ?? []));
-  return errors;
-}
-
-interface RenderInput {
-  content: SiteContent;
-  table: RouteTable;
-  assets: AssetRecord;
-  csp: string;
-  bodyOf: (article: Article) => string;
-  theme: Theme;
-  values: DepValues;
-  images: ImageStage;
-  cards: SocialCards;
-}
-
-/**
- * Stage 6: each route's page, one at a time, through a context that records what the
- * template reads: `pages` gets each page's dependencies.
- */
-function* renderPages(routes: readonly Route[], input: RenderInput, pages: Record<string, PageEntry>): Generator<[string, string]> {
-  const { content, table, assets, csp, bodyOf, theme, values, images, cards } = input;
-  for (const route of routes) {
-    const recorder = new Recorder(values);
-    const read = recorder.read;
-    read(`route:${route.path}`);
-    const ctx: PageContext = {
-      get site() {
-        read("site");
-        return content.site.value;
-      },
-      content: recordedContent(content, read),
-      get routes() {
-        read("routes");
-        return table;
-      },
-      route,
-      get csp() {
-        read("assets");
-        return csp;
-      },
-      get assets() {
-        read("assets");
-        return assets.manifest;
-      },
-      bodyOf: (article: Article) => {
-        read(`body:${article.file}`);
-        return bodyOf(article);
-      },
-      imageOf: (article: Article, url: string) => {
-        read(`cover:${article.file}\0${url}`);
-        return images.imageOf(article, url);
-      },
-      get socialCard() {
-        read(`card:${route.path}`);
-        return cards.byRoute.get(route.path);
-      },
-      listing: <T,>(name: string) => {
-        read(`listing:${name}`);
-        return listingOf(content, theme, name) as T;
-      },
-    };
-    const html = renderPage(route, ctx, theme);
-    pages[route.path] = { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html) };
-    yield [route.outFile, html];
-  }
-}
-
-/**
- * Stage 7: hands files to the writer, a few dozen at a time (rendering is CPU work, writing
- * is I/O: the next page renders while the last ones are written). Returns the files whose
- * bytes changed.
- */
-async function writeFiles(writer: SiteWriter, files: Iterable<[string, string | Uint8Array]>): Promise<string[]> {
-  const written: string[] = [];
-  const inFlight: Promise<void>[] = [];
-  for (const [file, data] of files) {
-    inFlight.push(writer.write(file, data).then((changed) => void (changed && written.push(file))));
-    if (inFlight.length >= 64) await inFlight.shift();
-  }
-  await Promise.all(inFlight);
-  return written;
-}
-
-/** Every /route and #anchor in Markdown must exist on the built site. */
-function checkInternalLinks(
-  content: SiteContent,
-  table: RouteTable,
-  markdown: Map<string, MarkdownResult>,
-  pageAnchors: readonly string[],
-  publicFiles: ReadonlySet<string>,
-): ContentError[] {
-  // Anchors of a route, gathered only for the routes a link points into with a #fragment.
-  const idsOf = new Map<string, Set<string>>();
-  const anchorsOf = (route: Route): Set<string> => {
-    let ids = idsOf.get(route.path);
-    if (!ids) {
-      const variants = articleOf(route);
-      const articles = variants ? [variants.main, ...variants.translations] : [];
-      ids = new Set([...pageAnchors, ...articles.flatMap((a) => markdown.get(a.file)?.headings.map((h) => h.id) ?? [])]);
-      idsOf.set(route.path, ids);
-    }
-    return ids;
-  };
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
-  const errors: ContentError[] = [];
-  for (const result of markdown.values()) {
-    for (const link of result.links) {
-      const hashAt = link.url.indexOf("#");
-      const pathPart = (hashAt < 0 ? link.url : link.url.slice(0, hashAt)).replace(/\?.*$/, "");
-      const anchor = hashAt < 0 ? undefined : link.url.slice(hashAt + 1);
-      const where = { file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file) };
-      const decodedPath = decode(pathPart);
-      const decodedAnchor = anchor === undefined ? "" : decode(anchor);
-      if (decodedPath === undefined || decodedAnchor === undefined) {
-        errors.push(
-          new ContentError({
-            ...where,
-            message: `link \`${link.url}\` has a malformed percent-encoding`,
-            hint: "write % as %25, or use the characters themselves (a route is lowercase letters, digits and hyphens)",
-          }),
-        );
-        continue;
-      }
-      // Servers answer a route at its exact path only: /x/ is a 404 everywhere.
-      if (decodedPath.length > 1 && decodedPath.endsWith("/")) {
-        const exact = decodedPath.replace(/\/+$/, "");
-        errors.push(
-          new ContentError({
-            ...where,
-            message: `link to ${decodedPath} ends with a slash, and no page is served there`,
-            hint: `write ${exact}${anchor === undefined ? "" : `#${anchor}`}`,
-          }),
-        );
-        continue;
-      }
-      const routePath = decodedPath;
-      const route = table.byPath.get(routePath);
-      // A file of public/ (a PDF, the favicon) is a link target too; its #fragment is not ours to check.
-      if (!route && isPublicFile(publicFiles, pathPart)) continue;
-      if (!route || route.kind === "not-found") {
-        errors.push(
-          new ContentError({
-            ...where,
-            message: `broken link: no page has the route ${routePath}`,
-            hint: content.draftRoutes.has(routePath)
-              ? `${routePath} is a draft: publish it (remove \`draft: true\`) or remove the link`
-              : "link to an existing route (the file path under content/articles without .md), or fix the typo",
-          }),
-        );
-      } else if (decodedAnchor) {
-        if (!anchorsOf(route).has(decodedAnchor)) {
-          errors.push(
-            new ContentError({
-              ...where,
-              message: `broken link: ${routePath} has no heading with the anchor #${decodedAnchor}`,
-              hint: `anchors are the headings' ids: ${[...anchorsOf(route)].slice(0, 6).map((id) => `#${id}`).join(", ")}…`,
-            }),
-          );
-        }
-      }
-    }
-  }
-  return errors;
-}
-
-/** A URL part with its percent-escapes decoded; undefined when one is malformed (`%zz`, a lone `%`). */
-function decode(part: string): string | undefined {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return undefined;
-  }
+  return { ok: false, routes: [], errors, warnings, changed: [], rendered: 0 };
 }

@@ -7,7 +7,8 @@
  *   read (data files, collections) besides its own text;
  * - pages: for each route, the hashes of every value its template read (dependencies.ts),
  *   and the build folder that holds its HTML;
- * - assets: the bundle of the last build, by the code and the text its fonts were cut to.
+ * - assets: the bundle of the last build, by the code and the text its fonts were cut to;
+ * - media: the images' and cards' files of the last build.
  *
  * The whole store belongs to one version of the code (the engine, the theme, the lock file):
  * from any other version it is empty. Files are written aside and renamed; one that cannot be
@@ -23,10 +24,10 @@ import type { ContentWarning } from "./errors.js";
 import type { Sealed } from "./hash.js";
 import type { MarkdownImage } from "./images.js";
 import type { InternalLink } from "./markdown.js";
-import type { AssetManifest } from "./theme.js";
+import type { AssetRecord } from "./assets.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
 const SHARDS = 16;
 
@@ -52,20 +53,23 @@ export interface PageEntry {
   size: number;
 }
 
-/** A build's assets: their key (besides the code), manifest and file names. */
-export interface AssetRecord {
-  key: string;
-  manifest: AssetManifest;
-  files: string[];
+/**
+ * The one record of the last build: what the output it wrote holds. Kept in the store, or
+ * only in memory when the cache is off (watch mode still starts from it).
+ */
+export interface BuildRecord {
+  /** The output the files were written to (a FolderWriter build, a LiveWriter folder, a MemoryWriter). */
+  output?: string;
+  /** Each page with the dependencies it was rendered from, by route. */
+  pages: Record<string, PageEntry>;
+  assets?: AssetRecord;
+  /** The images' and social cards' files. */
+  media: string[];
 }
 
-interface Store {
+interface Store extends BuildRecord {
   format: number;
   code: string;
-  /** The output the pages were written to (a FolderWriter build, a LiveWriter folder). */
-  output?: string;
-  assets?: AssetRecord;
-  pages: Record<string, PageEntry>;
 }
 
 export class BuildCache {
@@ -78,7 +82,7 @@ export class BuildCache {
 
   /** An empty cache that is never saved (`--no-cache`, tests). */
   static none(): BuildCache {
-    return new BuildCache("", "", { format: FORMAT, code: "", pages: {} }, new Map());
+    return new BuildCache("", "", { format: FORMAT, code: "", pages: {}, media: [] }, new Map());
   }
 
   /**
@@ -86,10 +90,10 @@ export class BuildCache {
    * starts empty and is still saved.
    */
   static async open(dir: string, code: string, { read = true } = {}): Promise<BuildCache> {
-    const empty = new BuildCache(dir, code, { format: FORMAT, code, pages: {} }, new Map());
+    const empty = new BuildCache(dir, code, { format: FORMAT, code, pages: {}, media: [] }, new Map());
     if (!read) return empty;
     const store = await readJson<Store>(path.join(dir, "store.json"));
-    if (!store || store.format !== FORMAT || store.code !== code || typeof store.pages !== "object") return empty;
+    if (!store || store.format !== FORMAT || store.code !== code || typeof store.pages !== "object" || !Array.isArray(store.media)) return empty;
     const files = new Map<string, FileEntry>();
     const shards = await Promise.all(Array.from({ length: SHARDS }, (_, i) => readJson<Record<string, FileEntry>>(path.join(dir, `files-${i}.json`))));
     for (const shard of shards) for (const [file, entry] of Object.entries(shard ?? {})) files.set(file, entry);
@@ -101,18 +105,15 @@ export class BuildCache {
     return this.dir !== "";
   }
 
-  /** The output the cached pages are in, if it is still the one given. */
-  pagesIn(output: string | undefined): Record<string, PageEntry> {
-    return output !== undefined && this.store.output === output ? this.store.pages : {};
+  /** The last build's record, if a writer can take files from its output (else an empty one). */
+  lastBuildFor(writer: { reusable?: string }): BuildRecord {
+    const { output, pages, assets, media } = this.store;
+    return output !== undefined && output === writer.reusable ? { output, pages, assets, media } : { pages: {}, media: [] };
   }
 
-  get assets(): Store["assets"] {
-    return this.store.assets;
-  }
-
-  /** Records a finished build: its pages, where they are, its assets. */
-  record(output: string | undefined, pages: Record<string, PageEntry>, assets: Store["assets"]): void {
-    this.store = { format: FORMAT, code: this.code, output, assets, pages };
+  /** Records a finished build. */
+  record(record: BuildRecord): void {
+    this.store = { ...record, format: FORMAT, code: this.code };
   }
 
   /** Writes the store, each file aside then renamed over the old one. */

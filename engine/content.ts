@@ -52,9 +52,19 @@ export interface SiteContent {
 }
 
 export interface LoadResult {
+  /** Undefined only when the settings, a collection or a data file could not be read. */
   content?: SiteContent;
+  /** Every error, those of the articles that did not load included. */
   errors: ContentError[];
+  /** Articles that did not load, by file: the build goes on without them and reports their errors. */
+  failed: Map<string, FailedArticle>;
   warnings: ContentWarning[];
+}
+
+/** An article that could not be read or parsed: its errors, and the route its path gives it. */
+export interface FailedArticle {
+  route: string;
+  errors: ContentError[];
 }
 
 /** An address the owner has still to set: `https://x.placeholder.invalid/…`. */
@@ -95,10 +105,14 @@ export function articleModel(theme: ContentModel): ArticleModel {
 }
 
 /** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
-export async function loadContent(root: string, theme: ContentModel, options: { drafts?: boolean; cache?: ArticleStore } = {}): Promise<LoadResult> {
+export async function loadContent(
+  root: string,
+  theme: ContentModel,
+  options: { drafts?: boolean; cache?: ArticleStore; projectRoot?: string } = {},
+): Promise<LoadResult> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
-  const display = (abs: string) => path.relative(process.cwd(), abs) || abs;
+  const display = displayPath(options.projectRoot ?? process.cwd());
   const model = articleModel(theme);
 
   const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors);
@@ -108,15 +122,19 @@ export async function loadContent(root: string, theme: ContentModel, options: { 
     if (loaded) collections[name] = loaded;
   }
   const data = await loadDataFiles(path.join(root, "data"), display, errors);
-  const articles = loadArticles(path.join(root, "articles"), model, display, errors, options.cache);
+  const failed = new Map<string, FailedArticle>();
+  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.cache);
+  // The settings, collections and data files are what every page needs: without them, no build.
+  const unusable = !site || errors.length > 0;
+  for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
   if (site) warnings.push(...placeholderWarnings(site));
 
   const hidden = (a: Article) => !options.drafts && a.meta.draft === true;
   const visible = articles.filter((a) => !hidden(a));
   const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
-  if (!site || errors.length > 0) return { errors, warnings };
-  return { content: { root, draftRoutes, site, collections, data, articles: visible }, errors, warnings };
+  if (!site || unusable) return { errors, failed, warnings };
+  return { content: { root, draftRoutes, site, collections, data, articles: visible }, errors, failed, warnings };
 }
 
 /** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
@@ -215,7 +233,7 @@ async function loadDataFiles(
   return data;
 }
 
-function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, errors: ContentError[], cache?: ArticleStore): Article[] {
+function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, failed: Map<string, FailedArticle>, cache?: ArticleStore): Article[] {
   const files = listFiles(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
@@ -223,11 +241,17 @@ function loadArticles(dir: string, model: ArticleModel, display: (p: string) => 
   for (const file of files) {
     const result = loadArticleFile(dir, file, model, display, cache);
     if (!result) continue;
-    if ("errors" in result) for (const error of result.errors) errors.push(error);
+    if ("errors" in result) failed.set(display(file), { route: routeFromPath(path.relative(dir, file), model.languages).route, errors: result.errors });
     else articles.push(result.article);
   }
   return articles;
 }
+
+/**
+ * How a file is named in errors and in what is kept across runs (the cache's keys): relative
+ * to the project's root, so a build run from another folder names it the same.
+ */
+export const displayPath = (projectRoot: string) => (file: string) => path.relative(projectRoot, file) || file;
 
 /** gray-matter's front matter starts with the newline that ends the opening `---` line. */
 const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
@@ -239,7 +263,7 @@ export function loadArticleFile(
   articlesDir: string,
   file: string,
   model: ArticleModel,
-  display: (p: string) => string = (p) => path.relative(process.cwd(), p) || p,
+  display: (p: string) => string = displayPath(process.cwd()),
   cache?: ArticleStore,
 ): ArticleLoad {
   const shown = display(file);
@@ -389,7 +413,7 @@ export function parseArticle(
     frontMatter: data,
     bodyOffset: source.length - raw.content.length,
   };
-  return { article: articleOf(parsed, source, file, locate), parsed };
+  return { article: articleFrom(parsed, source, file, locate), parsed };
 }
 
 /** Where parsed articles are kept between builds, by file (the persistent cache's entries). */
@@ -405,7 +429,7 @@ export interface ParsedArticle {
 }
 
 /** An article from its parsed parts and its text. */
-function articleOf(parsed: ParsedArticle, source: string, file: string, locate: Locator): Article {
+function articleFrom(parsed: ParsedArticle, source: string, file: string, locate: Locator): Article {
   const { route, lang, meta, frontMatter, bodyOffset } = parsed;
   const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;
   return {
@@ -430,7 +454,7 @@ export function cachedArticle(parsed: ParsedArticle, source: string, file: strin
     located ??= frontMatterLocator(source, file);
     return located(path, options);
   };
-  return articleOf(parsed, source, file, locate);
+  return articleFrom(parsed, source, file, locate);
 }
 
 /** Where each front-matter key of an article is (parsed again only to point at an error). */

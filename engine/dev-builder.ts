@@ -53,7 +53,7 @@ process.on("message", (request: BuilderRequest) => {
         errors: result.errors.map(reportError),
         printed: result.errors.map(formatError).join("\n\n"),
         warnings: result.warnings.map((w) => `warning ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`),
-        written: result.written,
+        changed: result.changed,
         pages: result.routes.length,
         rendered: result.rendered,
         ms: Math.round(performance.now() - started),

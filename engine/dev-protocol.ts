@@ -22,7 +22,7 @@ export type BuildReply = {
       /** The errors as the terminal prints them. */
       printed: string;
       warnings: string[];
-      written: string[];
+      changed: string[];
       pages: number;
       /** Pages rendered (the others were unchanged: from the last build or the cache). */
       rendered: number;
@@ -38,10 +38,10 @@ export function reportError(error: ContentError): ReportedError {
   };
 }
 
-/** The routes whose pages a list of written files touched; `*` when assets changed. */
-export function changedRoutes(written: readonly string[]): string[] {
+/** The routes whose pages a list of changed files touched; `*` when assets changed. */
+export function changedRoutes(changed: readonly string[]): string[] {
   const routes = new Set<string>();
-  for (const file of written) {
+  for (const file of changed) {
     if (file.startsWith("assets/")) routes.add("*");
     else if (file === "index.html") routes.add("/");
     else if (file.endsWith(".html")) routes.add(`/${file.slice(0, -5)}`);
@@ -82,5 +82,5 @@ export function reportCrash(text: string, projectRoot: string): ReportedError {
 /** The reply for a build that could not run: the crash, printed as the terminal shows errors. */
 export function crashReply(error: ReportedError): BuildReply {
   const printed = [`${error.location}: ${error.message}`, error.frame, error.hint && `hint: ${error.hint}`].filter(Boolean).join("\n");
-  return { type: "result", ok: false, errors: [error], printed, warnings: [], written: [], pages: 0, rendered: 0, ms: 0 };
+  return { type: "result", ok: false, errors: [error], printed, warnings: [], changed: [], pages: 0, rendered: 0, ms: 0 };
 }

@@ -82,10 +82,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const recovered = lastErrors !== undefined;
     lastErrors = undefined;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
-    if (reply.written.length === 0 && !recovered) return reply;
-    const routes = changedRoutes(reply.written);
+    if (reply.changed.length === 0 && !recovered) return reply;
+    const routes = changedRoutes(reply.changed);
     broadcast("ok", { routes });
-    const pages = reply.written.filter((f) => f.endsWith(".html")).length;
+    const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
     log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
     return reply;
   };

@@ -176,6 +176,41 @@ let sharpModule: Promise<typeof sharpType> | undefined;
 /** sharp (libvips) is loaded by the first build that shows an image, not by every build. */
 const loadSharp = () => (sharpModule ??= import("sharp").then((m) => m.default));
 
+/** The images of one build: what each address stands for, and the files to write. */
+export class SiteImages {
+  constructor(
+    /** `file\0url` → the source path it resolved to. */
+    private readonly resolved: ReadonlyMap<string, string>,
+    /** The processed image of each source path. */
+    private readonly ready: ReadonlyMap<string, ProcessedImage>,
+    /** Every encoded file, by its path in the site. */
+    readonly files: ReadonlyMap<string, Uint8Array>,
+    private readonly sizes: string,
+  ) {}
+
+  /** None: a site without images. */
+  static none(): SiteImages {
+    return new SiteImages(new Map(), new Map(), new Map(), "100vw");
+  }
+
+  /** The processed image `url` stands for in the article of `file`. */
+  imageOf(file: string, url: string): ProcessedImage | undefined {
+    const source = this.resolved.get(`${file}\0${url}`);
+    return source === undefined ? undefined : this.ready.get(source);
+  }
+
+  /** An article's body HTML with each image marker replaced by its `<picture>`. */
+  fill(html: string, file: string, images: readonly MarkdownImage[]): string {
+    if (images.length === 0) return html;
+    return html.replace(MARKER, (marker, index: string) => {
+      const ref = images[Number(index)];
+      const image = ref && this.imageOf(file, ref.url);
+      if (!ref || !image) return marker;
+      return renderToString(Picture({ image, alt: ref.decorative ? "" : ref.alt.trim(), sizes: this.sizes }));
+    });
+  }
+}
+
 /**
  * The images of a site: kept by the builder across watch-mode rebuilds, so a source whose
  * size and modification time did not change is not even read again.
@@ -184,14 +219,9 @@ export class ImageStage {
   private readonly cache: MediaCache<Encoded>;
   private readonly sources = new Map<string, Source>();
   private readonly encoded = new Map<string, Encoded & { files: Map<string, Uint8Array> }>();
-  /** `file\0url` → the absolute path it resolved to, for the last prepared set. */
-  private resolved = new Map<string, string>();
-  /** The processed image of each source path, and the files to write. */
-  private ready = new Map<string, ProcessedImage>();
-  files = new Map<string, Uint8Array>();
 
   constructor(
-    projectRoot: string,
+    private readonly projectRoot: string,
     private readonly publicDir: string,
     private readonly options: ImageOptions,
   ) {
@@ -207,7 +237,7 @@ export class ImageStage {
    * Resolves, inspects and encodes every image the articles show; returns what is wrong.
    * `markdownImages` gives each article's body images (from the Markdown stage).
    */
-  async prepare(content: SiteContent, markdownImages: (article: Article) => readonly MarkdownImage[]): Promise<ContentError[]> {
+  async prepare(content: SiteContent, markdownImages: (article: Article) => readonly MarkdownImage[]): Promise<{ errors: ContentError[]; images: SiteImages }> {
     const references = new Map<string, Reference[]>();
     const errors: ContentError[] = [];
     const resolved = new Map<string, string>();
@@ -215,7 +245,7 @@ export class ImageStage {
       for (const ref of referencesOf(article, markdownImages(article))) {
         const error = altError(ref);
         if (error) errors.push(error);
-        const target = resolveImage(ref.url, path.resolve(ref.file), { content: path.resolve(content.root), public: this.publicDir });
+        const target = resolveImage(ref.url, path.resolve(this.projectRoot, ref.file), { content: path.resolve(content.root), public: this.publicDir });
         if ("error" in target) {
           errors.push(errorAt(ref, target.error, target.hint));
           continue;
@@ -243,27 +273,7 @@ export class ImageStage {
     for (const file of this.sources.keys()) if (!references.has(file)) this.sources.delete(file);
     const keys = new Set([...this.sources.values()].map((s) => s.key));
     for (const key of this.encoded.keys()) if (!keys.has(key)) this.encoded.delete(key);
-    this.resolved = resolved;
-    this.ready = ready;
-    this.files = files;
-    return errors;
-  }
-
-  /** The processed image `url` stands for in `article` (after `prepare`). */
-  imageOf(article: Article, url: string): ProcessedImage | undefined {
-    const file = this.resolved.get(`${article.file}\0${url}`);
-    return file === undefined ? undefined : this.ready.get(file);
-  }
-
-  /** An article's body HTML with each image marker replaced by its `<picture>`. */
-  fill(html: string, article: Article, images: readonly MarkdownImage[]): string {
-    if (images.length === 0) return html;
-    return html.replace(MARKER, (marker, index: string) => {
-      const ref = images[Number(index)];
-      const image = ref && this.imageOf(article, ref.url);
-      if (!ref || !image) return marker;
-      return renderToString(Picture({ image, alt: ref.decorative ? "" : ref.alt.trim(), sizes: this.options.sizes }));
-    });
+    return { errors, images: new SiteImages(resolved, ready, files, this.options.sizes) };
   }
 
   /** A source file's encoded files, from memory, the disk cache, or sharp. */

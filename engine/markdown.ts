@@ -25,6 +25,7 @@ import { articleModel, type Article, type SiteContent } from "./content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "./theme.js";
 import { nearest, schemaErrors } from "./yaml-source.js";
 import { ImageSlot, type MarkdownImage } from "./images.js";
+import { dep, type DepId } from "./dependencies.js";
 
 /** A directive resolved to its block and validated data. */
 interface ResolvedBlock {
@@ -46,7 +47,7 @@ export interface InternalLink {
 export interface MarkdownResult {
   html: string;
   /** What the body read besides its own text (`data:<name>`, `block:<name>`): dependencies.ts ids. */
-  reads: string[];
+  reads: DepId[];
   links: InternalLink[];
   headings: { id: string; text: string; depth: number }[];
   /** Its images, in order: `html` holds a marker for each that the page render replaces (images.ts). */
@@ -284,7 +285,7 @@ function remarkBlocks() {
         if (data === undefined) return;
         block.data = data;
       } else if (source.from === "site") {
-        result.reads.push(`block:${name}`);
+        result.reads.push(dep.block(name));
         block.data = siteBlockData(content, theme, name);
       }
       for (const [attribute, hint] of Object.entries(definition.required ?? {})) {
@@ -297,7 +298,7 @@ function remarkBlocks() {
 
     function blockData(name: string, schema: import("zod").ZodType, attributes: Record<string, string>, node: Nodes): unknown {
       if (attributes.src) {
-        result.reads.push(`data:${attributes.src}`);
+        result.reads.push(dep.data(attributes.src));
         const table = content.data.get(attributes.src);
         if (!table) {
           const guess = nearest(attributes.src, [...content.data.keys()]);

@@ -42,9 +42,14 @@ async function copyInto(writer: SiteWriter, from: string, to: string): Promise<b
   }
 }
 
+let memoryWriters = 0;
+
 /** Keeps the site in a Map: for tests and for measuring. */
 export class MemoryWriter implements SiteWriter {
   readonly files = new Map<string, string | Uint8Array>();
+  /** This writer's own name: a builder reuses what it holds, and nothing of another writer. */
+  readonly output = `memory:${++memoryWriters}`;
+  readonly reusable = this.output;
   async write(file: string, contents: string | Uint8Array) {
     const old = this.files.get(file);
     if (old !== undefined && Buffer.from(old).equals(Buffer.from(contents))) return false;

@@ -28,6 +28,12 @@ interface LoadedFont {
 /** `/` → `home`, `/artigo/x` → `artigo-x`, `/404` → `404`. */
 const slugOf = (routePath: string) => (routePath === "/" ? "home" : routePath.slice(1).replace(/\//g, "-"));
 
+/** The social cards of one build: each route's, and the files to write. */
+export interface SiteCards {
+  byRoute: ReadonlyMap<string, SocialCard>;
+  files: ReadonlyMap<string, Uint8Array>;
+}
+
 export class SocialCards {
   private readonly cache: MediaCache<Record<string, never>>;
   private readonly require: NodeRequire;
@@ -35,9 +41,6 @@ export class SocialCards {
   private setup?: Promise<{ fonts: LoadedFont[]; key: string }>;
   /** Cards drawn or read this session, by key: watch mode draws a card once per version. */
   private readonly drawn = new Map<string, Uint8Array>();
-  /** The card of each route and the files to write, for the last `build`. */
-  byRoute = new Map<string, SocialCard>();
-  files = new Map<string, Uint8Array>();
 
   constructor(
     projectRoot: string,
@@ -54,7 +57,7 @@ export class SocialCards {
   }
 
   /** Draws (or finds) the card of every route. */
-  async build(routes: readonly Route[], content: SiteContent, siteUrl: string): Promise<void> {
+  async build(routes: readonly Route[], content: SiteContent, siteUrl: string): Promise<SiteCards> {
     const card = this.theme.socialCard;
     const byRoute = new Map<string, SocialCard>();
     const files = new Map<string, Uint8Array>();
@@ -87,8 +90,7 @@ export class SocialCards {
     }
     // Cards of titles no longer on the site are let go.
     for (const key of this.drawn.keys()) if (!used.has(key)) this.drawn.delete(key);
-    this.byRoute = byRoute;
-    this.files = files;
+    return { byRoute, files };
   }
 
   private async load(card: ThemeSocialCard): Promise<{ fonts: LoadedFont[]; key: string }> {

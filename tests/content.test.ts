@@ -92,13 +92,15 @@ describe("invalid front matter", () => {
     expect(result.errors[0]!.hint).toContain("---");
   });
 
-  it("collects errors from several files in one pass", async () => {
+  it("collects errors from several files in one pass, and goes on with the articles that loaded", async () => {
     const dir = await editedFixture("basic", {
       "articles/primeiro.md": (s) => s.replace("readTime: 5", "readTime: cinco"),
       "articles/guia/so-titulo.md": "---\ntitle:\n---\nTexto\n",
     });
-    const { content, errors } = await loadContent(dir, theme);
-    expect(content).toBeUndefined();
+    const { content, errors, failed } = await loadContent(dir, theme);
+    expect(content!.articles.filter((a) => /primeiro\.md$|so-titulo\.md$/.test(a.file))).toEqual([]);
+    expect(content!.articles.length).toBeGreaterThan(0);
+    expect([...failed.values()].map((f) => f.route).sort()).toEqual(["/guia/so-titulo", "/primeiro"]);
     expect(errors.map((e) => e.file.replace(/.*articles\//, "")).sort()).toEqual(["guia/so-titulo.md", "primeiro.md"]);
   });
 

@@ -197,7 +197,7 @@ describe("watch mode", () => {
     const now = [...writer.files.keys()].filter((f) => f.startsWith("assets/images/grafico-"));
     expect(now.some((f) => old.includes(f))).toBe(false);
     expect(now.map((f) => f.replace(/-[0-9a-f]{10}\./, ".")).sort()).toEqual(["avif", "png", "webp"].flatMap((ext) => [480, 640].map((w) => `assets/images/grafico-${w}.${ext}`)).sort());
-    expect(result.written).toEqual(expect.arrayContaining([...old, ...now, "com-fotos.html"]));
+    expect(result.changed).toEqual(expect.arrayContaining([...old, ...now, "com-fotos.html"]));
     expect(writer.text("com-fotos.html")).toContain(`<img src="/${now.find((f) => /-640-[0-9a-f]{10}\.png$/.test(f))}"`);
   }, 60_000);
 });

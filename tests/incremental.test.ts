@@ -18,7 +18,7 @@ describe("incremental rebuilds", () => {
     await writeFile(file, "---\ntitle: Só título\n---\n\nNovo texto.\n");
     const result = await builder.update([file], writer);
     expect(result.ok).toBe(true);
-    expect(result.written.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
+    expect(result.changed.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
 
     const fresh = new MemoryWriter();
     await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
@@ -55,7 +55,7 @@ describe("incremental rebuilds", () => {
     const file = path.join(content, "articles/primeiro.md");
     await writeFile(file, (await readFile(file, "utf8")).replace("O começo", "O início"));
     const result = await builder.update([file], writer);
-    expect(result.written.filter((f) => f.endsWith(".html")).sort()).toEqual(["index.html", "primeiro.html"]);
+    expect(result.changed.filter((f) => f.endsWith(".html")).sort()).toEqual(["index.html", "primeiro.html"]);
   });
 
   it("a deleted article's page is removed, and a new one is added", async () => {
@@ -87,11 +87,11 @@ describe("incremental rebuilds", () => {
     const css = path.join(project, "templates/styles.css");
     await writeFile(css, `${await readFile(css, "utf8")}\n.novo { color: red; }\n`);
     const result = await builder.update([css], writer);
-    const newCss = result.written.find((f) => /^assets\/styles-/.test(f))!;
+    const newCss = result.changed.find((f) => /^assets\/styles-/.test(f))!;
     expect(newCss).toBeDefined();
     expect(newCss).not.toBe(oldCss);
     expect(writer.files.has(oldCss)).toBe(false);
-    expect(result.written.filter((f) => f.endsWith(".html")).sort()).toEqual(["404.html", "guia/so-titulo.html", "index.html", "primeiro.html"]);
+    expect(result.changed.filter((f) => f.endsWith(".html")).sort()).toEqual(["404.html", "guia/so-titulo.html", "index.html", "primeiro.html"]);
     expect(writer.text("index.html")).toContain(`/${newCss}`);
   });
 
@@ -104,7 +104,7 @@ describe("incremental rebuilds", () => {
     const file = path.join(project, "public/humans.txt");
     await writeFile(file, "Cris\n");
     const result = await builder.update([file], writer);
-    expect(result.written).toContain("humans.txt");
+    expect(result.changed).toContain("humans.txt");
     expect(writer.text("humans.txt")).toBe("Cris\n");
   });
 });

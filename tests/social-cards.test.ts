@@ -90,10 +90,10 @@ describe("social cards", () => {
     expect(result.ok).toBe(true);
     expect(cardOf()).not.toBe(old);
     expect(writer.files.has(old)).toBe(false);
-    expect(result.written).toEqual(expect.arrayContaining([old, cardOf(), "sem-fotos.html"]));
+    expect(result.changed).toEqual(expect.arrayContaining([old, cardOf(), "sem-fotos.html"]));
     expect(writer.text("sem-fotos.html")).toContain(`${SITE}/${cardOf()}`);
     // The other pages' cards are the same files as before.
-    expect(result.written.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
+    expect(result.changed.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
   }, 60_000);
 
   it("are not drawn when the site turns them off", async () => {
