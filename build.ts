@@ -7,14 +7,14 @@
  *   tsx build.ts dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   tsx build.ts new     "Título do artigo" [--content DIR]
  */
-import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-// React's production build, unless told otherwise: set before the engine (and React) load.
-// The engine is imported only by the commands that need it, so `build` can find out that
-// nothing changed before loading any of it.
+// React's production build, unless told otherwise: set before the engine (and React) load
+// (engine/index.ts does the same for any other site's build script). The engine is imported
+// only by the commands that need it, so `build` can find out that nothing changed before
+// loading any of it.
 process.env.NODE_ENV ??= "production";
 
 const projectRoot = path.dirname(fileURLToPath(import.meta.url));
@@ -57,39 +57,16 @@ async function main(argv: string[]): Promise<number> {
 
   switch (command) {
     case "build": {
-      const started = performance.now();
-      const { inputFingerprint, isUpToDate, recordBuild } = await import("./engine/fingerprint.js");
-      const inputs = await inputFingerprint(projectRoot, contentDir, [...THEME_FOLDERS, "engine", "public"], JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
+      // Nothing changed since the last build: said before the engine and React are loaded.
+      const { isUpToDate, projectInputs } = await import("./engine/fingerprint.js");
+      const inputs = await projectInputs(projectRoot, contentDir, [...THEME_FOLDERS, "engine", "public"]);
       if (!values.force && (await isUpToDate(outDir, inputs))) {
         console.log(`${path.relative(process.cwd(), outDir) || outDir} is up to date (nothing changed since the last build; --force rebuilds)`);
         return 0;
       }
-      const { buildSite } = await import("./engine/build.js");
+      const { buildProject } = await import("./engine/index.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
-      const { FolderWriter } = await import("./engine/output.js");
-      const cache = await openCache(contentDir, "build", { read: !values.force, use: !values["no-cache"] });
-      const { printErrors, printWarnings } = await import("./engine/report.js");
-      const writer = new FolderWriter(outDir);
-      // An interrupted build throws its half-written folder away; the last good site stays.
-      // Every repeat of the signal is caught too (tsx relays it), so none cuts the clean-up short.
-      const interrupted = () => void writer.abort().then(() => process.exit(130));
-      process.on("SIGINT", interrupted);
-      process.on("SIGTERM", interrupted);
-      await writer.begin();
-      const result = await buildSite({ contentDir, projectRoot, theme, writer, cache });
-      printWarnings(result.warnings);
-      if (!result.ok) {
-        printErrors(result.errors);
-        console.error(`Build failed; ${path.relative(process.cwd(), outDir) || outDir} was left as it was.`);
-        return 1;
-      }
-      await recordBuild(outDir, inputs);
-      const ms = Math.round(performance.now() - started);
-      const unchanged = result.routes.length - result.rendered;
-      console.log(
-        `Built ${result.routes.length} pages into ${path.relative(process.cwd(), outDir) || outDir} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`,
-      );
-      return 0;
+      return buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], inputs });
     }
     case "preview": {
       const { serve } = await import("./engine/serve.js");
@@ -105,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
       // stay in a folder of their own under the cache.
       const devOut = path.join(projectRoot, "node_modules/.cache/engine/dev-site");
       const dev = await startDev({
-        cacheDir: values["no-cache"] ? undefined : cacheDirOf(contentDir, "dev"),
+        cacheDir: values["no-cache"] ? undefined : (await import("./engine/fingerprint.js")).cacheDirOf(projectRoot, contentDir, "dev"),
         projectRoot,
         contentDir,
         outDir: devOut,
@@ -140,20 +117,6 @@ async function main(argv: string[]): Promise<number> {
       console.error(`unknown command '${command}'\n${USAGE}`);
       return 2;
   }
-}
-
-/** The cache of one content folder, for `build` or for `dev` (which includes drafts). */
-function cacheDirOf(contentDir: string, mode: "build" | "dev"): string {
-  const site = createHash("sha1").update(contentDir).digest("hex").slice(0, 12);
-  return path.join(projectRoot, "node_modules/.cache/engine", `${site}-${mode}`);
-}
-
-/** Opens the persistent cache for this version of the code (`--force` starts it empty, `--no-cache` uses none). */
-async function openCache(contentDir: string, mode: "build" | "dev", { read, use }: { read: boolean; use: boolean }) {
-  if (!use) return undefined;
-  const { BuildCache } = await import("./engine/cache.js");
-  const { codeVersion } = await import("./engine/fingerprint.js");
-  return BuildCache.open(cacheDirOf(contentDir, mode), await codeVersion(projectRoot, [...THEME_FOLDERS, "engine"]), { read });
 }
 
 /** --host and --allowed-host must be host names; says which is not. */

@@ -1,8 +1,9 @@
 /**
- * Stage 5 — assets: the theme's scripts and stylesheets through esbuild with hashed file
+ * Stage 7 — assets: the theme's scripts and stylesheets through esbuild with hashed file
  * names, its fonts cut to the letters the site shows, and its inline script. Returns the
- * files to write and the manifest templates read.
+ * files to write and the manifest templates read (`assetStage`).
  */
+/// <reference path="./subset-font.d.ts" />
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";

@@ -78,9 +78,11 @@ export class SiteBuilder {
     this.cards = new SocialCards(projectRoot, theme);
   }
 
-  /** Builds the whole site into `writer`, reading the whole content folder. */
+  /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
   async build(writer: SiteWriter): Promise<BuildResult> {
-    return this.run(() => this.loadAll(), writer);
+    const result = await this.run(() => this.loadAll(), writer);
+    if (result.ok) await this.saveCache();
+    return result;
   }
 
   /** The stages, in order. `load` reads the whole content folder, or (watch mode) what changed. */
@@ -89,11 +91,10 @@ export class SiteBuilder {
     const loaded = (this.last.loaded = await load());
     const { content } = loaded;
     if (!content) return fail(writer, loaded.errors, loaded.warnings);
-    const table = buildRoutes(content, theme);
+    const table = buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route)));
     const values = new DepValues({ content, table, listing: () => undefined, block: (name) => siteBlockData(content, theme, name) });
     const markdown = (this.last.markdown = markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference }));
-    const unreadable = new Set([...loaded.failed.values()].map((f) => f.route));
-    const checks = await checkStage({ content, table, markdown, theme, publicDir: this.publicDir, unreadable });
+    const checks = await checkStage({ content, table, markdown, theme, publicDir: this.publicDir });
     const images = await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []);
     const bodies = [...markdown.values()].map((m) => m.result);
     const errors = [...loaded.errors, ...table.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];

@@ -19,15 +19,13 @@ export interface CheckInput {
   theme: Theme;
   /** The folder copied into the site as it is. */
   publicDir: string;
-  /** Routes of articles that did not load (their errors are reported): links to them are not broken. */
-  unreadable: ReadonlySet<string>;
 }
 
 /** The errors of the whole-site checks. */
-export async function checkStage({ content, table, markdown, theme, publicDir, unreadable }: CheckInput): Promise<ContentError[]> {
+export async function checkStage({ content, table, markdown, theme, publicDir }: CheckInput): Promise<ContentError[]> {
   const publicFiles = listPublicFiles(publicDir);
   return [
-    ...checkInternalLinks(content, table, markdown, theme.pageAnchors ?? [], publicFiles, unreadable),
+    ...checkInternalLinks(content, table, markdown, theme.pageAnchors ?? [], publicFiles),
     ...((await theme.check?.(content, table)) ?? []),
     ...publicFileErrors(publicFiles, table, SITE_FILES),
   ];
@@ -40,7 +38,6 @@ function checkInternalLinks(
   markdown: MarkdownBodies,
   pageAnchors: readonly string[],
   publicFiles: ReadonlySet<string>,
-  unreadable: ReadonlySet<string>,
 ): ContentError[] {
   // Anchors of a route, gathered only for the routes a link points into with a #fragment.
   const idsOf = new Map<string, Set<string>>();
@@ -92,7 +89,7 @@ function checkInternalLinks(
       if (!route && isPublicFile(publicFiles, pathPart)) continue;
       if (!route || route.kind === "not-found") {
         // The article at that route did not load: its own error is reported, not this one.
-        if (unreadable.has(routePath)) continue;
+        if (table.unreadable.has(routePath)) continue;
         errors.push(
           new ContentError({
             ...where,

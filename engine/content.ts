@@ -15,13 +15,14 @@ import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
 export type ArticleMeta = BaseMeta & Record<string, unknown>;
 
-export interface Article {
-  /** Path as an author sees it, e.g. `content/articles/artigo-transicao.md`. */
+/** An article; `Meta` is what its front matter holds besides the engine's keys (a theme's own). */
+export interface Article<Meta extends object = Record<string, unknown>> {
+  /** Path relative to the project root, e.g. `content/articles/artigo-transicao.md`. */
   file: string;
   route: string;
   /** One of the theme's languages; the first of them when neither file name nor front matter says. */
   lang: string;
-  meta: ArticleMeta;
+  meta: BaseMeta & Meta;
   /** The whole front matter, including block data keys. */
   frontMatter: Record<string, unknown>;
   /** The Markdown body, preceded by blank lines so that line numbers match the file. */
@@ -38,22 +39,26 @@ export interface LocatedFile<T> {
   locate: Locator;
 }
 
-export interface SiteContent {
+/**
+ * The content of a site. A theme sees it typed by its own schemas (`defineTheme`): `Site` is
+ * its settings, `Meta` its front-matter keys, `Collections` its YAML collections' values.
+ */
+export interface SiteContent<Site = unknown, Meta extends object = Record<string, unknown>, Collections extends object = Record<string, unknown>> {
   root: string;
   /** Routes of `draft: true` articles left out of this build (listings pointing at them drop them). */
   draftRoutes: Set<string>;
   /** content/site.yaml, validated by the theme's schema. */
-  site: LocatedFile<unknown>;
+  site: LocatedFile<Site>;
   /** The theme's YAML collections (cards.yaml…) by name, validated by their schemas. */
-  collections: Record<string, LocatedFile<unknown>>;
-  articles: Article[];
+  collections: { [Name in keyof Collections]: LocatedFile<Collections[Name]> };
+  articles: Article<Meta>[];
   /** JSON data tables by name (`note-tools` for content/data/note-tools.json). */
   data: Map<string, LocatedFile<unknown>>;
 }
 
-export interface LoadResult {
+export interface LoadResult<Content = SiteContent> {
   /** Undefined only when the settings, a collection or a data file could not be read. */
-  content?: SiteContent;
+  content?: Content;
   /** Every error, those of the articles that did not load included. */
   errors: ContentError[];
   /** Articles that did not load, by file: the build goes on without them and reports their errors. */
@@ -70,16 +75,22 @@ export interface FailedArticle {
 /** An address the owner has still to set: `https://x.placeholder.invalid/…`. */
 const PLACEHOLDER = /placeholder|\.invalid(\/|$)/i;
 
+/** What an article's front matter holds besides the engine's keys, for a theme whose `frontMatter` is `Shape`. */
+export type FrontMatterOf<Shape extends z.core.$ZodLooseShape> = z.output<z.ZodObject<Shape>>;
+
+/** The content as a theme of these schemas sees it. */
+export type ContentOf<Site, Shape extends z.core.$ZodLooseShape, Collections extends object> = SiteContent<Site, FrontMatterOf<Shape>, Collections>;
+
 /** What a theme says about its content: the schemas of its settings, front matter and collections. */
-export interface ContentModel {
+export interface ContentModel<Site = any, Shape extends z.core.$ZodLooseShape = any, Collections extends object = any> {
   /** The site's languages, its default first: `x.en.md` is the English version of `x.md`. */
   languages: string[];
   /** Schema of content/site.yaml. */
-  site: z.ZodType;
+  site: z.ZodType<Site>;
   /** Front-matter keys of this theme, besides the engine's own (title, route, lang, date…). */
-  frontMatter: z.core.$ZodLooseShape;
+  frontMatter: Shape;
   /** YAML files of content/ beside site.yaml: name → file and schema. */
-  collections: Record<string, { file: string; schema: z.ZodType }>;
+  collections: { [Name in keyof Collections]: { file: string; schema: z.ZodType<Collections[Name]> } };
 }
 
 /** How a theme's articles are read: the front-matter schema, its keys and the languages. */
@@ -105,11 +116,11 @@ export function articleModel(theme: ContentModel): ArticleModel {
 }
 
 /** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
-export async function loadContent(
+export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
   root: string,
-  theme: ContentModel,
+  theme: ContentModel<Site, Shape, Collections>,
   options: { drafts?: boolean; cache?: ArticleStore; projectRoot?: string } = {},
-): Promise<LoadResult> {
+): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
   const display = displayPath(options.projectRoot ?? process.cwd());
@@ -117,7 +128,7 @@ export async function loadContent(
 
   const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors);
   const collections: Record<string, LocatedFile<unknown>> = {};
-  for (const [name, { file, schema }] of Object.entries(theme.collections)) {
+  for (const [name, { file, schema }] of Object.entries<{ file: string; schema: z.ZodType }>(theme.collections)) {
     const loaded = await loadYamlFile(path.join(root, file), schema, display, errors);
     if (loaded) collections[name] = loaded;
   }
@@ -134,7 +145,9 @@ export async function loadContent(
   const visible = articles.filter((a) => !hidden(a));
   const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
   if (!site || unusable) return { errors, failed, warnings };
-  return { content: { root, draftRoutes, site, collections, data, articles: visible }, errors, failed, warnings };
+  // The one place the theme's types are given to the content: its schemas validated every value.
+  const content = { root, draftRoutes, site, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
+  return { content, errors, failed, warnings };
 }
 
 /** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
@@ -383,6 +396,11 @@ export function parseArticle(
   if (!result.success) {
     return {
       errors: schemaErrors(result.error.issues, file, source, locate, [], (key) => {
+        // A required key that is missing next to a key nobody knows: most likely one misspelt.
+        if (data[key] === undefined) {
+          const written = Object.keys(data).filter((k) => !model.keys.includes(k) && nearest(k, [key]) !== undefined);
+          if (written[0] !== undefined) return `you wrote \`${written[0]}\` (line ${locate([written[0]], { key: true })?.line ?? "?"}): did you mean \`${key}\`?`;
+        }
         const guess = nearest(key, model.keys);
         return guess && guess !== key ? `did you mean \`${guess}\`?` : undefined;
       }),

@@ -79,3 +79,14 @@ export async function codeVersion(projectRoot: string, folders: readonly string[
   for (const file of list) hash.update(path.relative(projectRoot, file)).update("\0").update(await readFile(file)).update("\0");
   return hash.digest("base64url");
 }
+
+/** The fingerprint of a build's inputs: content, code folders, public/, the lock file, and NODE_ENV. */
+export function projectInputs(projectRoot: string, contentDir: string, folders: readonly string[]): Promise<string> {
+  return inputFingerprint(projectRoot, contentDir, folders, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
+}
+
+/** Where the persistent cache of one content folder lives, for `build` or for `dev` (which includes drafts). */
+export function cacheDirOf(projectRoot: string, contentDir: string, mode: "build" | "dev"): string {
+  const site = createHash("sha1").update(path.relative(projectRoot, contentDir) || ".").digest("hex").slice(0, 12);
+  return path.join(projectRoot, "node_modules/.cache/engine", `${site}-${mode}`);
+}

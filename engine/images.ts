@@ -1,5 +1,5 @@
 /**
- * Images: the pictures authors put in articles, made ready for every screen.
+ * Stage 5 — images: the pictures authors put in articles, made ready for every screen.
  *
  * Where authors put them: beside the article (`![alt](./foto.jpg)`, relative to the Markdown
  * file), under `content/images/` (`![alt](/images/foto.jpg)`), in `public/` (`/foto.jpg`),

@@ -240,7 +240,11 @@ function remarkBlocks() {
           hint:
             guess !== undefined
               ? `did you mean \`${guess}\`?`
-              : `front-matter keys are ${model.keys.join(", ")}, plus data for a block placed in the body (\`::some-block\` reads \`someBlock\`)`,
+              : `front-matter keys are ${model.keys.join(", ")}${
+                  theme.blocks.some((b) => b.source.from === "data")
+                    ? ", plus data for a block placed in the body (\`::some-block\` reads \`someBlock\`)"
+                    : ""
+                }`,
         }),
       );
     }

@@ -1,5 +1,5 @@
 /**
- * Stage 7 — output: writes the site. The writer is an interface so tests build in memory;
+ * The writers the write stage (write.ts) hands files to. The writer is an interface so tests build in memory;
  * the folder writer builds into a new folder and publishes it by switching a symlink only
  * when the whole site is written, so a failed or killed build never leaves a half-written or
  * missing site.

@@ -4,18 +4,18 @@
  * (the home page) and the 404 page.
  */
 import { ContentError } from "./errors.js";
-import type { Article, SiteContent } from "./content.js";
+import type { Article, ArticleMeta, SiteContent } from "./content.js";
 import { errorAt, formatKey, type LocatableSource } from "./yaml-source.js";
 
-export type Route =
-  | { kind: "article"; path: string; outFile: string; template: string; article: ArticleVariants }
-  | { kind: "page"; path: string; outFile: string; template: string; featured?: ArticleVariants }
+export type Route<Meta extends object = Record<string, unknown>> =
+  | { kind: "article"; path: string; outFile: string; template: string; article: ArticleVariants<Meta> }
+  | { kind: "page"; path: string; outFile: string; template: string; featured?: ArticleVariants<Meta> }
   | { kind: "not-found"; path: "/404"; outFile: "404.html"; template: "not-found" };
 
 /** An article in the site's default language and its translations at the same route. */
-export interface ArticleVariants {
-  main: Article;
-  translations: Article[];
+export interface ArticleVariants<Meta extends object = Record<string, unknown>> {
+  main: Article<Meta>;
+  translations: Article<Meta>[];
 }
 
 /** Code-point order: deterministic and independent of the machine's locale (and fast). */
@@ -35,22 +35,27 @@ export interface PageSpec {
 }
 
 /** What a theme says about its routes: its languages, its templates' names and its pages. */
-export interface RouteModel {
+export interface RouteModel<Content = any> {
   languages: string[];
   templates: Record<string, unknown>;
-  pages(content: SiteContent): PageSpec[];
+  pages(content: Content): PageSpec[];
 }
 
 const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
 
-export interface RouteTable {
-  routes: Route[];
-  byPath: Map<string, Route>;
+export interface RouteTable<Meta extends object = Record<string, unknown>> {
+  routes: Route<Meta>[];
+  byPath: Map<string, Route<Meta>>;
+  /** Routes of articles that did not load (their own errors are reported): nothing pointing at them is an error too. */
+  unreadable: ReadonlySet<string>;
   errors: ContentError[];
 }
 
-/** Builds the route table, failing on duplicate or reserved routes and on pages featuring no article. */
-export function buildRoutes(content: SiteContent, theme: RouteModel): RouteTable {
+/**
+ * Builds the route table, failing on duplicate or reserved routes and on pages featuring no
+ * article. `unreadable`: routes of articles that did not load.
+ */
+export function buildRoutes(content: SiteContent, theme: RouteModel, unreadable: ReadonlySet<string> = new Set()): RouteTable {
   const errors: ContentError[] = [];
   const [defaultLanguage] = theme.languages;
   const byRoute = new Map<string, Map<string, Article>>();
@@ -104,7 +109,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel): RouteTable
     const main = slot.get(defaultLanguage!);
     if (!main) {
       const [translation] = slot.values();
-      errors.push(
+      if (!unreadable.has(path)) errors.push(
         new ContentError({
           file: translation!.file,
           line: 1,
@@ -125,7 +130,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel): RouteTable
   for (const page of theme.pages(content)) {
     const featured = page.features && variants.get(page.features.route);
     if (page.features && !featured) {
-      errors.push(missingRoute(page.features));
+      if (!unreadable.has(page.features.route)) errors.push(missingRoute(page.features));
       continue;
     }
     add({ kind: "page", path: page.path, outFile: outFileOf(page.path), template: page.template, featured });
@@ -133,11 +138,11 @@ export function buildRoutes(content: SiteContent, theme: RouteModel): RouteTable
   add({ kind: "not-found", path: "/404", outFile: "404.html", template: "not-found" });
 
   routes.sort((a, b) => byCodePoint(a.path, b.path));
-  return { routes, byPath, errors };
+  return { routes, byPath, unreadable, errors };
 }
 
 /** The article a route shows whole, when it shows one. */
-export function articleOf(route: Route): ArticleVariants | undefined {
+export function articleOf<Meta extends object>(route: Route<Meta>): ArticleVariants<Meta> | undefined {
   return route.kind === "article" ? route.article : route.kind === "page" ? route.featured : undefined;
 }
 
@@ -157,7 +162,7 @@ export function routeErrors(
   const errors: ContentError[] = [];
   // An entry pointing at a draft is left out until the draft is published.
   list.value.forEach((entry, i) => {
-    if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route)) {
+    if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route) && !table.unreadable.has(entry.route)) {
       errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }));
     }
   });

@@ -1,5 +1,5 @@
 /**
- * Stage 5b — site files: what a site needs besides its pages. The RSS feed, sitemap.xml,
+ * Site files, made by the render stage after the pages: what a site needs besides its pages. The RSS feed, sitemap.xml,
  * robots.txt, and `_headers` (Netlify and Cloudflare Pages read it) with the same security
  * policy the pages carry in their meta tag.
  */

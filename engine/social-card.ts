@@ -1,5 +1,5 @@
 /**
- * Social cards: the picture a link to a page shows when it is shared (`og:image`). One PNG
+ * Stage 6 — cards: the picture a link to a page shows when it is shared (`og:image`). One PNG
  * per page, drawn at build time from the theme's React component: satori lays it out into
  * an SVG (its text turned into paths with the theme's fonts), resvg rasterises that SVG
  * without looking at the machine's fonts, so every machine draws the same card.

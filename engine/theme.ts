@@ -10,8 +10,8 @@ import type { ComponentType, ReactElement, ReactNode } from "react";
 import type { z } from "zod";
 import type { Components } from "hast-util-to-jsx-runtime";
 import type { ContentError } from "./errors.js";
-import type { Article, ContentModel, SiteContent } from "./content.js";
-import type { Route, RouteModel, RouteTable } from "./routes.js";
+import type { Article, ArticleMeta, ContentModel, ContentOf, FrontMatterOf, SiteContent } from "./content.js";
+import type { PageSpec, Route, RouteModel, RouteTable } from "./routes.js";
 import type { ProcessedImage } from "./images.js";
 
 /** Hashed asset URLs and the inline script, produced by the assets stage. */
@@ -25,29 +25,29 @@ export interface AssetManifest {
 }
 
 /** A font cut to the letters a site shows in it; imported by the stylesheet as `font:<name>`. */
-export interface ThemeFont {
+export interface ThemeFont<Site = any> {
   /** The name the stylesheet imports it by: `url("font:brand")`. */
   name: string;
   /** The font to cut, as a package path (`@fontsource/x/files/x-latin-700-normal.woff`). */
   source: string;
   /** The letters to keep, from the site settings; undefined keeps the whole font. */
-  text(site: unknown): string | undefined;
+  text(site: Site): string | undefined;
 }
 
-export interface ThemeAssets {
+export interface ThemeAssets<Site = any> {
   /** esbuild entry points, relative to the project root: name → file (scripts and stylesheets). */
   entries: Record<string, string>;
   /** A tiny script inlined in every page's head (allowed by its hash in the CSP). */
   inline?: string;
-  fonts?: ThemeFont[];
+  fonts?: ThemeFont<Site>[];
 }
 
-/** Where a structured block's data comes from. */
-export type BlockSource =
+/** Where a structured block's data comes from; `Content` is the site's content as its theme types it. */
+export type BlockSource<Content = SiteContent> =
   /** Front matter (key = the block's name in camelCase, or `{data="key"}`), or `{src="file"}` from content/data. */
   | { from: "data"; schema: z.ZodType }
   /** The site's content (a collection, say), computed once per build. */
-  | { from: "site"; data(content: SiteContent): unknown }
+  | { from: "site"; data(content: Content): unknown }
   /** The Markdown written inside `:::name` … `:::`. */
   | { from: "children" };
 
@@ -64,29 +64,29 @@ export interface BlockProps<Data = unknown> {
 export type HeadingLevel = 2 | 3 | 4 | 5 | 6;
 
 /** A directive an author can place in Markdown (`::name` or `:::name … :::`). */
-export interface BlockDefinition {
+export interface BlockDefinition<Content = any> {
   name: string;
-  source: BlockSource;
+  source: BlockSource<Content>;
   /** Attributes the block needs, each with the hint an author reads when it is missing. */
   required?: Record<string, string>;
   component: ComponentType<BlockProps<never>>;
 }
 
-/** What every template receives. */
-export interface PageContext<Site = unknown> {
+/** What every template receives, typed by the theme's schemas (`defineTheme`). */
+export interface PageContext<Site = unknown, Meta extends object = Record<string, unknown>, Collections extends object = Record<string, unknown>> {
   site: Site;
-  content: SiteContent;
-  routes: RouteTable;
-  route: Route;
+  content: SiteContent<Site, Meta, Collections>;
+  routes: RouteTable<Meta>;
+  route: Route<Meta>;
   /** The Content-Security-Policy every page carries (scripts by hash only). */
   csp: string;
   assets: AssetManifest;
   /** An article's body, rendered to HTML by the Markdown stage. */
-  bodyOf(article: Article): string;
+  bodyOf(article: Article<Meta>): string;
   /** A listing the theme declares (`Theme.listings`), computed once per build. */
   listing<T>(name: string): T;
   /** The processed image an address of an article stands for (its cover's `src`). */
-  imageOf(article: Article, url: string): ProcessedImage | undefined;
+  imageOf(article: Article<Meta>, url: string): ProcessedImage | undefined;
   /** This page's social card (`og:image`), unless the site has them off. */
   socialCard?: SocialCard;
 }
@@ -112,12 +112,12 @@ export interface SocialCardFont {
  * The picture a link to a page shows when shared (Open Graph): a React component drawn at
  * build time by satori (to SVG) and resvg (to PNG), one per page.
  */
-export interface ThemeSocialCard<Site = any, Props = any> {
+export interface ThemeSocialCard<Site = any, Props = any, Meta extends object = any, Collections extends object = any> {
   width: number;
   height: number;
   fonts: SocialCardFont[];
   /** What a page's card shows, as plain JSON (its cache key with the fonts); undefined for none. */
-  props(page: { route: Route; site: Site; content: SiteContent }): Props | undefined;
+  props(page: { route: Route<Meta>; site: Site; content: SiteContent<Site, Meta, Collections> }): Props | undefined;
   /** Draws the card: flex layout and inline styles, as satori understands them. */
   component(props: Props): ReactElement;
   /** The card's text alternative (`og:image:alt`). */
@@ -154,36 +154,50 @@ export interface SiteMeta {
 
 /**
  * A theme: its content model (settings, front matter, collections, languages), its routes
- * (pages and templates), its blocks and its assets.
+ * (pages and templates), its blocks and its assets. Write one with `defineTheme`, which types
+ * every function below by the theme's own schemas: `Site` is what `site` validates, `Shape`
+ * the keys `frontMatter` adds to an article, `Collections` what each collection's schema gives.
  */
-export interface Theme<Site = any> extends ContentModel, RouteModel {
+export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Collections extends object = any>
+  extends ContentModel<Site, Shape, Collections>,
+    RouteModel<ContentOf<Site, Shape, Collections>> {
   /** Name and version: a build of one theme is never mistaken for another's. */
   name: string;
   version: string;
-  /** Schema of content/site.yaml. */
-  site: z.ZodType<Site>;
   siteMeta(site: Site): SiteMeta;
+  /** The pages that are not articles (the home page), from the content. */
+  pages(content: ContentOf<Site, Shape, Collections>): PageSpec[];
   /** Page templates by name; `article` and `not-found` are required (pages declared in `pages`). */
-  templates: Record<string, (ctx: PageContext<Site>) => ReactElement>;
-  blocks: BlockDefinition[];
+  templates: Record<string, (ctx: PageContext<Site, FrontMatterOf<Shape>, Collections>) => ReactElement>;
+  blocks: BlockDefinition<ContentOf<Site, Shape, Collections>>[];
   /** Markdown element overrides (links, tables…). */
   markdownComponents: Partial<Components>;
   /**
    * Values computed from the whole content that pages show (the cards, a series): a page
    * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
    */
-  listings?: Record<string, (content: SiteContent) => unknown>;
+  listings?: Record<string, (content: ContentOf<Site, Shape, Collections>) => unknown>;
   /** Ids every page's layout gives (a skip link's target): valid #anchors on any route. */
   pageAnchors?: string[];
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
-  check?(content: SiteContent, routes: RouteTable): Promise<ContentError[]> | ContentError[];
+  check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>): Promise<ContentError[]> | ContentError[];
   /** An article's summary for the feed; its `description` when the theme gives none. */
-  summary?(article: Article): string | undefined;
+  summary?(article: Article<FrontMatterOf<Shape>>): string | undefined;
   /** Labels the Markdown toolchain prints (footnotes), per language. */
   markdownLabels?(lang: string): { footnoteLabel: string; footnoteBackLabel: string } | undefined;
   /** The column images are shown in; without it, pictures are sized to the viewport. */
   images?: ThemeImages;
   /** One picture per page for links shared on social networks; without it, pages have none. */
-  socialCard?: ThemeSocialCard<Site>;
-  assets: ThemeAssets;
+  socialCard?: ThemeSocialCard<Site, any, FrontMatterOf<Shape>, Collections>;
+  assets: ThemeAssets<Site>;
+}
+
+/**
+ * Declares a theme, typing it by its own schemas: templates, listings, checks and cards get
+ * the site settings, the front matter and the collections as the schemas validated them.
+ */
+export function defineTheme<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
+  theme: Theme<Site, Shape, Collections>,
+): Theme<Site, Shape, Collections> {
+  return theme;
 }

@@ -6,7 +6,7 @@ import { Newsletter } from "./newsletter.js";
 import { Island } from "../client/island.js";
 import { Toaster } from "../client/islands/toaster.js";
 import type { CafeArticle, CafePageContext } from "./page-context.js";
-import { absoluteUrl } from "../engine/site-files.js";
+import { absoluteUrl } from "../engine/index.js";
 
 export interface LayoutProps {
   ctx: CafePageContext;

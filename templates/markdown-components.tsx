@@ -1,7 +1,7 @@
 /** How Markdown elements render here: links follow the link policy, tables scroll on phones. */
 import type { ComponentProps } from "react";
-import type { Theme } from "../engine/theme.js";
-import { useMarkdownLanguage } from "../engine/markdown.js";
+import type { Theme } from "../engine/index.js";
+import { useMarkdownLanguage } from "../engine/index.js";
 import { bodyLabelsFor } from "./texts.js";
 
 function Link({ href = "", children, ...rest }: ComponentProps<"a">) {

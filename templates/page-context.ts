@@ -1,18 +1,20 @@
 /** What the blog's templates know about the site being built, typed for this theme. */
-import type { PageContext } from "../engine/theme.js";
-import type { Article, SiteContent } from "../engine/content.js";
-import type { ArticleVariants } from "../engine/routes.js";
-import { byCodePoint } from "../engine/routes.js";
-import type { CafeMeta, Card, CardEntry, Edition, EditionEntry, Labels, Language, SiteSettings } from "./schema.js";
+import { byCodePoint, type Article, type ArticleVariants, type ContentOf, type PageContext } from "../engine/index.js";
+import type { CafeCollections, CafeMeta, Card, CardEntry, Edition, EditionEntry, frontMatter, Labels, Language, SiteSettings } from "./schema.js";
 
-export type CafePageContext = PageContext<SiteSettings>;
+/** The site's content as this theme's schemas validated it. */
+export type CafeContent = ContentOf<SiteSettings, typeof frontMatter, CafeCollections>;
+export type CafePageContext = PageContext<SiteSettings, CafeMeta, CafeCollections>;
 
 /** An article as this theme reads it. */
-export type CafeArticle = Article & { meta: CafeMeta; lang: Language };
+export type CafeArticle = Article<CafeMeta>;
+
+/** An article's language among this blog's two: Portuguese unless it says English. */
+export const languageOf = (article: CafeArticle): Language => (article.lang === "en" ? "en" : "pt");
 
 /** The Portuguese article of a route and its English version, when it has one. */
-export function bilingual(variants: ArticleVariants): { pt: CafeArticle; en?: CafeArticle } {
-  return { pt: variants.main as CafeArticle, en: variants.translations.find((a) => a.lang === "en") as CafeArticle | undefined };
+export function bilingual(variants: ArticleVariants<CafeMeta>): { pt: CafeArticle; en?: CafeArticle } {
+  return { pt: variants.main, en: variants.translations.find((a) => a.lang === "en") };
 }
 
 /** The labels (content/site.yaml `labels`) of a content's language; Portuguese for any other. */
@@ -51,9 +53,9 @@ const ownValues = (article: CafeArticle | undefined): Derived => ({
 });
 
 /** The articles of each route, by language (drafts only when the build includes them). */
-function articlesByRoute(content: SiteContent): Map<string, Partial<Record<Language, CafeArticle>>> {
+function articlesByRoute(content: CafeContent): Map<string, Partial<Record<Language, CafeArticle>>> {
   const byRoute = new Map<string, Partial<Record<Language, CafeArticle>>>();
-  for (const a of content.articles as CafeArticle[]) byRoute.set(a.route, { ...byRoute.get(a.route), [a.lang]: a });
+  for (const a of content.articles) byRoute.set(a.route, { ...byRoute.get(a.route), [languageOf(a)]: a });
   return byRoute;
 }
 
@@ -82,11 +84,11 @@ function complete<K extends keyof Derived>(
   return ok ? (values as Required<Pick<Derived, K>>) : undefined;
 }
 
-const resolvedCards = new WeakMap<SiteContent, Resolved<Card>>();
-const resolvedEditions = new WeakMap<SiteContent, Resolved<Edition>>();
+const resolvedCards = new WeakMap<CafeContent, Resolved<Card>>();
+const resolvedEditions = new WeakMap<CafeContent, Resolved<Edition>>();
 
 /** cards.yaml, each card completed from its article (computed once per build). */
-export function resolveCards(content: SiteContent): Resolved<Card> {
+export function resolveCards(content: CafeContent): Resolved<Card> {
   let resolved = resolvedCards.get(content);
   if (!resolved) {
     const articles = articlesByRoute(content);
@@ -110,7 +112,7 @@ export function resolveCards(content: SiteContent): Resolved<Card> {
 }
 
 /** editions.yaml, each edition completed from the article it opens (computed once per build). */
-export function resolveEditions(content: SiteContent): Resolved<Edition> {
+export function resolveEditions(content: CafeContent): Resolved<Edition> {
   let resolved = resolvedEditions.get(content);
   if (!resolved) {
     const articles = articlesByRoute(content);
@@ -131,16 +133,16 @@ export function resolveEditions(content: SiteContent): Resolved<Edition> {
 }
 
 /** The entries as written (checks point at their lines by index). */
-export const cardEntriesOf = (content: SiteContent) => content.collections.cards!.value as CardEntry[];
-export const editionEntriesOf = (content: SiteContent) => content.collections.editions!.value as EditionEntry[];
+export const cardEntriesOf = (content: CafeContent): CardEntry[] => content.collections.cards.value;
+export const editionEntriesOf = (content: CafeContent): EditionEntry[] => content.collections.editions.value;
 /** The cards and editions to show, every value written or taken from the article. */
-export const cardsOf = (content: SiteContent): Card[] => resolveCards(content).entries;
-export const editionsOf = (content: SiteContent): Edition[] => resolveEditions(content).entries;
+export const cardsOf = (content: CafeContent): Card[] => resolveCards(content).entries;
+export const editionsOf = (content: CafeContent): Edition[] => resolveEditions(content).entries;
 
 /** Every series: the Portuguese articles of each, in route order (a listing: pages read it through `ctx.listing`). */
-export function allSeries(content: SiteContent): Record<string, { route: string; title: string }[]> {
+export function allSeries(content: CafeContent): Record<string, { route: string; title: string }[]> {
   const all: Record<string, { route: string; title: string }[]> = {};
-  for (const a of content.articles as CafeArticle[]) {
+  for (const a of content.articles) {
     if (!a.meta.series || a.lang !== "pt") continue;
     (all[a.meta.series] ??= []).push({ route: a.route, title: a.meta.title });
   }

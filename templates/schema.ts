@@ -4,8 +4,8 @@
  * authors: a failure points at the offending key.
  */
 import { z } from "zod";
-import type { ArticleMeta } from "../engine/content.js";
-import { externalUrl, httpsUrl, nonEmpty, readTime, routePath } from "../engine/schema.js";
+import type { FrontMatterOf } from "../engine/index.js";
+import { externalUrl, httpsUrl, nonEmpty, readTime, routePath } from "../engine/index.js";
 import { placeholders } from "../client/format.js";
 
 export const shareSettingsSchema = z.strictObject({
@@ -36,16 +36,8 @@ export const frontMatter = {
   series: nonEmpty.optional(),
   share: shareSettingsSchema.optional(),
 };
-/** An article's front matter as this theme reads it. */
-export type CafeMeta = ArticleMeta & {
-  lang?: Language;
-  readTime?: number;
-  lead?: string;
-  badge?: string;
-  authorLine?: string;
-  series?: string;
-  share?: ShareSettings;
-};
+/** What this blog's articles hold in their front matter besides the engine's keys. */
+export type CafeMeta = FrontMatterOf<typeof frontMatter>;
 export type Language = "pt" | "en";
 
 const bilingual = z.strictObject({ pt: nonEmpty, en: nonEmpty });
@@ -207,6 +199,9 @@ export const editionsSchema = z
   });
 /** An edition as written in editions.yaml. */
 export type EditionEntry = z.infer<typeof editionSchema>;
+/** The values of this blog's YAML collections, as their schemas give them. */
+export type CafeCollections = { cards: CardEntry[]; editions: EditionEntry[] };
+
 /** An edition with every value: written, or taken from the article it opens. */
 export type Edition = Omit<EditionEntry, "title" | "date" | "readTime"> & { title: string; date: string; readTime: number };
 

@@ -4,9 +4,9 @@
  * Drawn by satori at build time (engine/social-card.ts): flex layout and inline styles only,
  * every element with more than one child a flex box.
  */
-import type { ThemeSocialCard } from "../engine/theme.js";
-import type { CafeMeta, SiteSettings } from "./schema.js";
-import { articleOf } from "../engine/routes.js";
+import type { ThemeSocialCard } from "../engine/index.js";
+import type { CafeCollections, CafeMeta, SiteSettings } from "./schema.js";
+import { articleOf } from "../engine/index.js";
 
 /** What a card shows: plain JSON, the card's cache key. */
 export interface CardProps {
@@ -97,7 +97,7 @@ function SocialCardImage({ brand, title, category, date, tagline, initial }: Car
   );
 }
 
-export const socialCard: ThemeSocialCard<SiteSettings, CardProps> = {
+export const socialCard: ThemeSocialCard<SiteSettings, CardProps, CafeMeta, CafeCollections> = {
   width: 1200,
   height: 630,
   fonts: [
@@ -113,7 +113,7 @@ export const socialCard: ThemeSocialCard<SiteSettings, CardProps> = {
     // The page's default language: the Portuguese article of a route.
     const article = route.kind === "article" ? articleOf(route)?.main : undefined;
     if (article) {
-      const meta = article.meta as CafeMeta;
+      const { meta } = article;
       return { ...base, title: meta.title, category: meta.category, date: meta.date?.text };
     }
     if (route.kind === "not-found") return { ...base, title: site.notFound.title };

@@ -2,11 +2,8 @@
  * The theme of "Café com a Cris": everything the engine needs to know about this blog that
  * another site would do differently. `build.ts` hands it to the engine.
  */
-import type { Theme } from "../engine/theme.js";
-import { errorAt, formatKey, type LocatableSource } from "../engine/yaml-source.js";
-import { routeErrors } from "../engine/routes.js";
-import type { ContentError } from "../engine/errors.js";
-import { cardsSchema, editionsSchema, frontMatter, siteSchema, type CafeMeta, type SiteSettings } from "./schema.js";
+import { defineTheme, errorAt, formatKey, routeErrors, type ContentError, type LocatableSource } from "../engine/index.js";
+import { cardsSchema, editionsSchema, frontMatter, siteSchema } from "./schema.js";
 import { blocks } from "./blocks/registry.js";
 import { markdownComponents } from "./markdown-components.js";
 import { bodyLabelsFor } from "./texts.js";
@@ -18,7 +15,7 @@ import { NotFoundPage } from "./pages/not-found-page.js";
 import { socialCard } from "./social-card.js";
 import { IMAGE_SIZES } from "./article-view.js";
 
-export const theme: Theme<SiteSettings> = {
+export const theme = defineTheme({
   name: "cafe-com-a-cris",
   version: "1",
   languages: ["pt", "en"],
@@ -39,7 +36,7 @@ export const theme: Theme<SiteSettings> = {
     editions: { file: "editions.yaml", schema: editionsSchema },
   },
   pages: (content) => {
-    const site = content.site as typeof content.site & { value: SiteSettings };
+    const { site } = content;
     return [{ path: "/", template: "home", features: { route: site.value.home.featured, declaredIn: site, key: ["home", "featured"] } }];
   },
   templates: {
@@ -53,13 +50,12 @@ export const theme: Theme<SiteSettings> = {
   listings: { cards: cardsOf, series: allSeries },
   markdownComponents,
   pageAnchors: ["conteudo", "newsletter-title"],
-  summary: (article) => (article.meta as CafeMeta).lead ?? article.meta.description,
+  summary: (article) => article.meta.lead ?? article.meta.description,
   async check(content, routes) {
-    const cards = content.collections.cards!;
-    const editions = content.collections.editions!;
+    const { cards, editions } = content.collections;
     const errors: ContentError[] = [
-      ...routeErrors(cards as typeof cards & { value: { route: string }[] }, content, routes),
-      ...routeErrors(editions as typeof cards & { value: { route: string }[] }, content, routes),
+      ...routeErrors(cards, content, routes),
+      ...routeErrors(editions, content, routes),
       // A route that does not exist is reported above; a draft's entry is left out.
       ...resolveCards(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(cards, m)),
       ...resolveEditions(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(editions, m)),
@@ -92,11 +88,11 @@ export const theme: Theme<SiteSettings> = {
         name: "brand-script",
         source: "@fontsource/dancing-script/files/dancing-script-latin-700-normal.woff",
         // The brand name and the author's initial are all the script face shows.
-        text: (site) => [...new Set(`${(site as SiteSettings).brand.name}${(site as SiteSettings).author.slice(0, 1)}`)].join(""),
+        text: (site) => [...new Set(`${site.brand.name}${site.author.slice(0, 1)}`)].join(""),
       },
     ],
   },
-};
+});
 
 /** A card or edition value that is neither written nor in the article the entry opens. */
 function missingValueError(file: LocatableSource, m: MissingValue): ContentError {

@@ -1,6 +1,7 @@
 /**
- * The engine knows no site: nothing under engine/ imports the theme (templates/, client/),
- * and no module of the project imports itself back through others (no import cycles).
+ * The engine knows no site: nothing under engine/ imports the theme (templates/, client/);
+ * themes (the blog's, the notebook fixture's) reach the engine only through its public face,
+ * engine/index.ts; and no module of the project imports itself back through others (no cycles).
  */
 import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import { projectRoot } from "./helpers.js";
 /** Every TypeScript module of the generator and the theme, with the project files it imports. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  const files = ["engine", "templates", "client"].flatMap((dir) =>
+  const files = ["engine", "templates", "client", "tests/fixtures/notebook"].flatMap((dir) =>
     readdirSync(path.join(projectRoot, dir), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts"))
       .map((e) => path.relative(projectRoot, path.join(e.parentPath, e.name))),
@@ -18,9 +19,10 @@ function importGraph(): Map<string, string[]> {
   files.push("build.ts");
   for (const file of files) {
     const source = readFileSync(path.join(projectRoot, file), "utf8");
-    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map(
-      (m) => m[1] ?? m[2]!,
-    );
+    // `import … from "x"`, `export … from "x"`, `import "x"` (for its side effects) and `import("x")`.
+    const specifiers = [
+      ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
+    ].map((m) => m[1] ?? m[2] ?? m[3]!);
     const local = specifiers
       .filter((s) => s.startsWith("."))
       .map((s) => path.relative(projectRoot, path.resolve(path.dirname(path.join(projectRoot, file)), s)).replace(/\.js$/, ""))
@@ -39,6 +41,19 @@ describe("the import graph", () => {
     );
     expect(graph.size).toBeGreaterThan(30);
     expect(back).toEqual([]);
+  });
+
+  it("sees a side-effect import", () => {
+    expect(graph.get("engine/index.ts")).toContain("engine/production.ts");
+  });
+
+  it("lets themes reach the engine only through engine/index.ts", () => {
+    const themes = /^(templates|client|tests\/fixtures\/notebook)\//;
+    const inside = [...graph].flatMap(([file, targets]) =>
+      themes.test(file) ? targets.filter((t) => t.startsWith("engine/") && t !== "engine/index.ts").map((t) => `${file} -> ${t}`) : [],
+    );
+    expect([...graph].some(([file, targets]) => themes.test(file) && targets.includes("engine/index.ts"))).toBe(true);
+    expect(inside).toEqual([]);
   });
 
   it("has no cycle", () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { loadContent } from "../engine/content.js";
-import type { CafeArticle } from "../templates/page-context.js";
+import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
@@ -44,15 +44,15 @@ describe("the articles", () => {
   });
 
   it.each(cases)("%s is at least 150 words per minute of its read time", (_, article) => {
-    const count = words(bodyText(article.route, article.lang)).length;
+    const count = words(bodyText(article.route, languageOf(article))).length;
     expect(article.meta.readTime).toBeDefined();
     expect(count).toBeGreaterThanOrEqual(150 * article.meta.readTime!);
   });
 
   it.each(cases)("%s is written in the language its front matter says", (_, article) => {
-    const text = bodyText(article.route, article.lang);
+    const text = bodyText(article.route, languageOf(article));
     const other = article.lang === "pt" ? "en" : "pt";
-    const own = stopWordRatio(text, article.lang);
+    const own = stopWordRatio(text, languageOf(article));
     expect(own).toBeGreaterThan(0.2);
     expect(own).toBeGreaterThan(3 * stopWordRatio(text, other));
   });

@@ -189,3 +189,34 @@ describe("bad input fails the build and keeps the last good output", () => {
     expect(await readFile(path.join(root, "dist", "favicon.svg"), "utf8")).toContain("<svg");
   });
 });
+
+describe("every content error at once", () => {
+  it("an article that fails its schema does not hide the unknown key and the broken link of the others", async () => {
+    const dir = await editedFixture("basic", {
+      // `title` is required: `titel` beside it is what the author meant.
+      "articles/primeiro.md": (s) => s.replace(/^title:/m, "titel:"),
+      "articles/guia/so-titulo.md": (s) => s.replace(/^---\n/, "---\nreadTme: 3\n").replace(/\n*$/, "\n\n[veja](/nao-existe)\n"),
+    });
+    const result = await buildInMemory(dir);
+    expect(result.ok).toBe(false);
+    const shown = result.errors.map((e) => `${e.file.split("/").pop()}: ${e.message}`);
+    expect(shown).toEqual([
+      "primeiro.md: `title` is required",
+      "so-titulo.md: unknown front-matter key `readTme`",
+      "so-titulo.md: broken link: no page has the route /nao-existe",
+    ]);
+    expect(result.errors[0]!.hint).toMatch(/^you wrote `titel` \(line \d+\): did you mean `title`\?$/);
+    expect(result.errors[1]!.hint).toBe("did you mean `readTime`?");
+  });
+
+  it("lists the blocks in the unknown-key hint only when the theme has blocks", async () => {
+    const dir = await editedFixture("basic", { "articles/primeiro.md": (s) => s.replace(/^---\n/, "---\nzzzqqq: 1\n") });
+    const withBlocks = await buildInMemory(dir);
+    expect(withBlocks.errors[0]!.hint).toContain("plus data for a block placed in the body");
+    const { MemoryWriter } = await import("../engine/output.js");
+    const bare = await buildSite({ contentDir: dir, projectRoot, theme: { ...theme, blocks: [] }, writer: new MemoryWriter() });
+    const unknown = bare.errors.find((e) => e.message === "unknown front-matter key `zzzqqq`")!;
+    expect(unknown.hint).toMatch(/^front-matter keys are title, /);
+    expect(unknown.hint).not.toContain("block");
+  });
+});

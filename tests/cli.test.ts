@@ -47,3 +47,19 @@ describe("npm run build", () => {
     expect(await readFile(path.join(out, "primeiro.html"), "utf8")).toBe(before);
   }, 60_000);
 });
+
+describe("a second site's build script (tests/fixtures/notebook/build.ts)", () => {
+  it("builds through the engine's public face in about ten lines, as npm run build does", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "notebook-")), "dist");
+    const { NODE_ENV: _, ...env } = process.env;
+    const script = (...flags: string[]) =>
+      run(path.join(projectRoot, "node_modules/.bin/tsx"), ["tests/fixtures/notebook/build.ts", out, "--no-cache", ...flags], { cwd: projectRoot, env: { ...env, NO_COLOR: "1" } });
+    const first = await script();
+    expect(first.stdout).toMatch(/^Built 4 pages into .*dist in \d+ ms\n$/);
+    expect(await readFile(path.join(out, "notes/reading-slowly.html"), "utf8")).toContain('<p class="tags">reading</p>');
+    // Its own public/ folder (none), not the blog's.
+    await expect(readFile(path.join(out, "favicon.svg"))).rejects.toThrow();
+    expect((await script()).stdout).toMatch(/is up to date/);
+    expect((await script("--force")).stdout).toMatch(/^Built 4 pages/);
+  }, 60_000);
+});

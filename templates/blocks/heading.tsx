@@ -1,6 +1,6 @@
 /** A heading whose level the Markdown stage chose from the section the block stands in. */
 import type { ReactNode } from "react";
-import type { BlockProps as EngineBlockProps } from "../../engine/theme.js";
+import type { BlockProps as EngineBlockProps } from "../../engine/index.js";
 import type { BlockData, LeafBlockName } from "../schema.js";
 
 /** What the block `N` receives: its validated data, its heading level, its page's language. */

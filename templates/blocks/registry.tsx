@@ -2,11 +2,11 @@
  * The blog's structured blocks: each directive's name, where its data comes from (and the
  * schema it must satisfy), and the component that renders it.
  */
-import type { BlockDefinition, BlockProps } from "../../engine/theme.js";
+import type { BlockDefinition, BlockProps } from "../../engine/index.js";
 import { Island } from "../../client/island.js";
 import { EditionsCarousel, type CarouselEdition, type CarouselLabels, type EditionsCarouselProps } from "../../client/islands/editions-carousel.js";
-import { blockSchemas, type Language, type LeafBlockName, type SiteSettings } from "../schema.js";
-import { editionsOf } from "../page-context.js";
+import { blockSchemas, type Language, type LeafBlockName } from "../schema.js";
+import { editionsOf, type CafeContent } from "../page-context.js";
 import { BeforeAfter, Hashtags, Pillars, Plan, References, Roadmap, StatCards, WinnerCards } from "./data-blocks.js";
 import { ScoreTable, ToolTable } from "./tables.js";
 
@@ -62,7 +62,7 @@ function Editions({ data, level, lang }: BlockProps<EditionsData>) {
   );
 }
 
-export const blocks: BlockDefinition[] = [
+export const blocks: BlockDefinition<CafeContent>[] = [
   ...Object.entries(dataBlocks).map(([name, component]) => ({
     name,
     source: { from: "data" as const, schema: blockSchemas[name as LeafBlockName] },
@@ -74,7 +74,7 @@ export const blocks: BlockDefinition[] = [
     source: {
       from: "site",
       data: (content): EditionsData => {
-        const site = content.site.value as SiteSettings;
+        const site = content.site.value;
         const labels = (lang: Language): CarouselLabels => ({ ...site.labels[lang].editions, readTime: site.labels[lang].readTime });
         return {
           editions: editionsOf(content).filter((e) => !content.draftRoutes.has(e.route)),

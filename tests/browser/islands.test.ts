@@ -181,12 +181,15 @@ describeBrowser("sharing", () => {
 
   it("uses the browser alert on the loyalty page", async () => {
     const { page, context } = await open("/via-mao-dupla-lealdade", { share: "none" });
-    const dialog = page.waitForEvent("dialog");
+    // The alert blocks the page until it is closed, and the click waits for the page: close it from the handler.
+    const shown = new Promise<{ type: string; message: string }>((resolve) =>
+      page.once("dialog", (dialog) => {
+        resolve({ type: dialog.type(), message: dialog.message() });
+        void dialog.accept();
+      }),
+    );
     await page.getByRole("button", { name: "Compartilhar" }).click();
-    const shown = await dialog;
-    expect(shown.type()).toBe("alert");
-    expect(shown.message()).toBe("Link copiado para a área de transferência!");
-    await shown.accept();
+    expect(await shown).toEqual({ type: "alert", message: "Link copiado para a área de transferência!" });
     expect(await page.locator(".toast").count()).toBe(0);
     await context.close();
   });
