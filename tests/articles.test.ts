@@ -4,10 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import path from "node:path";
+import { readFileSync } from "node:fs";
 import { loadContent } from "../engine/content.js";
 import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
+import { hasHashtagsBlock, isHomePage, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
 
 const built = realSite();
 const { content } = await loadContent(path.join(projectRoot, "content"), theme);
@@ -86,5 +88,40 @@ describe("the articles", () => {
   it("uses the spec's figures where the spec gives them", () => {
     const rh = bodyText("/artigo-inovacao-rh", "pt");
     for (const figure of ["83%", "87%", "6 em 10", "3,1%", "R$ 80 mil"]) expect(rh).toContain(figure);
+  });
+});
+
+describe("the rules of content/STYLE.md (issue 23)", () => {
+  const terms = termRulesFrom(readFileSync(path.join(projectRoot, "content/STYLE.md"), "utf8"));
+  const portuguese = [
+    ...articles.filter((a) => a.lang === "pt").map((a) => [a.file, a.source] as const),
+    ...["cards.yaml", "editions.yaml"].map((f) => [`content/${f}`, readFileSync(path.join(projectRoot, "content", f), "utf8")] as const),
+  ];
+
+  it("reads its list of terms from STYLE.md", () => {
+    expect(terms.map((t) => t.use)).toEqual(expect.arrayContaining(["online", "Caged", "você"]));
+  });
+
+  it.each(portuguese)("%s spells each listed term one way", (_, source) => {
+    expect(termViolations(readableText(source), terms)).toEqual([]);
+  });
+
+  it.each(cases)("%s: every reference opens a document, not a site's home page", (_, article) => {
+    const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
+    const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
+    const urls = [...variant.querySelectorAll(".references a[href]")].map((a) => a.getAttribute("href")!);
+    expect(urls.filter(isHomePage)).toEqual([]);
+  });
+
+  it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
+    expect(quotesNotInArticle(article.markdown)).toEqual([]);
+  });
+
+  it.each(cases)("%s ends with the hashtags block, #CaféComACris last", (_, article) => {
+    expect(hasHashtagsBlock(article.markdown)).toBe(true);
+    const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
+    const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
+    const tags = [...variant.querySelectorAll(".hashtag")].map((li) => li.textContent?.trim());
+    expect(tags.at(-1)).toBe("#CaféComACris");
   });
 });

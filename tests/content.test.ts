@@ -4,6 +4,7 @@ import { parseSiteDate } from "../engine/schema.js";
 import { formatError } from "../engine/errors.js";
 import { editedFixture, fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
+import { hasHashtagsBlock, isHomePage, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
 
 describe("content loading", () => {
   it("loads a valid content folder with typed, validated entries", async () => {
@@ -109,5 +110,49 @@ describe("invalid front matter", () => {
     expect(errors).toEqual([]);
     expect(warnings.map((w) => w.message).join("\n")).toMatch(/`brand\.url` is still a placeholder/);
     expect(warnings.map((w) => w.message).join("\n")).toMatch(/`privacyUrl` is still a placeholder/);
+  });
+});
+
+describe("editorial checks of content/STYLE.md, on examples", () => {
+  const guide = "# Guia\n\n## Uma grafia para cada termo\n\nTexto.\n\n| use | não use |\n|---|---|\n| `online` | `on-line` |\n| `Caged` | `CAGED` |\n| `você` | `te`, `ti` |\n\n## Outra seção\n\n| a | b |\n";
+
+  it("reads the term table of the guide, and only that table", () => {
+    expect(termRulesFrom(guide)).toEqual([
+      { use: "online", avoid: ["on-line"] },
+      { use: "Caged", avoid: ["CAGED"] },
+      { use: "você", avoid: ["te", "ti"] },
+    ]);
+    expect(() => termRulesFrom("# Guia sem a tabela\n")).toThrow(/Uma grafia para cada termo/);
+  });
+
+  it("finds a second spelling of a listed term, exact case where only the case differs", () => {
+    const rules = termRulesFrom(guide);
+    expect(termViolations("Cursos On-line e dados do CAGED; posso te mostrar, ajudar-te.", rules)).toEqual([
+      "On-line (use online)",
+      "CAGED (use Caged)",
+      "te (use você)",
+      "te (use você)",
+    ]);
+    expect(termViolations("Cursos online, o Novo Caged, a noite, o Forte e o #Caged.", rules)).toEqual([]);
+    expect(termViolations(readableText("[site](https://x.org/on-line) e seu@on-line.com"), rules)).toEqual([]);
+  });
+
+  it("tells a home page from a document's own page", () => {
+    expect(isHomePage("https://www.ilo.org")).toBe(true);
+    expect(isHomePage("https://www.ilo.org/")).toBe(true);
+    expect(isHomePage("https://startupgenome.com/report/gser2024")).toBe(false);
+    expect(isHomePage("https://www.gov.br/previdencia")).toBe(false);
+  });
+
+  it("flags a pull quote whose words are not in its article, and passes one that repeats them", () => {
+    const quote = (text: string) => `:::quote{author="Cris"}\n${text}\n:::`;
+    expect(quotesNotInArticle(`Um texto.\n\n${quote("Uma frase que não está lá.")}\n`)).toEqual(["Uma frase que não está lá."]);
+    expect(quotesNotInArticle(`Antes. Uma frase **que está** lá.\nDepois.\n\n${quote("Uma frase que está lá.")}\n`)).toEqual([]);
+    expect(quotesNotInArticle("Sem destaque.\n")).toEqual([]);
+  });
+
+  it("sees whether the hashtags block is placed", () => {
+    expect(hasHashtagsBlock("Texto.\n\n::hashtags\n")).toBe(true);
+    expect(hasHashtagsBlock("Texto sobre ::hashtags no meio.\n")).toBe(false);
   });
 });
