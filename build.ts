@@ -1,11 +1,12 @@
 /**
  * The command line: build | preview | dev | new. Thin: puts this site's theme and content
- * together, parses flags and calls the engine.
+ * together, parses flags and calls the engine. It runs bundled, through engine/launch.mjs
+ * (what every npm script runs):
  *
- *   tsx build.ts build   [--content DIR] [--out DIR] [--force]
- *   tsx build.ts preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
- *   tsx build.ts dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
- *   tsx build.ts new     "Título do artigo" [--content DIR]
+ *   node engine/launch.mjs build   [--content DIR] [--out DIR] [--force] [--no-cache] [--verbose]
+ *   node engine/launch.mjs preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
+ *   node engine/launch.mjs dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
+ *   node engine/launch.mjs new     "Título do artigo" [--content DIR]
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,13 +18,25 @@ import { parseArgs } from "node:util";
 // loading any of it.
 process.env.NODE_ENV ??= "production";
 
-const projectRoot = path.dirname(fileURLToPath(import.meta.url));
-/** This site's theme: the module that exports it, and the folders its code lives in. */
-const THEME_MODULE = path.join(projectRoot, "templates/theme.tsx");
+/** This site's theme: the module that exports it (bundled beside this file), and the folders its code lives in. */
+const THEME_MODULE = fileURLToPath(new URL("./templates/theme.js", import.meta.url));
 const THEME_FOLDERS = ["templates", "client"];
 const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"`;
 
-async function main(argv: string[]): Promise<number> {
+/** Runs a command; resolves to the exit code (`preview` and `dev` run until stopped). */
+export async function main(argv: string[], projectRoot: string): Promise<number> {
+  try {
+    return await run(argv, projectRoot);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") console.error("That port is already in use: pass another with --port N");
+    else if (code === "ENOENT") console.error(`not found: ${(error as NodeJS.ErrnoException).path} (run npm run build first?)`);
+    else console.error(error);
+    return 1;
+  }
+}
+
+async function run(argv: string[], projectRoot: string): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -38,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
         "allowed-host": { type: "string", multiple: true, default: [] },
         force: { type: "boolean", default: false },
         "no-cache": { type: "boolean", default: false },
+        verbose: { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -66,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
       }
       const { buildProject } = await import("./engine/index.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
-      return buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], inputs });
+      return buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], verbose: values.verbose, inputs });
     }
     case "preview": {
       const { serve } = await import("./engine/serve.js");
@@ -130,14 +144,3 @@ async function checkHosts(host: string, allowedHosts: string[]): Promise<boolean
     return false;
   }
 }
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") console.error("That port is already in use: pass another with --port N");
-    else if (code === "ENOENT") console.error(`not found: ${(error as NodeJS.ErrnoException).path} (run npm run build first?)`);
-    else console.error(error);
-    process.exit(1);
-  },
-);

@@ -51,6 +51,8 @@ export interface BuildResult {
   changed: string[];
   /** Pages rendered in this run (the others were unchanged and taken as they were). */
   rendered: number;
+  /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
+  timings?: [stage: string, ms: number][];
 }
 
 /** What the load stage gives the others: the content, and the articles that did not load. */
@@ -88,30 +90,32 @@ export class SiteBuilder {
   /** The stages, in order. `load` reads the whole content folder, or (watch mode) what changed. */
   private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, { newAssets = false } = {}): Promise<BuildResult> {
     const { theme, projectRoot, reference } = this.options;
-    const loaded = (this.last.loaded = await load());
+    const lap = stopwatch();
+    const loaded = (this.last.loaded = lap("load", await load()));
     const { content } = loaded;
     if (!content) return fail(writer, loaded.errors, loaded.warnings);
-    const table = buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route)));
+    const table = lap("routes", buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route))));
     const values = new DepValues({ content, table, listing: () => undefined, block: (name) => siteBlockData(content, theme, name) });
-    const markdown = (this.last.markdown = markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference }));
-    const checks = await checkStage({ content, table, markdown, theme, publicDir: this.publicDir });
-    const images = await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []);
+    const markdown = (this.last.markdown = lap("Markdown", markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference })));
+    const checks = lap("checks", await checkStage({ content, table, markdown, theme, publicDir: this.publicDir }));
+    const images = lap("images", await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []));
     const bodies = [...markdown.values()].map((m) => m.result);
     const errors = [...loaded.errors, ...table.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
     const warnings = [...loaded.warnings, ...bodies.flatMap((b) => b.warnings)];
     if (errors.length > 0) return fail(writer, errors, warnings);
-    const cards = await this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url);
+    const cards = lap("cards", await this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url));
     const previous = this.cache.lastBuildFor(writer);
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
-    const assets = await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse });
+    const assets = lap("assets", await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse }));
     if ("errors" in assets) return fail(writer, assets.errors, warnings);
     const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, previous: previous.pages, reuse });
     const media = new Map([...images.images.files, ...cards.files]);
     const next = { output: writer.output, pages: pages.pages, assets: assets.record, media: [...media.keys()] };
-    const changed = await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next });
+    // Pages are rendered as the writer takes them: the two stages are timed together.
+    const changed = lap("render + write", await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next }));
     this.cache.record(next);
     this.last.routes = table.routes;
-    return { ok: true, routes: table.routes, errors: [], warnings, changed: changed.sort(byCodePoint), rendered: pages.rendered };
+    return { ok: true, routes: table.routes, errors: [], warnings, changed: changed.sort(byCodePoint), rendered: pages.rendered, timings: lap.laps };
   }
 
   /** Load: the whole content folder. */
@@ -195,4 +199,17 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
 async function fail(writer: SiteWriter, errors: ContentError[], warnings: ContentWarning[]): Promise<BuildResult> {
   await writer.abort();
   return { ok: false, routes: [], errors, warnings, changed: [], rendered: 0 };
+}
+
+/** Times stages one after another: `lap(name, value)` notes the time since the last lap and gives the value back. */
+function stopwatch() {
+  let last = performance.now();
+  const laps: [string, number][] = [];
+  const lap = <T,>(stage: string, value: T): T => {
+    const now = performance.now();
+    laps.push([stage, Math.round((now - last) * 10) / 10]);
+    last = now;
+    return value;
+  };
+  return Object.assign(lap, { laps });
 }

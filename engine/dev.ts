@@ -7,8 +7,6 @@ import { fork, type ChildProcess } from "node:child_process";
 import type http from "node:http";
 import path from "node:path";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { stat } from "node:fs/promises";
 import { watch } from "chokidar";
 import { build } from "esbuild";
@@ -33,15 +31,18 @@ export interface DevOptions {
   log?: (line: string) => void;
 }
 
+/** The engine's sources (the watch mode restarts the builder when one changes) and its launcher. */
+const engineDir = (options: DevOptions) => path.join(options.projectRoot, "engine");
+
 export interface DevServer {
   url: string;
   close(): Promise<void>;
 }
 
 /** Bundles the dev client (live reload and overlay) once per session. */
-async function devClient(): Promise<string> {
+async function devClient(options: DevOptions): Promise<string> {
   const result = await build({
-    entryPoints: [path.join(import.meta.dirname, "dev-client.ts")],
+    entryPoints: [path.join(engineDir(options), "dev-client.ts")],
     bundle: true,
     format: "esm",
     write: false,
@@ -56,7 +57,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const clients = new Set<http.ServerResponse>();
   let lastErrors: ReportedError[] | undefined;
   let lastPrinted = "";
-  const clientScript = await devClient();
+  const clientScript = await devClient(options);
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const broadcast = (event: string, data: unknown) => {
@@ -137,8 +138,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   });
   log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
 
-  const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), import.meta.dirname];
-  const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts)$/.test(file);
+  const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)];
+  const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts|mjs)$/.test(file);
   let timer: NodeJS.Timeout | undefined;
   const changed = new Set<string>();
   let chain: Promise<unknown> = Promise.resolve();
@@ -175,7 +176,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }, 2);
   };
   const watcher = watch(
-    [options.contentDir, ...[...options.themeFolders, "public"].map((d) => path.join(options.projectRoot, d)), import.meta.dirname],
+    [options.contentDir, ...[...options.themeFolders, "public"].map((d) => path.join(options.projectRoot, d)), engineDir(options)],
     {
       ignoreInitial: true,
       // Not chokidar's atomic mode: every batch re-reads the files as they are now, so an
@@ -216,11 +217,10 @@ class BuilderProcess {
   private ended?: BuildReply;
 
   constructor(options: DevOptions) {
-    this.child = fork(path.join(import.meta.dirname, "dev-builder.ts"), [options.contentDir, options.projectRoot, options.outDir, options.themeModule, options.themeFolders.join(","), options.cacheDir ?? ""], {
-      // tsx as this project has it, wherever the command was started.
-      execArgv: ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href],
-      // The project's compiler settings (JSX runtime…) wherever the command was started.
-      env: { ...process.env, TSX_TSCONFIG_PATH: path.join(options.projectRoot, "tsconfig.json") },
+    // Through the launcher, as every command runs: a new builder runs the code as it is now.
+    const args = [options.contentDir, options.projectRoot, options.outDir, options.themeModule, options.themeFolders.join(","), options.cacheDir ?? ""];
+    this.child = fork(path.join(engineDir(options), "launch.mjs"), ["--dev-builder", ...args], {
+      execArgv: [],
       stdio: ["ignore", "inherit", "pipe", "ipc"],
     });
     // Shown in the terminal as it comes, and kept: it explains a builder that dies.
@@ -233,7 +233,8 @@ class BuilderProcess {
         if (reply.type === "ready") resolve();
         else this.pending.shift()?.(reply);
       });
-      this.child.on("exit", (code, signal) => {
+      // "close", not "exit": the process may be gone before its last words on stderr are read.
+      this.child.on("close", (code, signal) => {
         const why = this.stderr.trim() || `the builder process exited (${signal ?? `code ${code}`})`;
         this.ended = crashReply(reportCrash(why, options.projectRoot));
         for (const reply of this.pending.splice(0)) reply(this.ended);

@@ -17,6 +17,8 @@ export interface ProjectBuildOptions {
   theme: Theme;
   /** Folders (relative to the project root) that hold the theme's code: an edit there is a new version of the code. */
   themeFolders: readonly string[];
+  /** Where the engine's sources are, relative to the project root (default `engine`): an edit there is a new version of the code. */
+  engineFolder?: string;
   /** Default: `<projectRoot>/content`. */
   contentDir?: string;
   /** Default: `<projectRoot>/dist`. */
@@ -27,6 +29,8 @@ export interface ProjectBuildOptions {
   force?: boolean;
   /** No persistent cache at all. */
   noCache?: boolean;
+  /** Print how long each stage took. */
+  verbose?: boolean;
   /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
   inputs?: string;
 }
@@ -38,7 +42,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const contentDir = options.contentDir ?? path.join(projectRoot, "content");
   const outDir = options.outDir ?? path.join(projectRoot, "dist");
   const shownOut = path.relative(process.cwd(), outDir) || outDir;
-  const codeFolders = [...options.themeFolders, path.relative(projectRoot, import.meta.dirname)];
+  const codeFolders = [...options.themeFolders, options.engineFolder ?? "engine"];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
   const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, [...codeFolders, path.relative(projectRoot, publicDir)]));
   if (!options.force && (await isUpToDate(outDir, inputs))) {
@@ -55,6 +59,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   await writer.begin();
   const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
   printWarnings(result.warnings);
+  if (options.verbose) for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
   if (!result.ok) {
     printErrors(result.errors);
     console.error(`Build failed; ${shownOut} was left as it was.`);

@@ -31,7 +31,7 @@ async function setup() {
   const content = await editedFixture("basic", {});
   const out = await mkdtemp(path.join(tmpdir(), "cafe-cache-out-"));
   const build = async (...args: string[]) => {
-    const { stdout } = await run(path.join(project, "node_modules/.bin/tsx"), ["build.ts", "build", "--content", content, ...args], { cwd: project });
+    const { stdout } = await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, ...args], { cwd: project });
     return stdout;
   };
   /** A build from the cache, then a cold one: same bytes, and how many pages the first took unchanged. */

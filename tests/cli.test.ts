@@ -9,9 +9,9 @@ import { editedFixture, fixture, projectRoot } from "./helpers.js";
 
 const run = promisify(execFile);
 
-/** As `npm run build` runs it: `tsx build.ts build`. */
+/** As `npm run build` runs it: `node engine/launch.mjs build`. */
 async function build(content: string, out: string) {
-  return run(path.join(projectRoot, "node_modules/.bin/tsx"), ["build.ts", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
+  return run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );

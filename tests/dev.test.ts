@@ -215,7 +215,7 @@ describe("npm run dev from the command line", () => {
       "articles/rascunho.md": "---\ntitle: Rascunho secreto\ndraft: true\n---\n\nAinda não publicado.\n",
     });
     const cwd = await mkdtemp(path.join(tmpdir(), "cafe-dev-cli-"));
-    const child = spawn(path.join(projectRoot, "node_modules/.bin/tsx"), [path.join(projectRoot, "build.ts"), "dev", "--content", site, "--port", "0"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(projectRoot, "engine/launch.mjs"), "dev", "--content", site, "--port", "0"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = "";

@@ -48,7 +48,7 @@ describe("npm run preview -- --allowed-host NAME", () => {
     await writer.begin();
     expect((await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer })).ok).toBe(true);
     await writeFile(path.join(out, ".cafe-build.json"), "{}\n");
-    child = spawn(process.execPath, ["--import", "tsx", "build.ts", "preview", "--out", out, "--port", "0", "--allowed-host", "cafe.test", "--allowed-host", "blog.lan"], {
+    child = spawn(process.execPath, ["engine/launch.mjs", "preview", "--out", out, "--port", "0", "--allowed-host", "cafe.test", "--allowed-host", "blog.lan"], {
       cwd: projectRoot,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -92,7 +92,7 @@ describe("npm run preview -- --allowed-host NAME", () => {
 
   it("rejects an --allowed-host that is not a host name, before listening", async () => {
     const run = promisify(execFile);
-    const result = await run(process.execPath, ["--import", "tsx", "build.ts", "preview", "--port", "0", "--allowed-host", "evil.example/path"], { cwd: projectRoot }).then(
+    const result = await run(process.execPath, ["engine/launch.mjs", "preview", "--port", "0", "--allowed-host", "evil.example/path"], { cwd: projectRoot }).then(
       () => ({ code: 0, stderr: "" }),
       (e: { code: number; stderr: string }) => e,
     );

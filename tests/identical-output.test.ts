@@ -16,7 +16,6 @@ import { comparable, fixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const run = promisify(execFile);
-const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
 
 /**
  * The real content plus 120 files of the benchmark corpus, built as the benchmark builds it:
@@ -45,7 +44,7 @@ describe("byte-identical output", () => {
   it("the command line as authors run it (npm run build) writes the reference bytes", async () => {
     const content = await siteWithCorpus();
     const out = path.join(path.dirname(content), "site");
-    await run(tsx, ["build.ts", "build", "--content", content, "--out", out], { cwd: projectRoot });
+    await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot });
     const reference = new MemoryWriter();
     expect((await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference)).ok).toBe(true);
     const written = (await readdir(out, { recursive: true, withFileTypes: true }))
@@ -74,7 +73,7 @@ describe("byte-identical output", () => {
   it("a second build with nothing changed leaves every file untouched, and --force writes the same bytes", async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-same-")), "site");
     const build = (...args: string[]) =>
-      run(tsx, ["build.ts", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
+      run(process.execPath, ["engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out, ...args], { cwd: projectRoot });
     await build();
     const snapshot = async () => {
       const files = (await readdir(out, { recursive: true })).filter((f) => !f.endsWith(".cafe-build.json")).sort();

@@ -108,7 +108,7 @@ describe("atomic output", () => {
 
     // The signal goes straight to the build (a wrapper such as tsx may SIGKILL its child
     // 30 ms after relaying one; that case is the next test's).
-    const child = spawn(process.execPath, ["--import", "tsx", "build.ts", "build", "--out", out], { cwd: projectRoot, stdio: "ignore" });
+    const child = spawn(process.execPath, ["engine/launch.mjs", "build", "--out", out], { cwd: projectRoot, stdio: "ignore" });
     for (let i = 0; i < 800 && (await leftovers(parent)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
