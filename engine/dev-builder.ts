@@ -55,6 +55,7 @@ process.on("message", (request: BuilderRequest) => {
         warnings: result.warnings.map((w) => `warning ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`),
         written: result.written,
         pages: result.routes.length,
+        routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),
         rendered: result.rendered,
         ms: Math.round(performance.now() - started),
       });
