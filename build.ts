@@ -6,6 +6,7 @@
  *   tsx build.ts preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   tsx build.ts dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   tsx build.ts new     "Título do artigo" [--content DIR]
+ *   tsx build.ts check-links [--content DIR] [--warn-only] [--force] [--no-cache]
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
@@ -21,7 +22,7 @@ const projectRoot = path.dirname(fileURLToPath(import.meta.url));
 /** This site's theme: the module that exports it, and the folders its code lives in. */
 const THEME_MODULE = path.join(projectRoot, "templates/theme.tsx");
 const THEME_FOLDERS = ["templates", "client"];
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force]`;
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -38,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
         "allowed-host": { type: "string", multiple: true, default: [] },
         force: { type: "boolean", default: false },
         "no-cache": { type: "boolean", default: false },
+        "warn-only": { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -135,6 +137,39 @@ async function main(argv: string[]): Promise<number> {
         }
         throw error;
       }
+    }
+    case "check-links": {
+      // The site is built in memory (never into --out): the links are those it would publish.
+      const { buildSite } = await import("./engine/build.js");
+      const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
+      const { MemoryWriter } = await import("./engine/output.js");
+      const { printErrors } = await import("./engine/report.js");
+      const writer = new MemoryWriter();
+      const result = await buildSite({ contentDir, projectRoot, theme, writer });
+      if (!result.ok) {
+        printErrors(result.errors);
+        console.error("The site does not build: fix the errors above, then check its links.");
+        return 1;
+      }
+      const { checkSiteLinks } = await import("./engine/check-links.js");
+      console.log("Checking the external links of the site (needs a network connection)…");
+      const report = await checkSiteLinks({
+        pages: result.routes.map((r) => [r.path, writer.text(r.outFile)] as const),
+        sourceDirs: [contentDir, ...THEME_FOLDERS.map((d) => path.join(projectRoot, d))],
+        relativeTo: process.cwd(),
+        options: {
+          // --force asks every address again; --no-cache keeps nothing.
+          cacheFile: values["no-cache"] ? undefined : path.join(projectRoot, "node_modules/.cache/check-links/answers.json"),
+          readCache: !values.force,
+        },
+      });
+      for (const line of report.lines) console.log(line);
+      console.log(report.summary);
+      if (report.dead > 0 && !values["warn-only"]) {
+        console.error("Dead links found: fix or remove them (--warn-only reports without failing).");
+        return 1;
+      }
+      return 0;
     }
     default:
       console.error(`unknown command '${command}'\n${USAGE}`);
