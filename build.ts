@@ -79,6 +79,7 @@ async function main(argv: string[]): Promise<number> {
       process.on("SIGTERM", interrupted);
       await writer.begin();
       const result = await buildSite({ contentDir, projectRoot, theme, writer, cache });
+      await updateEditorSchemas(contentDir, theme);
       printWarnings(result.warnings);
       if (!result.ok) {
         printErrors(result.errors);
@@ -174,6 +175,24 @@ async function main(argv: string[]): Promise<number> {
     default:
       console.error(`unknown command '${command}'\n${USAGE}`);
       return 2;
+  }
+}
+
+/**
+ * The JSON Schemas editors read for the content's YAML files (.vscode/schemas/), from the
+ * theme: rewritten when the theme's schemas changed. Only for this project's own content/
+ * (a build of another folder, a test's, leaves the project's editor settings alone); a
+ * failure to write them is a warning, never a failed build.
+ */
+async function updateEditorSchemas(contentDir: string, theme: import("./engine/theme.js").Theme): Promise<void> {
+  if (contentDir !== path.join(projectRoot, "content")) return;
+  try {
+    const { writeEditorSchemas } = await import("./engine/editor-schemas.js");
+    const { written, problems } = await writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name });
+    for (const problem of problems) console.warn(`warning ${problem}`);
+    if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
+  } catch (error) {
+    console.warn(`warning: the editors' schemas (.vscode/schemas) could not be written: ${(error as Error).message}`);
   }
 }
 

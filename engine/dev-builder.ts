@@ -7,6 +7,7 @@
  * syntax error in a template, say) becomes a reply with its file, line and frame, which
  * the dev server shows in the overlay, instead of a process that dies before it is ready.
  */
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
 
@@ -26,6 +27,10 @@ async function load() {
   // Started from the cache: the pages of the last session that nothing changed are not rendered again.
   const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders.split(","), "engine"])) : undefined;
   const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache });
+  // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
+  if (contentDir === path.join(projectRoot, "content")) {
+    void import("./editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
+  }
   return { builder, writer: new LiveWriter(outDir), formatError };
 }
 
