@@ -7,6 +7,7 @@
  *   node engine/launch.mjs preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs new     "Título do artigo" [--content DIR]
+ *   node engine/launch.mjs check-links [--content DIR] [--warn-only] [--force] [--no-cache]
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +22,7 @@ process.env.NODE_ENV ??= "production";
 /** This site's theme: the module that exports it (bundled beside this file), and the folders its code lives in. */
 const THEME_MODULE = fileURLToPath(new URL("./templates/theme.js", import.meta.url));
 const THEME_FOLDERS = ["templates", "client"];
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force]`;
 
 /** Runs a command; resolves to the exit code (`preview` and `dev` run until stopped). */
 export async function main(argv: string[], projectRoot: string): Promise<number> {
@@ -52,6 +53,7 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
         force: { type: "boolean", default: false },
         "no-cache": { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
+        "warn-only": { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -80,7 +82,9 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
       }
       const { buildProject } = await import("./engine/index.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
-      return buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], verbose: values.verbose, inputs });
+      const code = await buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], verbose: values.verbose, inputs });
+      if (code === 0) await updateEditorSchemas(projectRoot, contentDir, theme);
+      return code;
     }
     case "preview": {
       const { serve } = await import("./engine/serve.js");
@@ -127,9 +131,60 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
         throw error;
       }
     }
+    case "check-links": {
+      // The site is built in memory (never into --out): the links are those it would publish.
+      const { buildSite } = await import("./engine/build.js");
+      const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
+      const { MemoryWriter } = await import("./engine/output.js");
+      const { printErrors } = await import("./engine/report.js");
+      const writer = new MemoryWriter();
+      const result = await buildSite({ contentDir, projectRoot, theme, writer });
+      if (!result.ok) {
+        printErrors(result.errors);
+        console.error("The site does not build: fix the errors above, then check its links.");
+        return 1;
+      }
+      const { checkSiteLinks } = await import("./engine/check-links.js");
+      console.log("Checking the external links of the site (needs a network connection)…");
+      const report = await checkSiteLinks({
+        pages: result.routes.map((r) => [r.path, writer.text(r.outFile)] as const),
+        sourceDirs: [contentDir, ...THEME_FOLDERS.map((d) => path.join(projectRoot, d))],
+        relativeTo: process.cwd(),
+        options: {
+          // --force asks every address again; --no-cache keeps nothing.
+          cacheFile: values["no-cache"] ? undefined : path.join(projectRoot, "node_modules/.cache/check-links/answers.json"),
+          readCache: !values.force,
+        },
+      });
+      for (const line of report.lines) console.log(line);
+      console.log(report.summary);
+      if (report.dead > 0 && !values["warn-only"]) {
+        console.error("Dead links found: fix or remove them (--warn-only reports without failing).");
+        return 1;
+      }
+      return 0;
+    }
     default:
       console.error(`unknown command '${command}'\n${USAGE}`);
       return 2;
+  }
+}
+
+/**
+ * The JSON Schemas editors read for the content's YAML files (.vscode/schemas/), from the
+ * theme: rewritten when the theme's schemas changed. Only for this project's own content/
+ * (a build of another folder, a test's, leaves the project's editor settings alone); a
+ * failure to write them is a warning, never a failed build.
+ */
+async function updateEditorSchemas(projectRoot: string, contentDir: string, theme: import("./engine/theme.js").Theme): Promise<void> {
+  if (contentDir !== path.join(projectRoot, "content")) return;
+  try {
+    const { writeEditorSchemas } = await import("./engine/editor-schemas.js");
+    const { written, problems } = await writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name });
+    for (const problem of problems) console.warn(`warning ${problem}`);
+    if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
+  } catch (error) {
+    console.warn(`warning: the editors' schemas (.vscode/schemas) could not be written: ${(error as Error).message}`);
   }
 }
 

@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 const INTEGRATION = [
   "tests/browser/**",
   "tests/cache.test.ts",
+  "tests/check-links.test.ts",
   "tests/cli.test.ts",
   "tests/dev.test.ts",
   "tests/host-origin.test.ts",

@@ -9,6 +9,7 @@
  * shows in the overlay, instead of a process that dies before it is ready (a syntax error
  * the bundler finds is printed as file:line:column and reported the same way).
  */
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
 
@@ -34,6 +35,10 @@ export function runBuilder(args: string[]): void {
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
     const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders.split(","), "engine"])) : undefined;
     const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache });
+    // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
+    if (contentDir === path.join(projectRoot, "content")) {
+      void import("./editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
+    }
     return { builder, writer: new LiveWriter(outDir), formatError };
   };
 
@@ -63,6 +68,7 @@ export function runBuilder(args: string[]): void {
           warnings: result.warnings.map((w) => `warning ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`),
           changed: result.changed,
           pages: result.routes.length,
+          routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),
           rendered: result.rendered,
           ms: Math.round(performance.now() - started),
         });

@@ -65,5 +65,7 @@ events.addEventListener("build-error", (event) => {
 events.addEventListener("ok", (event) => {
   const { routes } = JSON.parse((event as MessageEvent<string>).data) as { routes: string[] };
   const hadOverlay = document.getElementById(OVERLAY_ID) !== null;
-  if (hadOverlay || routes.includes("*") || routes.includes(location.pathname)) location.reload();
+  // The dev server's own pages (the share preview) show every page: any change is theirs.
+  const devPage = location.pathname.startsWith("/__cafe/");
+  if (hadOverlay || devPage || routes.includes("*") || routes.includes(location.pathname)) location.reload();
 });

@@ -24,6 +24,8 @@ export type BuildReply = {
       warnings: string[];
       changed: string[];
       pages: number;
+      /** The site's routes and their files (empty when the build failed). */
+      routes: { path: string; file: string; kind: string }[];
       /** Pages rendered (the others were unchanged: from the last build or the cache). */
       rendered: number;
       ms: number;
@@ -82,5 +84,5 @@ export function reportCrash(text: string, projectRoot: string): ReportedError {
 /** The reply for a build that could not run: the crash, printed as the terminal shows errors. */
 export function crashReply(error: ReportedError): BuildReply {
   const printed = [`${error.location}: ${error.message}`, error.frame, error.hint && `hint: ${error.hint}`].filter(Boolean).join("\n");
-  return { type: "result", ok: false, errors: [error], printed, warnings: [], changed: [], pages: 0, rendered: 0, ms: 0 };
+  return { type: "result", ok: false, errors: [error], printed, warnings: [], changed: [], pages: 0, routes: [], rendered: 0, ms: 0 };
 }

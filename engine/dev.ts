@@ -11,6 +11,7 @@ import { stat } from "node:fs/promises";
 import { watch } from "chokidar";
 import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./serve.js";
+import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
 import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type ReportedError } from "./dev-protocol.js";
 
 export interface DevOptions {
@@ -39,6 +40,9 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
+/** The share preview's address on the dev server (engine/share-preview.ts); no site has it. */
+export const SHARE_PREVIEW = "/__cafe/share";
+
 /** Bundles the dev client (live reload and overlay) once per session. */
 async function devClient(options: DevOptions): Promise<string> {
   const result = await build({
@@ -56,6 +60,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const clients = new Set<http.ServerResponse>();
   let lastErrors: ReportedError[] | undefined;
+  /** The routes of the last build that succeeded: the share preview lists them. */
+  let lastRoutes: BuiltRoute[] = [];
   let lastPrinted = "";
   const clientScript = await devClient(options);
 
@@ -82,6 +88,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
     const recovered = lastErrors !== undefined;
     lastErrors = undefined;
+    lastRoutes = reply.routes;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
     if (reply.changed.length === 0 && !recovered) return reply;
     const routes = changedRoutes(reply.changed);
@@ -122,6 +129,17 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         res.on("close", () => clients.delete(res));
         return true;
       }
+      if (req.url?.split("?")[0] === SHARE_PREVIEW && (req.method === "GET" || req.method === "HEAD")) {
+        // Drawn from the pages as they are now: a save that rebuilt them changes it too.
+        sharePreviewPage(options.outDir, lastRoutes, "/__cafe/dev-client.js").then(
+          (html) => {
+            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" });
+            res.end(req.method === "HEAD" ? undefined : html);
+          },
+          (error: unknown) => refuse(res, 500, `The share preview failed: ${(error as Error).message}`),
+        );
+        return true;
+      }
       if (req.url === "/__cafe/dev-client.js") {
         res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" });
         res.end(clientScript);
@@ -137,6 +155,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     },
   });
   log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
+  log(`share preview: ${url}${SHARE_PREVIEW} (each page as WhatsApp, LinkedIn and X show it)`);
 
   const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)];
   const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts|mjs)$/.test(file);

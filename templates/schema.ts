@@ -87,20 +87,26 @@ const labelsSchema = z.strictObject({
 export type Labels = z.infer<typeof labelsSchema>;
 
 export const siteSchema = z.strictObject({
-  name: nonEmpty,
-  siteUrl: httpsUrl,
-  author: nonEmpty,
-  brand: z.strictObject({ name: nonEmpty, url: externalUrl, label: nonEmpty }),
-  privacyUrl: externalUrl,
+  name: nonEmpty.describe("The blog's name: the pages' titles, the feed, the social cards."),
+  siteUrl: httpsUrl.describe("The public address of the blog (https://…): canonical URLs, the feed, the sitemap and the social cards' addresses."),
+  author: nonEmpty.describe("The author's name (feed, JSON-LD)."),
+  brand: z
+    .strictObject({
+      name: nonEmpty.describe("The brand's name, in the header (the \"Cris\" of Café com a Cris)."),
+      url: externalUrl.describe("The brand's website, opened in a new tab from the header."),
+      label: nonEmpty.describe("What a screen reader says for the brand's link."),
+    })
+    .describe("The brand in the header."),
+  privacyUrl: externalUrl.describe("The privacy and cookies page (both footer links)."),
   header: z.strictObject({
     title: bilingual,
     subtitle: bilingual,
     languageLabel: nonEmpty,
     languages: bilingual,
   }),
-  skipLink: nonEmpty,
+  skipLink: nonEmpty.describe("The \"skip to content\" link's text."),
   home: z.strictObject({
-    featured: routePath,
+    featured: routePath.describe("The route of the article featured at the top of the home page, like /artigo-transicao."),
     title: nonEmpty,
     subtitle: nonEmpty,
     description: nonEmpty,
@@ -110,7 +116,7 @@ export const siteSchema = z.strictObject({
     blogLabel: nonEmpty,
   }),
   /** What the pages print around the content, per language: English content shows the English labels. */
-  labels: z.strictObject({ pt: labelsSchema, en: labelsSchema }),
+  labels: z.strictObject({ pt: labelsSchema, en: labelsSchema }).describe("What the pages print around the content, per language: English content shows the English labels."),
   share: z.strictObject({
     label: nonEmpty,
     copiedTitle: nonEmpty,
@@ -129,8 +135,8 @@ export const siteSchema = z.strictObject({
     invalid: nonEmpty,
     success: z.strictObject({ title: nonEmpty, description: nonEmpty }),
     failure: z.strictObject({ title: nonEmpty, description: nonEmpty }),
-    endpoint: externalUrl.optional(),
-    delayMs: z.number().int().min(0).max(10000),
+    endpoint: externalUrl.optional().describe("A URL that receives POST {\"email\": …} as JSON; without it the form only simulates the signup."),
+    delayMs: z.number().int().min(0).max(10000).describe("How long the simulated signup takes, in milliseconds."),
   }),
   footer: z.strictObject({
     copyright: nonEmpty,
@@ -139,7 +145,10 @@ export const siteSchema = z.strictObject({
   }),
   notFound: z.strictObject({
     /** The language its texts are written in (BCP 47): SPEC gives them in English. */
-    lang: z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/, { message: "must be a language code such as en or pt-BR" }),
+    lang: z
+      .string()
+      .regex(/^[a-z]{2}(-[A-Z]{2})?$/, { message: "must be a language code such as en or pt-BR" })
+      .describe("The language the 404 page's texts are written in: en, pt-BR…"),
     title: nonEmpty,
     heading: nonEmpty,
     text: nonEmpty,
@@ -147,7 +156,7 @@ export const siteSchema = z.strictObject({
   }),
   toast: z.strictObject({ close: nonEmpty }),
   /** `false` builds no social cards (og:image): faster builds, links shared without a picture. */
-  socialCards: z.boolean().optional(),
+  socialCards: z.boolean().optional().describe("false builds no social cards (og:image): faster builds, links shared without a picture."),
 });
 export type SiteSettings = z.infer<typeof siteSchema>;
 
@@ -157,18 +166,28 @@ export type SiteSettings = z.infer<typeof siteSchema>;
  * entry's route. Write a value only where the card should say something else.
  */
 export const cardSchema = z.strictObject({
-  route: routePath,
-  icon: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be a lucide icon name in kebab-case, like 'heart-pulse'" }),
-  category: nonEmpty.optional(),
-  title: nonEmpty.optional(),
-  excerpt: nonEmpty,
-  date: nonEmpty.optional(),
-  readTime: readTime.optional(),
-  gradient: z.tuple([z.string(), z.string()]),
-  borderColor: z.string(),
-  iconColor: z.string(),
+  route: routePath.describe("The route of the article the card opens, like /artigo-transicao."),
+  icon: z
+    .string()
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be a lucide icon name in kebab-case, like 'heart-pulse'" })
+    .describe("A lucide icon name in kebab-case, like heart-pulse (lucide.dev/icons)."),
+  category: nonEmpty.optional().describe("The card's category badge; the article's category unless written here."),
+  title: nonEmpty.optional().describe("The card's title; the article's title unless written here."),
+  excerpt: nonEmpty.describe("One or two sentences inviting to read (the card shows up to 3 lines)."),
+  date: nonEmpty.optional().describe("The date shown; the article's date (as it writes it) unless written here."),
+  readTime: readTime.optional().describe("Minutes of reading, like 8; the article's readTime unless written here."),
+  gradient: z.tuple([z.string(), z.string()]).describe("The card's background: two CSS colours, like [\"#fffbeb\", \"#fff7ed\"]."),
+  borderColor: z.string().describe("The card's border colour (CSS), like \"#fcd34d\"."),
+  iconColor: z.string().describe("The icon's colour (CSS), like \"#b45309\"."),
   /** The card in English; title and category default to the English version of the article. */
-  en: z.strictObject({ category: nonEmpty.optional(), title: nonEmpty.optional(), excerpt: nonEmpty }).optional(),
+  en: z
+    .strictObject({
+      category: nonEmpty.optional().describe("The category in English; the English article's unless written here."),
+      title: nonEmpty.optional().describe("The title in English; the English article's unless written here."),
+      excerpt: nonEmpty.describe("The excerpt in English."),
+    })
+    .optional()
+    .describe("The card in English; title and category default to the English version of the article."),
 });
 export const cardsSchema = z.array(cardSchema);
 /** A card as written in cards.yaml. */
@@ -183,13 +202,16 @@ export type Card = Omit<CardEntry, "category" | "title" | "date" | "readTime" | 
 };
 
 export const editionSchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be a slug like 'outubro-27-2025'" }),
-  title: nonEmpty.optional(),
-  date: nonEmpty.optional(),
-  description: nonEmpty,
-  featured: z.boolean().default(false),
-  route: routePath,
-  readTime: readTime.optional(),
+  id: z
+    .string()
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: "must be a slug like 'outubro-27-2025'" })
+    .describe("A slug naming the edition, like outubro-27-2025."),
+  title: nonEmpty.optional().describe("The edition's title; the article's title unless written here."),
+  date: nonEmpty.optional().describe("The date shown; the article's date unless written here."),
+  description: nonEmpty.describe("What the edition is about, in a sentence or two."),
+  featured: z.boolean().default(false).describe("true for the one edition shown first (at most one)."),
+  route: routePath.describe("The route of the article the edition opens, like /material-semana."),
+  readTime: readTime.optional().describe("Minutes of reading, like 8; the article's readTime unless written here."),
 });
 export const editionsSchema = z
   .array(editionSchema)
