@@ -25,7 +25,11 @@ import { hashOf, isJsonSafe, seal, unseal } from "./hash.js";
 import { DepValues, Recorder, recordedContent, type Deps } from "./dependencies.js";
 import { DEFAULT_WIDTHS, ImageStage } from "./images.js";
 import { SocialCards } from "./social-card.js";
-import { isPublicFile, listPublicFiles, publicFileErrors } from "./public-files.js";
+import { listPublicFiles, publicFileErrors } from "./public-files.js";
+import { buildRedirects } from "./aliases.js";
+import { REDIRECT_FILES, redirectFiles } from "./redirect-files.js";
+import { answeredRoutes, readPublishedRoutes, RECORD_FILE, RouteHistory, updatePublishedRoutes, vanishedRouteErrors } from "./published-routes.js";
+import { markdownLinkErrors, pageLinks, renderedLinkErrors, type LinkTargets } from "./link-check.js";
 
 export interface BuildOptions {
   contentDir: string;
@@ -39,6 +43,11 @@ export interface BuildOptions {
   reference?: boolean;
   /** The persistent cache (none: every stage does all its work). */
   cache?: BuildCache;
+  /**
+   * The record of published addresses (published-routes.ts): `<contentDir>/published-routes.txt`
+   * unless told otherwise; false: none. A build without drafts adds its new addresses to it.
+   */
+  publishedRoutes?: string | false;
 }
 
 export interface BuildResult {
@@ -50,6 +59,8 @@ export interface BuildResult {
   written: string[];
   /** Pages rendered in this run (the others were unchanged and taken as they were). */
   rendered: number;
+  /** Addresses added to the record of published addresses. */
+  published?: string[];
 }
 
 /** One article's Markdown, with the text and the values it was rendered from. */
@@ -68,7 +79,9 @@ export class SiteBuilder {
   /** Articles that no longer parse, by file: reported until fixed, their last good version kept. */
   private readonly parseErrors = new Map<string, ContentError[]>();
   /** What is on the writer now: each page with the dependencies it was rendered from, and the assets. */
-  private written?: { pages: Record<string, PageEntry>; routes: Route[]; assets: AssetRecord; media: string[]; output?: string };
+  private written?: { pages: Record<string, PageEntry>; routes: Route[]; assets: AssetRecord; media: string[]; redirects: string[]; output?: string };
+  /** What earlier builds read: where the page of a vanished address went. */
+  private readonly history = new RouteHistory();
   /** The images articles show and the pages' social cards, kept across watch-mode runs. */
   private readonly images: ImageStage;
   private readonly cards: SocialCards;
@@ -91,6 +104,7 @@ export class SiteBuilder {
   async build(writer: SiteWriter): Promise<BuildResult> {
     const { theme } = this.options;
     this.parseErrors.clear();
+    this.history.snapshot(this.cache.enabled ? this.cache.files : undefined);
     const loaded = await loadContent(this.options.contentDir, theme, { drafts: this.options.drafts, cache: this.articleStore });
     this.content = loaded.content;
     if (!loaded.content) return fail(writer, loaded.errors, loaded.warnings);
@@ -140,12 +154,22 @@ export class SiteBuilder {
     });
     const markdown = this.markdownStage(content, values);
     const publicFiles = listPublicFiles(this.publicDir);
+    // Old addresses (aliases, redirects), the record of published ones, and the link targets.
+    const redirects = buildRedirects({ content, table, publicFiles, generated: [...SITE_FILES, ...REDIRECT_FILES] });
+    const found = this.history.advance(content.articles);
+    const generated = new Set(SITE_FILES.map((f) => `/${f}`));
+    const targets: LinkTargets = { content, table, redirects: redirects.byFrom, publicFiles, generated, movedTo: (r) => found(r, content.articles) };
+    const recordFile = this.options.publishedRoutes ?? path.join(this.options.contentDir, RECORD_FILE);
+    const record = recordFile === false ? undefined : readPublishedRoutes(recordFile);
+    const answered = answeredRoutes(table, redirects.redirects);
     const errors = [
       ...[...this.parseErrors.values()].flat(),
       ...table.errors,
       ...[...markdown.values()].flatMap((m) => m.errors),
-      ...(await checkSite(content, table, markdown, theme, publicFiles)),
-      ...publicFileErrors(publicFiles, table, SITE_FILES),
+      ...(await checkSite(content, table, markdown, theme, targets)),
+      ...redirects.errors,
+      ...(record ? vanishedRouteErrors({ record, answered, content, table, movedTo: targets.movedTo }) : []),
+      ...publicFileErrors(publicFiles, table, [...SITE_FILES, ...REDIRECT_FILES]),
       // Images are read and encoded here (or found in a cache): a bad one stops the build too.
       ...(await this.images.prepare(content, (article) => markdown.get(article.file)?.images ?? [])),
     ];
@@ -183,7 +207,18 @@ export class SiteBuilder {
       const files = renderPages(toRender, { content, table, assets, csp, bodyOf, theme, values, images: this.images, cards: this.cards }, pages);
       // concat, not push(...): a site of 100,000 pages is more arguments than a call can take.
       written = written.concat(await writeFiles(writer, files));
+      // Every link of every page (rendered now or kept), and its #anchor, on the pages as written.
+      for (const file of assets.files) generated.add(`/${file}`);
+      const checked = table.routes.map((route) => ({ route, links: pages[route.path]?.links ?? [], ids: pages[route.path]?.ids ?? [], reads: Object.keys(pages[route.path]?.deps ?? {}) }));
+      const linkErrors = renderedLinkErrors(checked, targets, markdown);
+      if (linkErrors.length > 0) return fail(writer, linkErrors, warnings);
       written = written.concat(await writeFiles(writer, siteFiles(site, table.routes, csp, theme.summary, (route) => this.cards.byRoute.get(route.path))));
+      const titleOf = (routePath: string) => {
+        const route = table.byPath.get(routePath);
+        return route?.kind === "article" ? route.article.main.meta.title : site.name;
+      };
+      const redirectOut = redirectFiles(redirects.redirects, { siteUrl: site.url, language: site.language, moved: site.moved, titleOf });
+      written = written.concat(await writeFiles(writer, redirectOut));
       // Images and cards: content-hashed names, so one the last build wrote holds these bytes.
       const media = [...this.images.files, ...this.cards.files];
       const fresh: [string, Uint8Array][] = [];
@@ -192,7 +227,8 @@ export class SiteBuilder {
       await writer.copyDir(this.publicDir);
       // Pages and assets that are gone (watch mode builds into the same folder).
       const gone = [
-        ...(this.written?.routes ?? []).filter((r) => !table.byPath.has(r.path)).map((r) => r.outFile),
+        ...(this.written?.routes ?? []).filter((r) => !table.byPath.has(r.path) && !redirectOut.has(r.outFile)).map((r) => r.outFile),
+        ...(this.written?.redirects ?? []).filter((file) => !redirectOut.has(file) && !table.routes.some((r) => r.outFile === file)),
         ...(this.written?.assets.files ?? []).filter((file) => !assets.files.includes(file)),
         ...(this.written?.media ?? []).filter((file) => !media.some(([name]) => name === file)),
       ];
@@ -201,13 +237,15 @@ export class SiteBuilder {
         written.push(file);
       }
       await writer.commit();
-      this.written = { pages, routes: table.routes, assets, media: media.map(([file]) => file), output: writer.output };
+      this.written = { pages, routes: table.routes, assets, media: media.map(([file]) => file), redirects: [...redirectOut.keys()], output: writer.output };
     } catch (error) {
       await writer.abort();
       throw error;
     }
     this.cache.record(writer.output, this.written.pages, assets);
-    return { ok: true, routes: table.routes, errors: [], warnings, written: written.sort(byCodePoint), rendered };
+    // The addresses published for the first time join the record (never a build with drafts).
+    const published = record && !this.options.drafts ? await updatePublishedRoutes(record, answered) : [];
+    return { ok: true, routes: table.routes, errors: [], warnings, written: written.sort(byCodePoint), rendered, published };
   }
 
   /** Stage 3: every article's Markdown, rendered again only when its text or what it read changed. */
@@ -347,15 +385,9 @@ function listingOf(content: SiteContent, theme: Theme, name: string): unknown {
   return byName.get(name);
 }
 
-/** Stage 4: checks that need the whole site: internal links and anchors, then the theme's own. */
-async function checkSite(
-  content: SiteContent,
-  table: RouteTable,
-  markdown: Map<string, MarkdownResult>,
-  theme: Theme,
-  publicFiles: ReadonlySet<string>,
-): Promise<ContentError[]> {
-  const errors = checkInternalLinks(content, table, markdown, theme.pageAnchors ?? [], publicFiles);
+/** Stage 4: checks that need the whole site: the routes of Markdown links (anchors: once rendered), then the theme's own. */
+async function checkSite(content: SiteContent, table: RouteTable, markdown: Map<string, MarkdownResult>, theme: Theme, targets: LinkTargets): Promise<ContentError[]> {
+  const errors = markdownLinkErrors(content, markdown, targets);
   errors.push(...((await theme.check?.(content, table)) ?? []));
   return errors;
 }
@@ -419,7 +451,7 @@ function* renderPages(routes: readonly Route[], input: RenderInput, pages: Recor
       },
     };
     const html = renderPage(route, ctx, theme);
-    pages[route.path] = { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html) };
+    pages[route.path] = { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html) };
     yield [route.outFile, html];
   }
 }
@@ -438,95 +470,4 @@ async function writeFiles(writer: SiteWriter, files: Iterable<[string, string | 
   }
   await Promise.all(inFlight);
   return written;
-}
-
-/** Every /route and #anchor in Markdown must exist on the built site. */
-function checkInternalLinks(
-  content: SiteContent,
-  table: RouteTable,
-  markdown: Map<string, MarkdownResult>,
-  pageAnchors: readonly string[],
-  publicFiles: ReadonlySet<string>,
-): ContentError[] {
-  // Anchors of a route, gathered only for the routes a link points into with a #fragment.
-  const idsOf = new Map<string, Set<string>>();
-  const anchorsOf = (route: Route): Set<string> => {
-    let ids = idsOf.get(route.path);
-    if (!ids) {
-      const variants = articleOf(route);
-      const articles = variants ? [variants.main, ...variants.translations] : [];
-      ids = new Set([...pageAnchors, ...articles.flatMap((a) => markdown.get(a.file)?.headings.map((h) => h.id) ?? [])]);
-      idsOf.set(route.path, ids);
-    }
-    return ids;
-  };
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
-  const errors: ContentError[] = [];
-  for (const result of markdown.values()) {
-    for (const link of result.links) {
-      const hashAt = link.url.indexOf("#");
-      const pathPart = (hashAt < 0 ? link.url : link.url.slice(0, hashAt)).replace(/\?.*$/, "");
-      const anchor = hashAt < 0 ? undefined : link.url.slice(hashAt + 1);
-      const where = { file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file) };
-      const decodedPath = decode(pathPart);
-      const decodedAnchor = anchor === undefined ? "" : decode(anchor);
-      if (decodedPath === undefined || decodedAnchor === undefined) {
-        errors.push(
-          new ContentError({
-            ...where,
-            message: `link \`${link.url}\` has a malformed percent-encoding`,
-            hint: "write % as %25, or use the characters themselves (a route is lowercase letters, digits and hyphens)",
-          }),
-        );
-        continue;
-      }
-      // Servers answer a route at its exact path only: /x/ is a 404 everywhere.
-      if (decodedPath.length > 1 && decodedPath.endsWith("/")) {
-        const exact = decodedPath.replace(/\/+$/, "");
-        errors.push(
-          new ContentError({
-            ...where,
-            message: `link to ${decodedPath} ends with a slash, and no page is served there`,
-            hint: `write ${exact}${anchor === undefined ? "" : `#${anchor}`}`,
-          }),
-        );
-        continue;
-      }
-      const routePath = decodedPath;
-      const route = table.byPath.get(routePath);
-      // A file of public/ (a PDF, the favicon) is a link target too; its #fragment is not ours to check.
-      if (!route && isPublicFile(publicFiles, pathPart)) continue;
-      if (!route || route.kind === "not-found") {
-        errors.push(
-          new ContentError({
-            ...where,
-            message: `broken link: no page has the route ${routePath}`,
-            hint: content.draftRoutes.has(routePath)
-              ? `${routePath} is a draft: publish it (remove \`draft: true\`) or remove the link`
-              : "link to an existing route (the file path under content/articles without .md), or fix the typo",
-          }),
-        );
-      } else if (decodedAnchor) {
-        if (!anchorsOf(route).has(decodedAnchor)) {
-          errors.push(
-            new ContentError({
-              ...where,
-              message: `broken link: ${routePath} has no heading with the anchor #${decodedAnchor}`,
-              hint: `anchors are the headings' ids: ${[...anchorsOf(route)].slice(0, 6).map((id) => `#${id}`).join(", ")}…`,
-            }),
-          );
-        }
-      }
-    }
-  }
-  return errors;
-}
-
-/** A URL part with its percent-escapes decoded; undefined when one is malformed (`%zz`, a lone `%`). */
-function decode(part: string): string | undefined {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return undefined;
-  }
 }

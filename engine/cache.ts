@@ -50,6 +50,9 @@ export interface PageEntry {
   deps: Deps;
   /** Size of the page's HTML: a file of another size in the output is not taken as it. */
   size: number;
+  /** Its internal links and element ids (link-check.ts): a page kept as it was is checked too. */
+  links?: string[];
+  ids?: string[];
 }
 
 /** A build's assets: their key (besides the code), manifest and file names. */

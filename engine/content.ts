@@ -8,7 +8,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, type ContentWarning } from "./errors.js";
-import { baseFrontMatter, type BaseMeta } from "./schema.js";
+import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./schema.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "./hash.js";
 import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "./yaml-source.js";
 
@@ -42,8 +42,10 @@ export interface SiteContent {
   root: string;
   /** Routes of `draft: true` articles left out of this build (listings pointing at them drop them). */
   draftRoutes: Set<string>;
-  /** content/site.yaml, validated by the theme's schema. */
+  /** content/site.yaml, validated by the theme's schema (without the engine's keys). */
   site: LocatedFile<unknown>;
+  /** The engine's keys of site.yaml (`redirects`), located in `site`. */
+  settings: EngineSiteSettings;
   /** The theme's YAML collections (cards.yaml…) by name, validated by their schemas. */
   collections: Record<string, LocatedFile<unknown>>;
   articles: Article[];
@@ -101,7 +103,8 @@ export async function loadContent(root: string, theme: ContentModel, options: { 
   const display = (abs: string) => path.relative(process.cwd(), abs) || abs;
   const model = articleModel(theme);
 
-  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors);
+  const engine: { settings?: EngineSiteSettings } = {};
+  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors, engine);
   const collections: Record<string, LocatedFile<unknown>> = {};
   for (const [name, { file, schema }] of Object.entries(theme.collections)) {
     const loaded = await loadYamlFile(path.join(root, file), schema, display, errors);
@@ -116,7 +119,7 @@ export async function loadContent(root: string, theme: ContentModel, options: { 
   const visible = articles.filter((a) => !hidden(a));
   const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
   if (!site || errors.length > 0) return { errors, warnings };
-  return { content: { root, draftRoutes, site, collections, data, articles: visible }, errors, warnings };
+  return { content: { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible }, errors, warnings };
 }
 
 /** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
@@ -161,6 +164,8 @@ async function loadYamlFile<T>(
   schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly import("zod").z.core.$ZodIssue[] } } },
   display: (p: string) => string,
   errors: ContentError[],
+  /** For site.yaml: its engine keys are taken out, validated by the engine and put here. */
+  engine?: { settings?: EngineSiteSettings },
 ): Promise<LocatedFile<T> | undefined> {
   const shown = display(file);
   const source = await readText(file, shown, errors);
@@ -172,11 +177,22 @@ async function loadYamlFile<T>(
     errors.push(error as ContentError);
     return undefined;
   }
-  const result = schema.safeParse(parsed.value);
+  let value = parsed.value;
+  if (engine && value && typeof value === "object" && !Array.isArray(value)) {
+    const own: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) (key in engineSiteSettings ? own : rest)[key] = v;
+    const settings = z.object(engineSiteSettings).safeParse(own);
+    if (settings.success) engine.settings = settings.data;
+    else errors.push(...schemaErrors(settings.error.issues, shown, source, parsed.locate));
+    value = rest;
+  }
+  const result = schema.safeParse(value);
   if (!result.success) {
     errors.push(...schemaErrors(result.error.issues, shown, source, parsed.locate));
     return undefined;
   }
+  if (engine && !engine.settings) return undefined;
   return { file: shown, source, value: result.data, locate: parsed.locate };
 }
 

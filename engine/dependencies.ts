@@ -136,6 +136,10 @@ export function recordedContent(content: SiteContent, read: (id: string) => void
       read("site");
       return content.site;
     },
+    get settings() {
+      read("site");
+      return content.settings;
+    },
     collections,
     get articles() {
       read("articles");

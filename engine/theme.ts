@@ -150,6 +150,8 @@ export interface SiteMeta {
   favicon: string;
   /** Origins scripts and forms may reach besides the site itself (a newsletter endpoint). */
   connect: string[];
+  /** The sentence before the link on the page left at an old address (GitHub Pages cannot redirect). */
+  moved?: string;
 }
 
 /**
@@ -160,7 +162,7 @@ export interface Theme<Site = any> extends ContentModel, RouteModel {
   /** Name and version: a build of one theme is never mistaken for another's. */
   name: string;
   version: string;
-  /** Schema of content/site.yaml. */
+  /** Schema of content/site.yaml, without the engine's own keys (`redirects`: schema.ts's engineSiteSettings). */
   site: z.ZodType<Site>;
   siteMeta(site: Site): SiteMeta;
   /** Page templates by name; `article` and `not-found` are required (pages declared in `pages`). */
@@ -173,7 +175,7 @@ export interface Theme<Site = any> extends ContentModel, RouteModel {
    * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
    */
   listings?: Record<string, (content: SiteContent) => unknown>;
-  /** Ids every page's layout gives (a skip link's target): valid #anchors on any route. */
+  /** Ids every page's layout gives (a skip link's target). Not needed: #anchors are checked against each rendered page's ids. */
   pageAnchors?: string[];
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
   check?(content: SiteContent, routes: RouteTable): Promise<ContentError[]> | ContentError[];

@@ -32,6 +32,7 @@ export const theme: Theme<SiteSettings> = {
     copyright: site.footer.copyright,
     favicon: "/favicon.svg",
     connect: site.newsletter.endpoint ? [site.newsletter.endpoint] : [],
+    moved: site.moved,
   }),
   frontMatter,
   collections: {
