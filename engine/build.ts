@@ -28,7 +28,7 @@ import { SocialCards } from "./social-card.js";
 import { listPublicFiles, publicFileErrors } from "./public-files.js";
 import { buildRedirects } from "./aliases.js";
 import { REDIRECT_FILES, redirectFiles } from "./redirect-files.js";
-import { answeredRoutes, readPublishedRoutes, RECORD_FILE, RouteHistory, updatePublishedRoutes, vanishedRouteErrors } from "./published-routes.js";
+import { answeredRoutes, readPublishedRoutes, RECORD_FILE, RouteHistory, updatePublishedRoutes, vanishedRouteErrors, whereNow } from "./published-routes.js";
 import { markdownLinkErrors, pageLinks, renderedLinkErrors, type LinkTargets } from "./link-check.js";
 
 export interface BuildOptions {
@@ -156,11 +156,11 @@ export class SiteBuilder {
     const publicFiles = listPublicFiles(this.publicDir);
     // Old addresses (aliases, redirects), the record of published ones, and the link targets.
     const redirects = buildRedirects({ content, table, publicFiles, generated: [...SITE_FILES, ...REDIRECT_FILES] });
-    const found = this.history.advance(content.articles);
-    const generated = new Set(SITE_FILES.map((f) => `/${f}`));
-    const targets: LinkTargets = { content, table, redirects: redirects.byFrom, publicFiles, generated, movedTo: (r) => found(r, content.articles) };
     const recordFile = this.options.publishedRoutes ?? path.join(this.options.contentDir, RECORD_FILE);
     const record = recordFile === false ? undefined : readPublishedRoutes(recordFile);
+    const movedTo = whereNow(this.history.advance(content.articles), content.articles, record, table);
+    const generated = new Set(SITE_FILES.map((f) => `/${f}`));
+    const targets: LinkTargets = { content, table, redirects: redirects.byFrom, publicFiles, generated, movedTo };
     const answered = answeredRoutes(table, redirects.redirects);
     const errors = [
       ...[...this.parseErrors.values()].flat(),

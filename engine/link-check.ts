@@ -17,7 +17,7 @@ import type { Redirect } from "./aliases.js";
 import type { Article, SiteContent } from "./content.js";
 import { ContentError } from "./errors.js";
 import type { InternalLink, MarkdownResult } from "./markdown.js";
-import type { Moved } from "./published-routes.js";
+import { describe, type Moved } from "./published-routes.js";
 import { isPublicFile } from "./public-files.js";
 import { articleOf, type Route, type RouteTable } from "./routes.js";
 import { nearest } from "./yaml-source.js";
@@ -118,7 +118,7 @@ export function linkProblem(url: string, targets: LinkTargets, idsOf?: (route: R
         hint: content.draftRoutes.has(decodedPath)
           ? `${decodedPath} is a draft: publish it (remove \`draft: true\`) or remove the link`
           : moved
-            ? `its page moved to ${moved.to} (${moved.file} has ${moved.because}): link to ${moved.to}${fragment}`
+            ? `its page ${moved.because.startsWith("a new") ? "may have moved" : "moved"} to ${moved.to} (${describe(moved)}): link to ${moved.to}${fragment}`
             : guess
               ? `did you mean ${guess}${fragment}?`
               : "link to an existing route (the file path under content/articles without .md)",

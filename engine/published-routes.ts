@@ -99,7 +99,7 @@ export interface KnownArticle {
 export interface Moved {
   to: string;
   file: string;
-  because: "the same file" | "the same text" | "the same title";
+  because: "the same file" | "the same text" | "the same title" | "a new address with words of the old one";
 }
 
 /**
@@ -151,6 +151,37 @@ export class RouteHistory {
   }
 }
 
+/**
+ * Where the page of an old address is now: as earlier builds tell (RouteHistory), else the
+ * article at a new address (one the record does not list yet) whose route shares the most
+ * words with the old one (a renamed file usually keeps some).
+ */
+export function whereNow(
+  found: (route: string, now: readonly Article[]) => Moved | undefined,
+  articles: readonly Article[],
+  record: PublishedRecord | undefined,
+  table: RouteTable,
+): (route: string) => Moved | undefined {
+  const listed = new Set(record?.routes.map((r) => r.route));
+  let newcomers: Article[] | undefined;
+  const words = (route: string) => new Set(route.split(/[/-]/).filter((w) => w.length > 2));
+  return (route) => {
+    const moved = found(route, articles);
+    if (moved || !record) return moved;
+    newcomers ??= table.routes.flatMap((r) => (r.kind === "article" && !listed.has(r.path) && r.article.main.meta.draft !== true ? [r.article.main] : []));
+    const old = words(route);
+    let best: Article | undefined;
+    let bestScore = 0;
+    for (const article of newcomers) {
+      const now = words(article.route);
+      const shared = [...now].filter((w) => old.has(w)).length;
+      const score = shared / (old.size + now.size - shared || 1);
+      if (score > bestScore) [best, bestScore] = [article, score];
+    }
+    return best && bestScore >= 0.3 ? { to: best.route, file: best.file, because: "a new address with words of the old one" } : undefined;
+  };
+}
+
 export interface VanishedInput {
   record: PublishedRecord;
   answered: ReadonlySet<string>;
@@ -174,7 +205,7 @@ export function vanishedRouteErrors({ record, answered, content, table, movedTo 
       hints.push(`its article is a draft now${draft ? ` (${draft.file})` : ""}: publish it again (remove \`draft: true\`)`);
     }
     if (moved) {
-      hints.push(`it moved to ${moved.to} (${moved.file} has ${moved.because}): add \`aliases: [${route}]\` to the front matter of ${moved.file}`);
+      hints.push(`${moved.because.startsWith("a new") ? "it may have moved" : "it moved"} to ${moved.to} (${describe(moved)}): add \`aliases: [${route}]\` to the front matter of ${moved.file}`);
     } else {
       hints.push(`if its page moved${guess ? ` (to ${guess}?)` : ""}, add \`aliases: [${route}]\` to that article's front matter`);
     }
@@ -208,4 +239,9 @@ export async function updatePublishedRoutes(record: PublishedRecord, answered: R
   await writeFile(temp, text);
   await rename(temp, record.file);
   return added;
+}
+
+/** How a page's new home was found, for a hint. */
+export function describe(moved: Moved): string {
+  return moved.because.startsWith("a new") ? `${moved.file}, ${moved.because}` : `${moved.file} has ${moved.because}`;
 }

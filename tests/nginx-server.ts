@@ -44,7 +44,7 @@ export interface RunningNginx {
 }
 
 /**
- * Starts nginx with deploy/nginx.conf's server block (listen and root rewritten) serving
+ * Starts nginx with deploy/nginx.conf's server block (listen, root and the redirect map's path rewritten) serving
  * `site`, and resolves once it answers. `site` and its parents must be readable by nginx's
  * workers.
  */
@@ -55,7 +55,8 @@ export async function startNginx(site: string): Promise<RunningNginx> {
   const port = await freePort();
   const server = (await readFile(path.join(projectRoot, "deploy/nginx.conf"), "utf8"))
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
-    .replace(/root [^;]+;/, `root ${site};`);
+    .replace(/root [^;]+;/, `root ${site};`)
+    .replace(/include [^;]*\/_redirects\.map;/, `include ${site}/_redirects.map;`);
   await mkdir(path.join(dir, "tmp"), { recursive: true });
   const conf = `
 worker_processes 1;
