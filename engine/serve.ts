@@ -362,7 +362,8 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
       }
       redirects = { key, rules };
     }
-    const rule = redirects.rules.get(urlPath);
+    // As nginx's map matches strings: in any case (old addresses are lowercase routes).
+    const rule = redirects.rules.get(urlPath.toLowerCase());
     return rule && rule.status === 301 ? rule.to : undefined;
   };
   /** A permanent redirect, as deploy/nginx.conf gives it: the Location a path, the query string kept. */
