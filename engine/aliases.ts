@@ -76,7 +76,7 @@ export function buildRedirects({ content, table, publicFiles, generated }: Redir
     const other = byFrom.get(from);
     if (other) {
       // The same alias in an article and its translation: one redirect.
-      if (other.kind === "alias" && redirect.kind === "alias" && other.to === redirect.to) return;
+      if (other.kind === "alias" && redirect.kind === "alias" && other.to === redirect.to && other.article !== redirect.article) return;
       errors.push(
         errorAt(declaredIn, key, {
           message: `${from} is already ${described(other)}`,
