@@ -83,7 +83,11 @@ async function main(argv: string[]): Promise<number> {
         console.error(`Build failed; ${path.relative(process.cwd(), outDir) || outDir} was left as it was.`);
         return 1;
       }
-      await recordBuild(outDir, inputs);
+      // New addresses joined content/published-routes.txt (commit it): the content changed.
+      if (result.published?.length) {
+        console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${path.relative(process.cwd(), path.join(contentDir, "published-routes.txt"))}: ${result.published.join(", ")}`);
+        await recordBuild(outDir, await inputFingerprint(projectRoot, contentDir, [...THEME_FOLDERS, "engine", "public"], JSON.stringify({ NODE_ENV: process.env.NODE_ENV })));
+      } else await recordBuild(outDir, inputs);
       const ms = Math.round(performance.now() - started);
       const unchanged = result.routes.length - result.rendered;
       console.log(
