@@ -14,6 +14,7 @@ import { createElement } from "react";
 import { SiteBuilder, buildSite } from "../engine/build.js";
 import { FolderWriter, MemoryWriter } from "../engine/output.js";
 import { parseRedirects } from "../engine/redirect-files.js";
+import { pageLinks } from "../engine/link-check.js";
 import { serve } from "../engine/serve.js";
 import type { Theme } from "../engine/theme.js";
 import { buildInMemory, editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
@@ -227,6 +228,14 @@ describe("the record of published addresses", () => {
 });
 
 describe("links checked on the rendered pages", () => {
+  it("reads a page's internal links and ids as a browser would", () => {
+    const html = `<!DOCTYPE html><html><head><title><a href="/no-title"></title><script>document.write('<a href="/no-script">')</script></head>
+      <body><!-- <a href="/no-comment"> --><main ID = "conteudo"><a href="/a?x=1&amp;y=2#s">a</a><A HREF='/b'>b</A><a href=/c>c</a>
+      <a href="https://fora.example/x">x</a><a href="//fora.example/y">y</a><a href="mailto:a@b.c">m</a><a href="#topo" id='topo'>t</a>
+      <span data-id="no" id=sem-aspas></span><a data-href="/no" title="a > b" href="/d">d</a></main></body></html>`;
+    expect(pageLinks(html)).toEqual({ links: ["/a?x=1&y=2#s", "/b", "/c", "#topo", "/d"], ids: ["conteudo", "topo", "sem-aspas"] });
+  });
+
   /** The blog's theme, its article template adding a section with an id and a link of its own. */
   const themed = (href: string): Theme => ({
     ...theme,
