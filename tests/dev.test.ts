@@ -154,7 +154,8 @@ describe("npm run dev", () => {
     await writeFile(`${file}.tmp~`, "---\ntitle: Só título\n---\n\nSalvo de forma atômica.\n");
     await rename(`${file}.tmp~`, file);
     await expect.poll(async () => (await page("/guia/so-titulo")).html, { timeout: 10_000 }).toContain("Salvo de forma atômica.");
-    expect(events.slice(from).some((e) => e.event === "ok")).toBe(true);
+    // The page is on disk a moment before the build's result reaches the event stream.
+    await expect.poll(() => events.slice(from).some((e) => e.event === "ok"), { timeout: 10_000 }).toBe(true);
   });
 
   it("shows drafts, which a build leaves out", async () => {
