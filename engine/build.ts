@@ -228,7 +228,7 @@ export class SiteBuilder {
       // Pages and assets that are gone (watch mode builds into the same folder).
       const gone = [
         ...(this.written?.routes ?? []).filter((r) => !table.byPath.has(r.path) && !redirectOut.has(r.outFile)).map((r) => r.outFile),
-        ...(this.written?.redirects ?? []).filter((file) => !redirectOut.has(file) && !table.routes.some((r) => r.outFile === file)),
+        ...(this.written?.redirects ?? []).filter((file) => !redirectOut.has(file) && !table.byPath.has(`/${file.replace(/\.html$/, "")}`)),
         ...(this.written?.assets.files ?? []).filter((file) => !assets.files.includes(file)),
         ...(this.written?.media ?? []).filter((file) => !media.some(([name]) => name === file)),
       ];
