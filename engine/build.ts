@@ -2,7 +2,7 @@
  * The orchestrator. A build runs these stages in this order, each a function of its own
  * module that takes what it needs and returns what it made:
  *
- *   load → routes → Markdown → checks → images → cards → assets → render → write
+ *   load → routes (and old addresses) → Markdown → checks → images → cards → assets → render → write
  *
  * Content errors are collected across the stages up to the images and reported together;
  * the site is written only when there are none. Each stage asks the cache (cache.ts) first:
@@ -15,6 +15,9 @@ import path from "node:path";
 import { articleModel, displayPath, loadArticleFile, loadContent, type FailedArticle, type SiteContent } from "./content.js";
 import type { ContentError, ContentWarning } from "./errors.js";
 import { buildRoutes, byCodePoint, type Route } from "./routes.js";
+import { addressStage } from "./addresses.js";
+import { RouteHistory, updatePublishedRoutes } from "./published-routes.js";
+import { renderedLinkErrors, type CheckedPage, type LinkTargets } from "./link-check.js";
 import { markdownStage, type MarkdownBodies } from "./markdown-stage.js";
 import { siteBlockData } from "./markdown.js";
 import { checkStage } from "./checks.js";
@@ -23,7 +26,7 @@ import { SocialCards } from "./social-card.js";
 import { assetStage } from "./assets.js";
 import { renderStage } from "./render.js";
 import { writeStage } from "./write.js";
-import { BuildCache } from "./cache.js";
+import { BuildCache, type PageEntry } from "./cache.js";
 import { DepValues } from "./dependencies.js";
 import type { SiteWriter } from "./output.js";
 import type { Theme } from "./theme.js";
@@ -40,6 +43,11 @@ export interface BuildOptions {
   reference?: boolean;
   /** The persistent cache (none: every stage does all its work, and the last build is kept in memory). */
   cache?: BuildCache;
+  /**
+   * The record of published addresses (published-routes.ts): `<contentDir>/published-routes.txt`
+   * unless told otherwise; false: none. A build without drafts adds its new addresses to it.
+   */
+  publishedRoutes?: string | false;
 }
 
 export interface BuildResult {
@@ -53,6 +61,8 @@ export interface BuildResult {
   rendered: number;
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
   timings?: [stage: string, ms: number][];
+  /** Addresses added to the record of published addresses. */
+  published?: string[];
 }
 
 /** What the load stage gives the others: the content, and the articles that did not load. */
@@ -71,6 +81,8 @@ export class SiteBuilder {
   private readonly cards: SocialCards;
   /** The last run's content and Markdown: watch mode's next edit starts from them. */
   private last: { loaded?: Loaded; markdown: MarkdownBodies; routes?: Route[] } = { markdown: new Map() };
+  /** What earlier builds read: where the page of a vanished address went. */
+  private readonly history = new RouteHistory();
 
   constructor(readonly options: BuildOptions) {
     const { projectRoot, theme } = options;
@@ -95,12 +107,14 @@ export class SiteBuilder {
     const { content } = loaded;
     if (!content) return fail(writer, loaded.errors, loaded.warnings);
     const table = lap("routes", buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route))));
+    const { contentDir, publishedRoutes: recordFile } = this.options;
+    const addresses = lap("addresses", addressStage({ content, table, contentDir, publicDir: this.publicDir, recordFile, history: this.history }));
     const values = new DepValues({ content, table, listing: () => undefined, block: (name) => siteBlockData(content, theme, name) });
     const markdown = (this.last.markdown = lap("Markdown", markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference })));
-    const checks = lap("checks", await checkStage({ content, table, markdown, theme, publicDir: this.publicDir }));
+    const checks = lap("checks", await checkStage({ content, table, markdown, theme, targets: addresses.targets }));
     const images = lap("images", await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []));
     const bodies = [...markdown.values()].map((m) => m.result);
-    const errors = [...loaded.errors, ...table.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
+    const errors = [...loaded.errors, ...table.errors, ...addresses.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
     const warnings = [...loaded.warnings, ...bodies.flatMap((b) => b.warnings)];
     if (errors.length > 0) return fail(writer, errors, warnings);
     const cards = lap("cards", await this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url));
@@ -108,19 +122,26 @@ export class SiteBuilder {
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
     const assets = lap("assets", await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse }));
     if ("errors" in assets) return fail(writer, assets.errors, warnings);
-    const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, previous: previous.pages, reuse });
+    const { redirects } = addresses.redirects;
+    const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, redirects, previous: previous.pages, reuse });
     const media = new Map([...images.images.files, ...cards.files]);
-    const next = { output: writer.output, pages: pages.pages, assets: assets.record, media: [...media.keys()] };
+    const next = { output: writer.output, pages: pages.pages, assets: assets.record, media: [...media.keys()], redirects: pages.redirectFiles };
+    const verify = () => renderedLinkErrors(checkedPages(table.routes, pages.pages), withFiles(addresses.targets, assets.record.files), new Map([...markdown].map(([f, m]) => [f, m.result])));
     // Pages are rendered as the writer takes them: the two stages are timed together.
-    const changed = lap("render + write", await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next }));
+    const written = lap("render + write", await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next, verify }));
+    if ("errors" in written) return fail(writer, written.errors, warnings);
     this.cache.record(next);
     this.last.routes = table.routes;
-    return { ok: true, routes: table.routes, errors: [], warnings, changed: changed.sort(byCodePoint), rendered: pages.rendered, timings: lap.laps };
+    // The addresses published for the first time join the record (never from a build with drafts).
+    const published = addresses.record && !this.options.drafts ? await updatePublishedRoutes(addresses.record, addresses.answered) : [];
+    return { ok: true, routes: table.routes, errors: [], warnings, changed: written.changed.sort(byCodePoint), rendered: pages.rendered, timings: lap.laps, published };
   }
 
   /** Load: the whole content folder. */
   private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
+    // Where each article was before this build reads any file (the hint of a vanished address).
+    this.history.snapshot(this.cache.enabled ? this.cache.files : undefined);
     return loadContent(contentDir, theme, { drafts, projectRoot, cache: this.cache.enabled ? this.cache.files : undefined });
   }
 
@@ -199,6 +220,19 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
 async function fail(writer: SiteWriter, errors: ContentError[], warnings: ContentWarning[]): Promise<BuildResult> {
   await writer.abort();
   return { ok: false, routes: [], errors, warnings, changed: [], rendered: 0 };
+}
+
+/** Every page as the rendered-link check sees it: its links, ids and what it read. */
+function checkedPages(routes: readonly Route[], pages: Record<string, PageEntry>): CheckedPage[] {
+  return routes.map((route) => {
+    const entry = pages[route.path];
+    return { route, links: entry?.links ?? [], ids: entry?.ids ?? [], reads: Object.keys(entry?.deps ?? {}) };
+  });
+}
+
+/** Link targets with the assets' files too (a page may link to a stylesheet or a font). */
+function withFiles(targets: LinkTargets, files: readonly string[]): LinkTargets {
+  return { ...targets, generated: new Set([...targets.generated, ...files.map((file) => `/${file}`)]) };
 }
 
 /** Times stages one after another: `lap(name, value)` notes the time since the last lap and gives the value back. */

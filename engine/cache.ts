@@ -51,6 +51,9 @@ export interface PageEntry {
   deps: Deps;
   /** Size of the page's HTML: a file of another size in the output is not taken as it. */
   size: number;
+  /** Its internal links and element ids (link-check.ts): a page kept as it was is checked too. */
+  links?: string[];
+  ids?: string[];
 }
 
 /**
@@ -65,6 +68,8 @@ export interface BuildRecord {
   assets?: AssetRecord;
   /** The images' and social cards' files. */
   media: string[];
+  /** The old addresses' files (`_redirects`, a page at each old address). */
+  redirects?: string[];
 }
 
 interface Store extends BuildRecord {
@@ -107,8 +112,8 @@ export class BuildCache {
 
   /** The last build's record, if a writer can take files from its output (else an empty one). */
   lastBuildFor(writer: { reusable?: string }): BuildRecord {
-    const { output, pages, assets, media } = this.store;
-    return output !== undefined && output === writer.reusable ? { output, pages, assets, media } : { pages: {}, media: [] };
+    const { output, pages, assets, media, redirects } = this.store;
+    return output !== undefined && output === writer.reusable ? { output, pages, assets, media, redirects } : { pages: {}, media: [] };
   }
 
   /** Records a finished build. */

@@ -8,7 +8,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, type ContentWarning } from "./errors.js";
-import { baseFrontMatter, type BaseMeta } from "./schema.js";
+import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./schema.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "./hash.js";
 import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "./yaml-source.js";
 
@@ -47,8 +47,10 @@ export interface SiteContent<Site = unknown, Meta extends object = Record<string
   root: string;
   /** Routes of `draft: true` articles left out of this build (listings pointing at them drop them). */
   draftRoutes: Set<string>;
-  /** content/site.yaml, validated by the theme's schema. */
+  /** content/site.yaml, validated by the theme's schema (without the engine's keys). */
   site: LocatedFile<Site>;
+  /** The engine's keys of site.yaml (`redirects`), located in `site`. */
+  settings: EngineSiteSettings;
   /** The theme's YAML collections (cards.yaml…) by name, validated by their schemas. */
   collections: { [Name in keyof Collections]: LocatedFile<Collections[Name]> };
   articles: Article<Meta>[];
@@ -126,7 +128,8 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const display = displayPath(options.projectRoot ?? process.cwd());
   const model = articleModel(theme);
 
-  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors);
+  const engine: { settings?: EngineSiteSettings } = {};
+  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors, engine);
   const collections: Record<string, LocatedFile<unknown>> = {};
   for (const [name, { file, schema }] of Object.entries<{ file: string; schema: z.ZodType }>(theme.collections)) {
     const loaded = await loadYamlFile(path.join(root, file), schema, display, errors);
@@ -146,7 +149,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
   if (!site || unusable) return { errors, failed, warnings };
   // The one place the theme's types are given to the content: its schemas validated every value.
-  const content = { root, draftRoutes, site, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
+  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
   return { content, errors, failed, warnings };
 }
 
@@ -192,6 +195,8 @@ async function loadYamlFile<T>(
   schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly import("zod").z.core.$ZodIssue[] } } },
   display: (p: string) => string,
   errors: ContentError[],
+  /** For site.yaml: its engine keys are taken out, validated by the engine and put here. */
+  engine?: { settings?: EngineSiteSettings },
 ): Promise<LocatedFile<T> | undefined> {
   const shown = display(file);
   const source = await readText(file, shown, errors);
@@ -203,11 +208,22 @@ async function loadYamlFile<T>(
     errors.push(error as ContentError);
     return undefined;
   }
-  const result = schema.safeParse(parsed.value);
+  let value = parsed.value;
+  if (engine && value && typeof value === "object" && !Array.isArray(value)) {
+    const own: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) (key in engineSiteSettings ? own : rest)[key] = v;
+    const settings = z.object(engineSiteSettings).safeParse(own);
+    if (settings.success) engine.settings = settings.data;
+    else errors.push(...schemaErrors(settings.error.issues, shown, source, parsed.locate));
+    value = rest;
+  }
+  const result = schema.safeParse(value);
   if (!result.success) {
     errors.push(...schemaErrors(result.error.issues, shown, source, parsed.locate));
     return undefined;
   }
+  if (engine && !engine.settings) return undefined;
   return { file: shown, source, value: result.data, locate: parsed.locate };
 }
 

@@ -167,6 +167,10 @@ export function recordedContent(content: SiteContent, read: (id: DepId) => void)
       read(dep.site());
       return content.site;
     },
+    get settings() {
+      read(dep.site());
+      return content.settings;
+    },
     collections,
     get articles() {
       read(dep.articles());

@@ -12,6 +12,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
 import { z } from "zod";
+import { engineSiteSettings } from "./schema.js";
 import type { ContentModel } from "./content.js";
 
 /** Where the schemas go, relative to the project root (beside the settings that name them). */
@@ -36,6 +37,11 @@ export function editorSchemas(model: Pick<ContentModel, "site" | "collections">,
   const files = [{ yaml: "site.yaml", schema: model.site }, ...Object.values(model.collections).map((c) => ({ yaml: c.file, schema: c.schema }))];
   return files.map(({ yaml, schema }) => {
     const generated = z.toJSONSchema(schema, { target: "draft-7", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    // site.yaml also holds the engine's own keys (`redirects`), which the theme's schema never sees.
+    if (yaml === "site.yaml" && generated.properties && typeof generated.properties === "object") {
+      const engine = z.toJSONSchema(z.object(engineSiteSettings), { target: "draft-7", io: "input", unrepresentable: "any" }) as { properties?: object };
+      generated.properties = { ...generated.properties, ...engine.properties };
+    }
     const { $schema, ...rest } = generated;
     const json = {
       $schema,

@@ -65,7 +65,12 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.error(`Build failed; ${shownOut} was left as it was.`);
     return 1;
   }
-  await recordBuild(outDir, inputs);
+  if (result.published?.length) {
+    // New addresses joined the record of published addresses (commit it): the content changed.
+    const record = path.relative(process.cwd(), path.join(contentDir, "published-routes.txt"));
+    console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
+    await recordBuild(outDir, await projectInputs(projectRoot, contentDir, [...codeFolders, path.relative(projectRoot, publicDir)]));
+  } else await recordBuild(outDir, inputs);
   const ms = Math.round(performance.now() - started);
   const unchanged = result.routes.length - result.rendered;
   console.log(`Built ${result.routes.length} pages into ${shownOut} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`);

@@ -18,6 +18,9 @@ import { siteBlockData } from "./markdown.js";
 import type { MarkdownBodies } from "./markdown-stage.js";
 import type { Route, RouteTable } from "./routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
+import type { Redirect } from "./aliases.js";
+import { pageLinks } from "./link-check.js";
+import { redirectFiles } from "./redirect-files.js";
 import type { SiteCards } from "./social-card.js";
 import type { PageContext, Theme } from "./theme.js";
 
@@ -29,6 +32,8 @@ export interface RenderInput {
   images: SiteImages;
   cards: SiteCards;
   assets: AssetRecord;
+  /** The old addresses: each gets its page for hosts that cannot redirect, and a line in `_redirects`. */
+  redirects: readonly Redirect[];
   /** The pages of the last build, by route. */
   previous: Record<string, PageEntry>;
   /** Takes a page of the last build into this one (of `size` bytes); false when it cannot. */
@@ -38,15 +43,17 @@ export interface RenderInput {
 export interface RenderOutput {
   /** Every page's record (filled as `files` is read: complete once it has been). */
   pages: Record<string, PageEntry>;
-  /** The pages to write (rendered when read), then the site files. */
+  /** The pages to write (rendered when read), then the site files and the old addresses' files. */
   files: Iterable<[string, string]>;
   /** How many pages are rendered (the others were taken from the last build). */
   rendered: number;
+  /** The old addresses' files among `files`. */
+  redirectFiles: string[];
 }
 
 /** Decides which pages to render, and renders them lazily. */
 export async function renderStage(input: RenderInput): Promise<RenderOutput> {
-  const { content, table, theme, markdown, images, cards, assets, previous, reuse } = input;
+  const { content, table, theme, markdown, images, cards, assets, redirects, previous, reuse } = input;
   const site = theme.siteMeta(content.site.value);
   const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
   const bodyOf = (file: string) => {
@@ -70,6 +77,11 @@ export async function renderStage(input: RenderInput): Promise<RenderOutput> {
     if (entry?.outFile === route.outFile && values.unchanged(entry.deps) && (await reuse(route.outFile, entry.size))) pages[route.path] = entry;
     else toRender.push(route);
   }
+  const titleOf = (routePath: string) => {
+    const route = table.byPath.get(routePath);
+    return route?.kind === "article" ? route.article.main.meta.title : site.name;
+  };
+  const moved = redirectFiles(redirects, { siteUrl: site.url, language: site.language, moved: site.moved, titleOf });
   const context: PageInput = { content, table, theme, csp, assets, bodyOf, values, images, cards };
   function* files(): Generator<[string, string]> {
     for (const route of toRender) {
@@ -78,8 +90,9 @@ export async function renderStage(input: RenderInput): Promise<RenderOutput> {
       yield [route.outFile, html];
     }
     yield* siteFiles(site, table.routes, csp, theme.summary, (route) => cards.byRoute.get(route.path));
+    yield* moved;
   }
-  return { pages, files: files(), rendered: toRender.length };
+  return { pages, files: files(), rendered: toRender.length, redirectFiles: [...moved.keys()] };
 }
 
 interface PageInput {
@@ -136,7 +149,8 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
     },
   };
   const html = renderPage(route, ctx, theme);
-  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html) } };
+  // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
+  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html) } };
 }
 
 /** Renders a route to a complete HTML document with the theme's template. */

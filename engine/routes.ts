@@ -55,8 +55,10 @@ export interface RouteTable<Meta extends object = Record<string, unknown>> {
  * Builds the route table, failing on duplicate or reserved routes and on pages featuring no
  * article. `unreadable`: routes of articles that did not load.
  */
-export function buildRoutes(content: SiteContent, theme: RouteModel, unreadable: ReadonlySet<string> = new Set()): RouteTable {
+export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableArticles: ReadonlySet<string> = new Set()): RouteTable {
   const errors: ContentError[] = [];
+  // The routes that cannot be built for now: those articles', and the pages that feature one.
+  const unreadable = new Set(unreadableArticles);
   const [defaultLanguage] = theme.languages;
   const byRoute = new Map<string, Map<string, Article>>();
 
@@ -130,7 +132,8 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadable:
   for (const page of theme.pages(content)) {
     const featured = page.features && variants.get(page.features.route);
     if (page.features && !featured) {
-      if (!unreadable.has(page.features.route)) errors.push(missingRoute(page.features));
+      if (unreadable.has(page.features.route)) unreadable.add(page.path);
+      else errors.push(missingRoute(page.features));
       continue;
     }
     add({ kind: "page", path: page.path, outFile: outFileOf(page.path), template: page.template, featured });

@@ -100,6 +100,14 @@ export const baseFrontMatter = {
   category: nonEmpty.optional(),
   template: nonEmpty.optional(),
   draft: z.boolean().optional(),
+  /**
+   * Earlier addresses of the article (`[/old-route, ...]`): each answers with a permanent
+   * redirect to the article's route (aliases.ts). One route alone may be written without brackets.
+   */
+  aliases: z
+    .union([routePath, z.array(routePath)])
+    .transform((value) => (typeof value === "string" ? [value] : value))
+    .optional(),
   /** The cover: shown above the body; its file beside the article (`./capa.jpg`) or in content/images. */
   image: z
     .strictObject({
@@ -120,5 +128,16 @@ export type BaseMeta = {
   category?: string;
   template?: string;
   draft?: boolean;
+  aliases?: string[];
   image?: { src: string; alt?: string; decorative?: boolean };
 };
+
+/**
+ * The keys of content/site.yaml that are the engine's, not the theme's: the loader takes them
+ * out before the theme's schema reads the rest (so a theme's settings never name them).
+ * `redirects`: addresses gone for good, each to the route that answers it now (`/` or a page).
+ */
+export const engineSiteSettings = {
+  redirects: z.record(routePath, routePath).optional(),
+};
+export type EngineSiteSettings = { redirects?: Record<string, string> };

@@ -15,13 +15,14 @@
  * point a name it controls at 127.0.0.1 (DNS rebinding) and read drafts and error frames.
  */
 import http from "node:http";
-import { createReadStream, realpathSync, statSync } from "node:fs";
+import { createReadStream, readFileSync, realpathSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { pipeline } from "node:stream";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { lookup } from "mrmime";
+import { parseRedirects } from "./redirect-files.js";
 
 export interface ServeOptions {
   root: string;
@@ -188,7 +189,7 @@ export function requestPath(target: string): { status: 200; urlPath: string } | 
 function candidates(urlPath: string): string[] | undefined {
   if (urlPath === "/") return ["/index.html"];
   if (/\/\./.test(urlPath)) return undefined; // dotfiles: not for readers
-  if (urlPath === "/_headers") return undefined; // the headers file of other hosts
+  if (urlPath === "/_headers" || urlPath === "/_redirects" || urlPath === "/_redirects.map") return undefined; // files for hosts
   if (/\.html$/.test(urlPath)) return undefined; // a page only at its route, not as x.html
   if (/^\/.+\/$/.test(urlPath)) return undefined; // ...nor its trailing-slash twin
   if (/(^|\/)(index|404)$/.test(urlPath)) return undefined; // ...nor /index or /404
@@ -347,6 +348,35 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
     res.end(req.method === "HEAD" ? undefined : bytes);
   };
 
+  // Old addresses: the `_redirects` file the build writes, read again whenever it changes.
+  let redirects: { key: string; rules: ReturnType<typeof parseRedirects> } = { key: "", rules: new Map() };
+  const redirectOf = (urlPath: string): string | undefined => {
+    const found = findFile("_redirects");
+    const key = found ? `${found.info.size}-${found.info.mtimeMs}-${found.info.ino}` : "";
+    if (key !== redirects.key) {
+      let rules: ReturnType<typeof parseRedirects> = new Map();
+      try {
+        if (found) rules = parseRedirects(readFileSync(found.file, "utf8"));
+      } catch {
+        // unreadable: no redirects, as a host would have none
+      }
+      redirects = { key, rules };
+    }
+    // As nginx's map matches strings: in any case (old addresses are lowercase routes).
+    const rule = redirects.rules.get(urlPath.toLowerCase());
+    return rule && rule.status === 301 ? rule.to : undefined;
+  };
+  /** A permanent redirect, as deploy/nginx.conf gives it: the Location a path, the query string kept. */
+  const redirect = (req: http.IncomingMessage, res: http.ServerResponse, to: string) => {
+    const target = req.url ?? "";
+    const at = target.indexOf("?");
+    const query = at < 0 ? "" : target.slice(at + 1).split("#", 1)[0]!;
+    const location = query ? `${to}?${query}` : to;
+    const body = `<!DOCTYPE html><title>301 Moved Permanently</title><p>Moved to <a href="${location.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)}">${to}</a></p>\n`;
+    res.writeHead(301, { Location: location, "Content-Type": "text/html; charset=utf-8", "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-cache" });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+
   const notFound = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const page = findFile("404.html");
     if (page) return send(req, res, 404, page, "no-cache");
@@ -359,6 +389,8 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
       if (resolved.status === 404) return notFound(req, res);
       return refuse(res, resolved.status, resolved.status === 400 ? "Bad Request" : "URI Too Long");
     }
+    const to = redirectOf(resolved.urlPath);
+    if (to) return redirect(req, res, to);
     const files = candidates(resolved.urlPath);
     let found;
     for (const relative of files ?? []) if ((found = findFile(relative))) break;

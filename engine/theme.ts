@@ -150,6 +150,8 @@ export interface SiteMeta {
   favicon: string;
   /** Origins scripts and forms may reach besides the site itself (a newsletter endpoint). */
   connect: string[];
+  /** The sentence before the link on the page left at an old address (GitHub Pages cannot redirect). */
+  moved?: string;
 }
 
 /**
@@ -177,7 +179,7 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
    * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
    */
   listings?: Record<string, (content: ContentOf<Site, Shape, Collections>) => unknown>;
-  /** Ids every page's layout gives (a skip link's target): valid #anchors on any route. */
+  /** Ids every page's layout gives (a skip link's target). Not needed: #anchors are checked against each rendered page's ids. */
   pageAnchors?: string[];
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
   check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>): Promise<ContentError[]> | ContentError[];

@@ -4,6 +4,7 @@
  * or, on any failure, not at all.
  */
 import type { BuildRecord } from "./cache.js";
+import type { ContentError } from "./errors.js";
 import type { SiteWriter } from "./output.js";
 
 export interface WriteInput {
@@ -17,12 +18,17 @@ export interface WriteInput {
   publicDir: string;
   /** What the output held: its files that this build does not make are removed. */
   previous: BuildRecord;
-  /** What this build makes (its media filled in here). */
+  /** What this build makes (its pages complete once `pages` has been read). */
   next: BuildRecord;
+  /** Run once every file is written, before the commit: errors there abort the build (links as rendered). */
+  verify?: () => ContentError[];
 }
 
-/** Writes and commits the site; returns the files whose bytes changed or that were removed. */
-export async function writeStage(writer: SiteWriter, { assets, pages, media, publicDir, previous, next }: WriteInput): Promise<string[]> {
+/**
+ * Writes and commits the site; returns the files whose bytes changed or that were removed, or
+ * the errors `verify` found (nothing is committed then).
+ */
+export async function writeStage(writer: SiteWriter, { assets, pages, media, publicDir, previous, next, verify }: WriteInput): Promise<{ changed: string[] } | { errors: ContentError[] }> {
   try {
     let changed = await writeFiles(writer, assets);
     // concat, not push(...): a site of 100,000 pages is more arguments than a call can take.
@@ -31,16 +37,17 @@ export async function writeStage(writer: SiteWriter, { assets, pages, media, pub
     for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
     changed = changed.concat(await writeFiles(writer, fresh));
     await writer.copyDir(publicDir);
-    const pageFiles = new Set(Object.values(next.pages).map((p) => p.outFile));
-    const assetFiles = new Set(next.assets?.files ?? []);
-    const gone = [
-      ...Object.values(previous.pages).map((p) => p.outFile).filter((file) => !pageFiles.has(file)),
-      ...(previous.assets?.files ?? []).filter((file) => !assetFiles.has(file)),
-      ...previous.media.filter((file) => !media.has(file)),
-    ];
+    const errors = verify?.() ?? [];
+    if (errors.length > 0) {
+      await writer.abort();
+      return { errors };
+    }
+    const made = new Set([...Object.values(next.pages).map((p) => p.outFile), ...(next.assets?.files ?? []), ...media.keys(), ...(next.redirects ?? [])]);
+    const before = [...Object.values(previous.pages).map((p) => p.outFile), ...(previous.assets?.files ?? []), ...previous.media, ...(previous.redirects ?? [])];
+    const gone = [...new Set(before)].filter((file) => !made.has(file));
     for (const file of gone) await writer.remove(file);
     await writer.commit();
-    return changed.concat(gone);
+    return { changed: changed.concat(gone) };
   } catch (error) {
     await writer.abort();
     throw error;

@@ -155,6 +155,8 @@ export const siteSchema = z.strictObject({
     back: nonEmpty,
   }),
   toast: z.strictObject({ close: nonEmpty }),
+  /** The sentence before the link on the page left at an old address (for GitHub Pages, which cannot redirect). */
+  moved: nonEmpty.optional(),
   /** `false` builds no social cards (og:image): faster builds, links shared without a picture. */
   socialCards: z.boolean().optional().describe("false builds no social cards (og:image): faster builds, links shared without a picture."),
 });

@@ -29,6 +29,7 @@ export const theme = defineTheme({
     copyright: site.footer.copyright,
     favicon: "/favicon.svg",
     connect: site.newsletter.endpoint ? [site.newsletter.endpoint] : [],
+    moved: site.moved,
   }),
   frontMatter,
   collections: {

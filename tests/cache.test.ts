@@ -78,12 +78,16 @@ describe("the persistent cache", () => {
     await edit("cards.yaml", (t) => t.slice(0, t.indexOf("- route: /guia/so-titulo")));
     await edit("editions.yaml", (t) => (t.includes("/guia/so-titulo") ? t.slice(0, t.indexOf("- id: agosto-2025")) : t));
     await edit("articles/primeiro.md", (t) => t.replace(/\[link interno\]\(\/guia\/so-titulo\)/, "link interno"));
+    // ...whose address is let go (deleted from the record of published addresses).
+    await edit("published-routes.txt", (t) => t.replace("/guia/so-titulo\n", ""));
     await compare();
     await rename(path.join(content, "articles/primeiro.en.md"), path.join(content, "articles/primeiro-renomeado.en.md"));
     await rename(path.join(content, "articles/primeiro.md"), path.join(content, "articles/primeiro-renomeado.md"));
     await edit("site.yaml", (t) => t.replace("featured: /primeiro", "featured: /primeiro-renomeado"));
     await edit("cards.yaml", (t) => t.replaceAll("route: /primeiro\n", "route: /primeiro-renomeado\n"));
     await edit("editions.yaml", (t) => t.replaceAll("route: /primeiro\n", "route: /primeiro-renomeado\n"));
+    // The old address answers with a redirect (its page for GitHub Pages is written too).
+    await edit("articles/primeiro-renomeado.md", (t) => t.replace(/^---\n/, "---\naliases: [/primeiro]\n"));
     await compare();
   }, 300_000);
 

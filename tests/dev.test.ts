@@ -125,13 +125,37 @@ describe("npm run dev", () => {
     await expect.poll(async () => (await page("/renomeado")).status, { timeout: 10_000 }).toBe(404);
   });
 
+  it("renaming a published article shows the vanished address in the overlay, with where it went; renaming it back clears it", async () => {
+    const dir = path.join(content, "articles/guia");
+    let from = events.length;
+    await rename(path.join(dir, "so-titulo.md"), path.join(dir, "titulo-novo.md"));
+    let event = await nextEvent(from);
+    // An editor's rename may arrive as two changes: wait for the one that sees both files.
+    while (!event.data.errors?.some((e) => e.message.includes("was published"))) event = await nextEvent(++from);
+    expect(event.event).toBe("build-error");
+    const vanished = event.data.errors!.find((e) => e.message === "/guia/so-titulo was published and nothing answers it now")!;
+    expect(vanished.location).toMatch(/published-routes\.txt:\d+:1$/);
+    expect(vanished.hint).toMatch(/moved to \/guia\/titulo-novo \(.*titulo-novo\.md has the same text\): add `aliases: \[\/guia\/so-titulo\]`/);
+    expect(vanished.frame).toContain("| /guia/so-titulo");
+    // The links to it say where it went.
+    const link = event.data.errors!.find((e) => e.message === "broken link: no page has the route /guia/so-titulo")!;
+    expect(link.hint).toMatch(/moved to \/guia\/titulo-novo/);
+    expect(logs.join("\n")).toContain("/guia/so-titulo was published and nothing answers it now");
+
+    from = events.length;
+    await rename(path.join(dir, "titulo-novo.md"), path.join(dir, "so-titulo.md"));
+    await expect.poll(async () => (await nextEvent(from++)).event, { timeout: 15_000 }).toBe("ok");
+    expect((await page("/guia/so-titulo")).status).toBe(200);
+  });
+
   it("survives an editor's atomic save (write to a temporary file, then rename over)", async () => {
     const file = path.join(content, "articles/guia/so-titulo.md");
     const from = events.length;
     await writeFile(`${file}.tmp~`, "---\ntitle: Só título\n---\n\nSalvo de forma atômica.\n");
     await rename(`${file}.tmp~`, file);
     await expect.poll(async () => (await page("/guia/so-titulo")).html, { timeout: 10_000 }).toContain("Salvo de forma atômica.");
-    expect(events.slice(from).some((e) => e.event === "ok")).toBe(true);
+    // The page is on disk a moment before the build's result reaches the event stream.
+    await expect.poll(() => events.slice(from).some((e) => e.event === "ok"), { timeout: 10_000 }).toBe(true);
   });
 
   it("shows drafts, which a build leaves out", async () => {

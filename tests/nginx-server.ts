@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -44,7 +44,7 @@ export interface RunningNginx {
 }
 
 /**
- * Starts nginx with deploy/nginx.conf's server block (listen and root rewritten) serving
+ * Starts nginx with deploy/nginx.conf's server block (listen, root and the redirect map's path rewritten) serving
  * `site`, and resolves once it answers. `site` and its parents must be readable by nginx's
  * workers.
  */
@@ -55,7 +55,8 @@ export async function startNginx(site: string): Promise<RunningNginx> {
   const port = await freePort();
   const server = (await readFile(path.join(projectRoot, "deploy/nginx.conf"), "utf8"))
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
-    .replace(/root [^;]+;/, `root ${site};`);
+    .replace(/root [^;]+;/, `root ${site};`)
+    .replace(/include [^;]*\/_redirects\.map;/, `include ${site}/_redirects.map;`);
   await mkdir(path.join(dir, "tmp"), { recursive: true });
   const conf = `
 worker_processes 1;
@@ -101,8 +102,33 @@ http {
   };
 }
 
-/** Builds the real site into a fresh folder nginx's workers can read; resolves with its path. */
-export async function buildRealSite(): Promise<string> {
+/**
+ * Old addresses the servers' tests ask for: an alias of /artigo-transicao (in its front
+ * matter) and two redirects of site.yaml, to / and to an article.
+ */
+export const OLD_ADDRESSES = {
+  alias: { from: "/artigo/transicao-de-carreira", to: "/artigo-transicao" },
+  gone: { from: "/pagina-removida", to: "/" },
+  elsewhere: { from: "/artigo/tarifas", to: "/artigo/tarifas-trump-mercado-trabalho" },
+};
+
+/** The real content with OLD_ADDRESSES added, in a temporary folder. */
+export async function contentWithOldAddresses(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-content-"));
+  await cp(path.join(projectRoot, "content"), dir, { recursive: true });
+  const article = path.join(dir, "articles/artigo-transicao.md");
+  const text = await readFile(article, "utf8");
+  await writeFile(article, text.replace(/^---\n/, `---\naliases: [${OLD_ADDRESSES.alias.from}]\n`));
+  const { gone, elsewhere } = OLD_ADDRESSES;
+  await appendFile(path.join(dir, "site.yaml"), `redirects:\n  ${gone.from}: ${gone.to}\n  ${elsewhere.from}: ${elsewhere.to}\n`);
+  return dir;
+}
+
+/**
+ * Builds the real site (with OLD_ADDRESSES, unless `plain`) into a fresh folder nginx's
+ * workers can read; resolves with its path.
+ */
+export async function buildRealSite({ plain = false } = {}): Promise<string> {
   const { buildSite } = await import("../engine/build.js");
   const { FolderWriter } = await import("../engine/output.js");
   const dir = await mkdtemp(path.join(tmpdir(), "cafe-site-"));
@@ -111,7 +137,8 @@ export async function buildRealSite(): Promise<string> {
   const writer = new FolderWriter(site);
   await writer.begin();
   const { theme } = await import("../templates/theme.js");
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
+  const contentDir = plain ? path.join(projectRoot, "content") : await contentWithOldAddresses();
+  const result = await buildSite({ contentDir, projectRoot, theme, writer });
   if (!result.ok) throw new Error(`the real site did not build: ${JSON.stringify(result.errors).slice(0, 500)}`);
   return site;
 }

@@ -10,7 +10,7 @@ import { buildSite } from "../engine/build.js";
 import { CSP_LINE } from "../deploy/write-nginx-csp.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { buildRealSite, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
+import { buildRealSite, OLD_ADDRESSES, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
 
 const haveNginx = requireNginx("The nginx test");
 
@@ -57,6 +57,29 @@ const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
       expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     }
     expect((await fetch(`${base}/feed.xml`)).headers.get("content-type")).toMatch(/xml/);
+  });
+
+  it.each(Object.values(OLD_ADDRESSES))("answers the old address $from with a permanent redirect to $to, the query string kept", async ({ from, to }) => {
+    for (const method of ["GET", "HEAD"]) {
+      const res = await fetch(base + from, { method, redirect: "manual" });
+      expect(res.status).toBe(301);
+      expect(res.headers.get("location")).toBe(to);
+    }
+    const tracked = await fetch(`${base}${from}?utm_source=whatsapp&x=%C3%A9`, { redirect: "manual" });
+    expect(tracked.status).toBe(301);
+    expect(tracked.headers.get("location")).toBe(`${to}?utm_source=whatsapp&x=%C3%A9`);
+    // ...and the browser lands on the page.
+    const followed = await fetch(base + from);
+    expect(followed.status).toBe(200);
+    expect(new URL(followed.url).pathname).toBe(to);
+  });
+
+  it("answers only the old address itself: its .html, trailing-slash twin and the redirect files are 404", async () => {
+    const { from } = OLD_ADDRESSES.alias;
+    for (const path of [`${from}.html`, `${from}/`, "/_redirects", "/_redirects.map", "/%5Fredirects"]) {
+      const res = await fetch(base + path, { redirect: "manual" });
+      expect(res.status, path).toBe(404);
+    }
   });
 
   it("sends the security headers, with the CSP the build wrote into _headers", async () => {

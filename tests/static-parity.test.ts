@@ -13,7 +13,7 @@ import { gunzipSync } from "node:zlib";
 import { inputFingerprint, recordBuild } from "../engine/fingerprint.js";
 import { serve } from "../engine/serve.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
-import { buildRealSite, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
+import { buildRealSite, OLD_ADDRESSES, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
 
 const haveNginx = requireNginx("The preview-against-nginx test");
 
@@ -52,6 +52,7 @@ interface Answer {
   status: number;
   type: string;
   body: Buffer;
+  location?: string;
 }
 
 /** A raw request, so the path reaches the server exactly as written (fetch would normalise it). */
@@ -64,7 +65,7 @@ function request(base: string, rawPath: string, method = "GET", headers: http.Ou
       res.on("end", () => {
         const raw = Buffer.concat(chunks);
         const body = res.headers["content-encoding"] === "gzip" && raw.length > 0 ? gunzipSync(raw) : raw;
-        resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body });
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body, location: res.headers.location });
       });
     });
     req.on("error", reject);
@@ -84,6 +85,29 @@ const shown = (p: string) => (p.length > 60 ? `${p.slice(0, 12)}… (${p.length}
 
 const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
 const FILES = ["/favicon.svg", "/feed.xml", "/sitemap.xml", "/robots.txt"];
+const { alias, gone, elsewhere } = OLD_ADDRESSES;
+/** Old addresses (an alias, redirects of site.yaml) and their near misses. */
+const OLD = [
+  alias.from,
+  gone.from,
+  elsewhere.from,
+  `${alias.from}?utm_source=whatsapp`,
+  `${alias.from}?a=1&b=%20x`,
+  `${alias.from}?`,
+  `${gone.from}?q=1`,
+  `${alias.from}#frag`,
+  `${alias.from}.html`,
+  `${alias.from}/`,
+  `/artigo//${alias.from.split("/").pop()}`,
+  `/artigo/%74ransicao-de-carreira`,
+  `/x/..${alias.from}`,
+  alias.from.toUpperCase(),
+  `${gone.from}.html`,
+  "/_redirects",
+  "/_redirects.map",
+  "/%5Fredirects",
+  "/_redirects?x=1",
+];
 const HOSTILE = [
   // climbing out of the root, plain and encoded
   "/../etc/passwd",
@@ -198,6 +222,7 @@ describe.skipIf(!haveNginx)("the preview server against deploy/nginx.conf in ngi
       const [fromNginx, fromPreview] = await Promise.all([request(nginx!.base, rawPath, method, headers), request(previewBase, rawPath, method, headers)]);
       const label = `${method} ${shown(rawPath)} (Accept-Encoding: ${encoding ?? "none"})`;
       expect(fromPreview.status, label).toBe(fromNginx.status);
+      if (fromNginx.status === 301) expect(fromPreview.location, `${label}: Location`).toBe(fromNginx.location);
       if (fromNginx.status === 200) {
         expect(mediaType(fromPreview.type), label).toBe(mediaType(fromNginx.type));
         if (method !== "HEAD") expect(fromPreview.body.equals(fromNginx.body), `${label}: same bytes`).toBe(true);
@@ -215,7 +240,15 @@ describe.skipIf(!haveNginx)("the preview server against deploy/nginx.conf in ngi
     for (const asset of assets) await check(asset);
   });
   it.each(HOSTILE.map((p) => [shown(p), p]))("GET %s: same answer", (_, rawPath) => check(rawPath));
-  it.each(["/", "/artigo-transicao", "/nao-existe", "/_headers", "/.cafe-build.json", "/%2e%2e/"])("HEAD and POST %s: same answer", async (rawPath) => {
+  it.each(OLD)("old address GET %s: same answer (a 301 with the same Location, or the same 404)", (rawPath) => check(rawPath));
+  it("the old addresses are redirects on both, not pages", async () => {
+    for (const base of [nginx!.base, previewBase]) {
+      const res = await request(base, `${alias.from}?x=1`);
+      expect(res.status, base).toBe(301);
+      expect(res.location, base).toBe(`${alias.to}?x=1`);
+    }
+  });
+  it.each(["/", "/artigo-transicao", "/nao-existe", "/_headers", "/.cafe-build.json", "/%2e%2e/", alias.from, gone.from])("HEAD and POST %s: same answer", async (rawPath) => {
     await check(rawPath, "HEAD");
     await check(rawPath, "POST");
   });

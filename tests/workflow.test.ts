@@ -39,6 +39,8 @@ describe("drafts", () => {
     const dir = await editedFixture("basic", {
       "articles/guia/so-titulo.md": "---\ntitle: Só título\ndate: 02/09/2025\ndraft: true\n---\nTexto\n",
       "articles/primeiro.md": (s) => s.replace("[link interno](/guia/so-titulo)", "link interno"),
+      // A draft was never published: its address is not in the record.
+      "published-routes.txt": (s) => s.replace("/guia/so-titulo\n", ""),
     });
     const built = await buildInMemory(dir);
     expect(built.ok).toBe(true);
@@ -53,11 +55,30 @@ describe("drafts", () => {
     const dev = await buildSite({ contentDir: dir, projectRoot, theme, writer, drafts: true });
     expect(dev.ok).toBe(true);
     expect(writer.files.has("guia/so-titulo.html")).toBe(true);
+    // Neither build publishes the draft's address.
+    expect(await readFile(path.join(dir, "published-routes.txt"), "utf8")).not.toContain("/guia/so-titulo");
+  });
+
+  it("an article made a draft again takes its published address away: the build says so at the record's line", async () => {
+    const dir = await editedFixture("basic", {
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\ndraft: true\n---\nTexto\n",
+      "articles/primeiro.md": (s) => s.replace("[link interno](/guia/so-titulo)", "link interno"),
+      "cards.yaml": (s) => s.slice(0, s.indexOf("- route: /guia/so-titulo")),
+    });
+    for (const drafts of [false, true]) {
+      const { MemoryWriter } = await import("../engine/output.js");
+      const result = await buildSite({ contentDir: dir, projectRoot, theme, writer: new MemoryWriter(), drafts });
+      expect(result.errors.map((e) => `${e.file.split("/").pop()}: ${e.message}`), `drafts: ${drafts}`).toEqual([
+        "published-routes.txt: /guia/so-titulo was published and nothing answers it now",
+      ]);
+      expect(result.errors[0]!.hint).toMatch(/^its article is a draft now/);
+    }
   });
 
   it("a published article may not link to a draft, and the error says so", async () => {
     const dir = await editedFixture("basic", {
       "articles/guia/so-titulo.md": "---\ntitle: Só título\ndraft: true\n---\nTexto\n",
+      "published-routes.txt": (s) => s.replace("/guia/so-titulo\n", ""),
     });
     const built = await buildInMemory(dir);
     expect(built.ok).toBe(false);
