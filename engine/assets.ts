@@ -5,8 +5,8 @@
  */
 /// <reference path="./subset-font.d.ts" />
 import path from "node:path";
-import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { cacheKey, MediaCache } from "./media-cache.js";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { build, type BuildFailure } from "esbuild";
@@ -40,15 +40,13 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
   const source = await readFile(require.resolve(font.source));
   const text = font.text(site);
   if (!text) return source;
-  const key = createHash("sha256").update(source).update(text).digest("hex").slice(0, 16);
-  const cached = path.join(projectRoot, "node_modules/.cache/engine/fonts", `${font.name}-${key}.woff2`);
-  const hit = await readFile(cached).catch(() => undefined);
+  // In the same content-addressed cache as images and cards (media-cache.ts).
+  const cache = new MediaCache<Record<string, never>>(projectRoot, "fonts");
+  const key = cacheKey(["font-v1", source, text]);
+  const hit = (await cache.get(key))?.files.get("font.woff2");
   if (hit) return hit;
   const subset = await subsetFont(source, text, { targetFormat: "woff2" });
-  // Written aside and renamed: a build stopped half-way never leaves half a font behind.
-  await mkdir(path.dirname(cached), { recursive: true });
-  await writeFile(`${cached}.${process.pid}.tmp`, subset);
-  await rename(`${cached}.${process.pid}.tmp`, cached);
+  await cache.put(key, { meta: {}, files: new Map([["font.woff2", subset]]) });
   return subset;
 }
 

@@ -15,13 +15,13 @@
  * read or parsed, or that another format wrote, is ignored, so a cache can only ever save work,
  * never change a result. Only a successful build saves it.
  */
-import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
+import { writeFileAtomic } from "./files.js";
 import path from "node:path";
 import type { ParsedArticle } from "./content.js";
 import type { Deps } from "./dependencies.js";
 import type { ContentWarning } from "./errors.js";
-import type { Sealed } from "./hash.js";
+import { hashOf, type Sealed } from "./hash.js";
 import type { MarkdownImage } from "./images.js";
 import type { InternalLink } from "./markdown.js";
 import type { AssetRecord } from "./assets.js";
@@ -128,12 +128,12 @@ export class BuildCache {
     const shards: Record<string, FileEntry>[] = Array.from({ length: SHARDS }, () => ({}));
     for (const [file, entry] of this.files) shards[shardOf(file)]![file] = entry;
     // The shards first: a store.json that names a build is only written once they are all in.
-    await Promise.all(shards.map((shard, i) => writeAtomically(path.join(this.dir, `files-${i}.json`), JSON.stringify(shard))));
-    await writeAtomically(path.join(this.dir, "store.json"), JSON.stringify(this.store));
+    await Promise.all(shards.map((shard, i) => writeFileAtomic(path.join(this.dir, `files-${i}.json`), JSON.stringify(shard), { mkdirs: false })));
+    await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(this.store), { mkdirs: false });
   }
 }
 
-const shardOf = (file: string) => createHash("sha1").update(file).digest()[0]! % SHARDS;
+const shardOf = (file: string) => hashOf(file).charCodeAt(0) % SHARDS;
 
 async function readJson<T>(file: string): Promise<T | undefined> {
   try {
@@ -141,10 +141,4 @@ async function readJson<T>(file: string): Promise<T | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, text);
-  await rename(temp, file);
 }

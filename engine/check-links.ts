@@ -9,7 +9,8 @@
  * for a day (`node_modules/.cache/check-links/`), so a second run asks nothing again.
  */
 import { readFileSync, readdirSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { writeFileAtomic } from "./files.js";
 import path from "node:path";
 import { Parser } from "htmlparser2";
 
@@ -285,10 +286,7 @@ export class LinkChecker {
 
   private async save(): Promise<void> {
     if (!this.o.cacheFile) return;
-    await mkdir(path.dirname(this.o.cacheFile), { recursive: true });
-    const temp = `${this.o.cacheFile}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ version: 1, answers: Object.fromEntries(this.kept) }));
-    await rename(temp, this.o.cacheFile);
+    await writeFileAtomic(this.o.cacheFile, JSON.stringify({ version: 1, answers: Object.fromEntries(this.kept) }));
   }
 
   /** Follows an address through its redirects (10 at most) to an answer. */

@@ -2,7 +2,8 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { listFiles } from "./files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
@@ -227,19 +228,8 @@ async function loadYamlFile<T>(
   return { file: shown, source, value: result.data, locate: parsed.locate };
 }
 
-function listFiles(dir: string, extension: string): string[] {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith(extension) && !e.name.startsWith("."))
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
+/** The files of `dir` with this extension (hidden ones left out), sorted. */
+const filesOf = (dir: string, extension: string) => listFiles(dir).filter((file) => file.endsWith(extension));
 
 async function loadDataFiles(
   dir: string,
@@ -247,7 +237,7 @@ async function loadDataFiles(
   errors: ContentError[],
 ): Promise<Map<string, LocatedFile<unknown>>> {
   const data = new Map<string, LocatedFile<unknown>>();
-  for (const file of listFiles(dir, ".json")) {
+  for (const file of filesOf(dir, ".json")) {
     const shown = display(file);
     const source = await readText(file, shown, errors);
     if (source === undefined) continue;
@@ -263,7 +253,7 @@ async function loadDataFiles(
 }
 
 function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, failed: Map<string, FailedArticle>, cache?: ArticleStore): Article[] {
-  const files = listFiles(dir, ".md");
+  const files = filesOf(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.

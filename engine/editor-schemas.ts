@@ -8,8 +8,9 @@
  * The build writes them (only files whose bytes changed, never into the site or its cache);
  * a test fails when the committed files are older than the theme.
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { writeFileAtomic } from "./files.js";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
 import { z } from "zod";
 import { engineSiteSettings } from "./schema.js";
@@ -57,10 +58,7 @@ export function editorSchemas(model: Pick<ContentModel, "site" | "collections">,
 async function writeIfChanged(file: string, data: string): Promise<boolean> {
   const old = await readFile(file, "utf8").catch(() => undefined);
   if (old === data) return false;
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
+  await writeFileAtomic(file, data);
   return true;
 }
 

@@ -4,29 +4,16 @@
  * match the last build, there is nothing to do and the output is left exactly as it is.
  * Deliberately dependency-free, so the check runs before the engine and React are loaded.
  */
-import { createHash } from "node:crypto";
-import { readdirSync, statSync, type Dirent } from "node:fs";
+import { fileHash, hashOfAll } from "./hash.js";
+import { statSync } from "node:fs";
+import { listFiles } from "./files.js";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 const MANIFEST = ".cafe-build.json";
 
-/**
- * Every file below `dir`, sorted. Synchronous on purpose, like the stats below: thousands of
- * tiny async calls each take a trip through libuv's thread pool, several times slower here.
- */
-function files(dir: string): string[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
+/** Every file below `dir`, hidden ones included (an edit to any input counts). */
+const files = (dir: string) => listFiles(dir, { hidden: true });
 
 /**
  * Hash of the inputs' paths, sizes and modification times, as make and ninja compare
@@ -39,12 +26,15 @@ export async function inputFingerprint(projectRoot: string, contentDir: string, 
 }
 
 function describe(list: string[], seed: string, relativeTo?: string): string {
-  const hash = createHash("sha256").update(seed);
-  for (const file of list) {
-    const s = statSync(file, { throwIfNoEntry: false });
-    hash.update(`${relativeTo ? path.relative(relativeTo, file) : file}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}\n`);
-  }
-  return hash.digest("hex");
+  return hashOfAll(
+    (function* () {
+      yield seed;
+      for (const file of list) {
+        const s = statSync(file, { throwIfNoEntry: false });
+        yield `${relativeTo ? path.relative(relativeTo, file) : file}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+      }
+    })(),
+  );
 }
 
 /** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
@@ -75,9 +65,9 @@ export async function recordBuild(outDir: string, inputs: string): Promise<void>
  */
 export async function codeVersion(projectRoot: string, folders: readonly string[]): Promise<string> {
   const list = [...folders.flatMap((d) => files(path.join(projectRoot, d))), path.join(projectRoot, "package-lock.json")];
-  const hash = createHash("sha256");
-  for (const file of list) hash.update(path.relative(projectRoot, file)).update("\0").update(await readFile(file)).update("\0");
-  return hash.digest("base64url");
+  const parts: (string | Uint8Array)[] = [];
+  for (const file of list) parts.push(path.relative(projectRoot, file), await readFile(file));
+  return hashOfAll(parts);
 }
 
 /** The fingerprint of a build's inputs: content, code folders, public/, the lock file, and NODE_ENV. */
@@ -87,6 +77,6 @@ export function projectInputs(projectRoot: string, contentDir: string, folders: 
 
 /** Where the persistent cache of one content folder lives, for `build` or for `dev` (which includes drafts). */
 export function cacheDirOf(projectRoot: string, contentDir: string, mode: "build" | "dev"): string {
-  const site = createHash("sha1").update(path.relative(projectRoot, contentDir) || ".").digest("hex").slice(0, 12);
+  const site = fileHash(path.relative(projectRoot, contentDir) || ".", 12);
   return path.join(projectRoot, "node_modules/.cache/engine", `${site}-${mode}`);
 }

@@ -34,3 +34,9 @@ export function isJsonSafe(value: unknown): boolean {
   }
   return false;
 }
+
+/** A file's content in its name (`x-<hash>.png`): sha256, hex, its first `length` characters. */
+export const fileHash = (data: string | Uint8Array, length = 10): string => createHash("sha256").update(data).digest("hex").slice(0, length);
+
+/** A script as a Content-Security-Policy names it (`'sha256-…'`): sha256, base64. */
+export const scriptHash = (script: string): string => createHash("sha256").update(script).digest("base64");

@@ -22,7 +22,7 @@
  */
 import { createElement, type ReactElement } from "react";
 import { renderToString } from "react-dom/server";
-import { createHash } from "node:crypto";
+import { fileHash } from "./hash.js";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type sharpType from "sharp";
@@ -247,7 +247,7 @@ export class ImageStage {
         if (error) errors.push(error);
         const target = resolveImage(ref.url, path.resolve(this.projectRoot, ref.file), { content: path.resolve(content.root), public: this.publicDir });
         if ("error" in target) {
-          errors.push(errorAt(ref, target.error, target.hint));
+          errors.push(referenceError(ref, target.error, target.hint));
           continue;
         }
         resolved.set(`${ref.file}\0${ref.url}`, target.path);
@@ -261,7 +261,7 @@ export class ImageStage {
     for (const [file, refs] of references) {
       const result = await this.load(file);
       if ("error" in result) {
-        errors.push(...refs.map((ref) => errorAt(ref, result.error.replace("{url}", `\`${ref.url}\``), result.hint)));
+        errors.push(...refs.map((ref) => referenceError(ref, result.error.replace("{url}", `\`${ref.url}\``), result.hint)));
         continue;
       }
       const stem = stemOf(file);
@@ -347,7 +347,7 @@ export class ImageStage {
   /** Every width and format of one source; SVG as it is. */
   private async encode(bytes: Buffer, source: Source): Promise<Encoded & { files: Map<string, Uint8Array> }> {
     const files = new Map<string, Uint8Array>();
-    const hash = (data: Uint8Array) => createHash("sha256").update(data).digest("hex").slice(0, 10);
+    const hash = (data: Uint8Array) => fileHash(data);
     if (source.format === "svg") {
       files.set("image.svg", bytes);
       const variant = { width: source.width, height: source.height, format: "svg" as const, hash: hash(bytes), name: "image.svg" };
@@ -390,7 +390,8 @@ function referencesOf(article: Article, body: readonly MarkdownImage[]): Referen
   return refs;
 }
 
-function errorAt(ref: Reference, message: string, hint?: string): ContentError {
+/** An error at an image's reference (a reference knows its own line: no YAML path to look up). */
+function referenceError(ref: Reference, message: string, hint?: string): ContentError {
   return new ContentError({ file: ref.file, line: ref.line, column: ref.column, source: ref.source, key: ref.key, message, hint });
 }
 
@@ -399,13 +400,13 @@ function altError(ref: Reference): ContentError | undefined {
   const alt = ref.alt.trim();
   if (ref.decorative && alt) {
     return ref.cover
-      ? errorAt(ref, "the cover is marked `decorative: true` but has alt text", "a decorative image has no alt text: remove one of the two")
-      : errorAt(ref, `image \`${ref.url}\` is marked {decorative} but has alt text`, `a decorative image has no alt text: remove one of the two, ![](${ref.url}){decorative} or ![${alt}](${ref.url})`);
+      ? referenceError(ref, "the cover is marked `decorative: true` but has alt text", "a decorative image has no alt text: remove one of the two")
+      : referenceError(ref, `image \`${ref.url}\` is marked {decorative} but has alt text`, `a decorative image has no alt text: remove one of the two, ![](${ref.url}){decorative} or ![${alt}](${ref.url})`);
   }
   if (ref.decorative || alt) return undefined;
   return ref.cover
-    ? errorAt(ref, "the cover image has no alt text", 'describe it for readers who cannot see it: `image: { src: ./capa.jpg, alt: "Duas pessoas conversando num café" }`; if it adds nothing to the text, write `decorative: true` instead')
-    : errorAt(
+    ? referenceError(ref, "the cover image has no alt text", 'describe it for readers who cannot see it: `image: { src: ./capa.jpg, alt: "Duas pessoas conversando num café" }`; if it adds nothing to the text, write `decorative: true` instead')
+    : referenceError(
         ref,
         `image \`${ref.url}\` has no alt text`,
         `describe it for readers who cannot see it: ![Foto da equipe](${ref.url}); if it adds nothing to the text, mark it ![](${ref.url}){decorative}`,

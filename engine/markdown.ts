@@ -26,6 +26,7 @@ import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "./theme.j
 import { nearest, schemaErrors } from "./yaml-source.js";
 import { ImageSlot, type MarkdownImage } from "./images.js";
 import { dep, type DepId } from "./dependencies.js";
+import { isSafeUrl } from "./schema.js";
 
 /** A directive resolved to its block and validated data. */
 interface ResolvedBlock {
@@ -254,7 +255,7 @@ function remarkBlocks() {
         result.links.push({ url, file: article.file, ...at(node) });
       } else if (url.startsWith("#")) {
         result.links.push({ url: `${article.route}${url}`, file: article.file, ...at(node) });
-      } else if (!/^(https?:\/\/[^\s/]+|mailto:\S+@)/i.test(url)) {
+      } else if (!isSafeUrl(url)) {
         fail(
           node,
           `link target \`${url}\` is not allowed`,

@@ -8,6 +8,7 @@
  * and is made again.
  */
 import { createHash } from "node:crypto";
+import { fileHash } from "./hash.js";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -22,11 +23,11 @@ export interface CacheEntry<Meta> {
   files: Map<string, Uint8Array>;
 }
 
-const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
+const sha256 = (data: Uint8Array) => fileHash(data, 64);
 
 /** The hash every key is built from: the parts in order, each length-prefixed so no two lists collide. */
 export function cacheKey(parts: readonly (string | Uint8Array)[]): string {
-  const hash = createHash("sha256");
+  const hash = createHash("sha256"); // length-prefixed parts: binary parts never collide
   for (const part of parts) {
     const bytes = typeof part === "string" ? Buffer.from(part) : part;
     hash.update(`${bytes.length}:`).update(bytes);

@@ -4,7 +4,7 @@
  * when the whole site is written, so a failed or killed build never leaves a half-written or
  * missing site.
  */
-import { createHash } from "node:crypto";
+import { hashOf } from "./hash.js";
 import { cp, link, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -262,7 +262,7 @@ export class LiveWriter implements SiteWriter {
   }
 
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
-    const hash = createHash("sha1").update(contents).digest("hex");
+    const hash = hashOf(contents);
     if (this.hashes.get(file) === hash) return false;
     const target = path.join(this.outDir, file);
     const dir = path.dirname(target);

@@ -3,23 +3,14 @@
  * is a valid link target (`[o relatório](/relatorio.pdf)`); one whose path is also a page or
  * a generated file would be served in its place, or replace it, so that is an error.
  */
-import { readdirSync } from "node:fs";
+import { listFiles } from "./files.js";
 import path from "node:path";
 import { ContentError } from "./errors.js";
 import type { RouteTable } from "./routes.js";
 
 /** Every file of `public/`, as site paths without the leading slash (`favicon.svg`, `docs/a.pdf`). */
 export function listPublicFiles(dir: string): Set<string> {
-  try {
-    return new Set(
-      readdirSync(dir, { withFileTypes: true, recursive: true })
-        .filter((e) => e.isFile())
-        .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/")),
-    );
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Set();
-    throw error;
-  }
+  return new Set(listFiles(dir, { hidden: true }).map((file) => path.relative(dir, file).split(path.sep).join("/")));
 }
 
 /** A file of `public/` a link points at (`/relatorio.pdf#page=2`), if it is one. */

@@ -11,7 +11,7 @@
  * has the same file, the same text or the same title.
  */
 import { readFileSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "./files.js";
 import path from "node:path";
 import type { Redirect } from "./aliases.js";
 import { sourceHashOf, type Article, type SiteContent } from "./content.js";
@@ -235,9 +235,7 @@ export async function updatePublishedRoutes(record: PublishedRecord, answered: R
   if (added.length === 0) return [];
   const all = [...listed, ...added].sort(byCodePoint);
   const text = `${HEADER.join("\n")}\n${all.join("\n")}\n`;
-  const temp = `${record.file}.${process.pid}.tmp`;
-  await writeFile(temp, text);
-  await rename(temp, record.file);
+  await writeFileAtomic(record.file, text, { mkdirs: false });
   return added;
 }
 

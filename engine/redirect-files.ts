@@ -15,7 +15,7 @@
  * A browser keeps the #fragment across a redirect whose Location has none, so every host
  * keeps it (GitHub Pages' page too, through its script).
  */
-import { createHash } from "node:crypto";
+import { scriptHash } from "./hash.js";
 import type { Redirect } from "./aliases.js";
 import { outFileOf } from "./routes.js";
 import { absoluteUrl } from "./site-files.js";
@@ -47,7 +47,7 @@ export function redirectPage(redirect: Pick<Redirect, "to">, text: RedirectPageT
   const title = escapeHtml(text.titleOf(to));
   const href = escapeHtml(to);
   const script = redirectScript(to);
-  const hash = createHash("sha256").update(script).digest("base64");
+  const hash = scriptHash(script);
   return [
     "<!DOCTYPE html>",
     `<html lang="${escapeHtml(text.language)}">`,

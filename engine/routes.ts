@@ -4,7 +4,7 @@
  * (the home page) and the 404 page.
  */
 import { ContentError } from "./errors.js";
-import type { Article, ArticleMeta, SiteContent } from "./content.js";
+import type { Article, SiteContent } from "./content.js";
 import { errorAt, formatKey, type LocatableSource } from "./yaml-source.js";
 
 export type Route<Meta extends object = Record<string, unknown>> =

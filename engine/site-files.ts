@@ -3,7 +3,7 @@
  * robots.txt, and `_headers` (Netlify and Cloudflare Pages read it) with the same security
  * policy the pages carry in their meta tag.
  */
-import { createHash } from "node:crypto";
+import { scriptHash } from "./hash.js";
 import { Feed } from "feed";
 import type { Article } from "./content.js";
 import { articleOf, byCodePoint, type Route } from "./routes.js";
@@ -14,7 +14,7 @@ export const SITE_FILES = ["feed.xml", "sitemap.xml", "robots.txt", "_headers"] 
 
 /** The Content-Security-Policy of every page: scripts from the site itself, inline ones only by hash. */
 export function contentSecurityPolicy(inlineScripts: readonly string[], connect: readonly string[] = []): string {
-  const hashes = inlineScripts.map((s) => `'sha256-${createHash("sha256").update(s).digest("base64")}'`);
+  const hashes = inlineScripts.map((s) => `'sha256-${scriptHash(s)}'`);
   const endpoint = connect.map((url) => ` ${new URL(url).origin}`).join("");
   return [
     "default-src 'self'",

@@ -8,7 +8,7 @@
  * component's code, the fonts' bytes, the size and the two libraries' versions. A build in
  * which no card changed loads neither library.
  */
-import { createHash } from "node:crypto";
+import { fileHash } from "./hash.js";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -75,7 +75,7 @@ export class SocialCards {
         }
         this.drawn.set(key, png);
         used.add(key);
-        const hash = createHash("sha256").update(png).digest("hex").slice(0, 10);
+        const hash = fileHash(png);
         const file = `assets/cards/${slugOf(route.path)}-${hash}.png`;
         files.set(file, png);
         byRoute.set(route.path, {

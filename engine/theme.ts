@@ -10,7 +10,7 @@ import type { ComponentType, ReactElement, ReactNode } from "react";
 import type { z } from "zod";
 import type { Components } from "hast-util-to-jsx-runtime";
 import type { ContentError } from "./errors.js";
-import type { Article, ArticleMeta, ContentModel, ContentOf, FrontMatterOf, SiteContent } from "./content.js";
+import type { Article, ContentModel, ContentOf, FrontMatterOf, SiteContent } from "./content.js";
 import type { PageSpec, Route, RouteModel, RouteTable } from "./routes.js";
 import type { ProcessedImage } from "./images.js";
 

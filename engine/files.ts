@@ -1,0 +1,42 @@
+/**
+ * Files on disk, the two ways the engine needs them: every file below a folder (content,
+ * public/, the inputs of the up-to-date check), and a file written whole or not at all.
+ * Only Node's own modules: the up-to-date check runs before anything else is loaded.
+ */
+import { readdirSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * Every file below `dir` (absolute paths, sorted), none when it does not exist. Synchronous
+ * on purpose: thousands of small async calls each take a trip through libuv's thread pool,
+ * several times slower here. Hidden files and folders are left out unless `hidden` is true.
+ */
+export function listFiles(dir: string, { hidden = false }: { hidden?: boolean } = {}): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw error;
+  }
+  const files: string[] = [];
+  for (const e of entries) {
+    if (!e.isFile()) continue;
+    const file = path.join(e.parentPath, e.name);
+    if (!hidden && path.relative(dir, file).split(path.sep).some((part) => part.startsWith("."))) continue;
+    files.push(file);
+  }
+  return files.sort();
+}
+
+/**
+ * Writes a file whole or not at all: aside, then renamed over the old one (a reader, or a
+ * build killed half-way, never sees half a file). Makes its folder when `mkdirs` says so.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, { mkdirs = true }: { mkdirs?: boolean } = {}): Promise<void> {
+  if (mkdirs) await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, data);
+  await rename(temp, file);
+}
