@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { cacheRoot } from "./engine/cache-root.js";
 
 // React's production build, unless told otherwise: set before the engine (and React) load.
 // The engine is imported only by the commands that need it, so `build` can find out that
@@ -103,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
       if (!(await checkHosts(values.host, allowedHosts))) return 2;
       // Watch mode never writes into the published folder: drafts and half-finished edits
       // stay in a folder of their own under the cache.
-      const devOut = path.join(projectRoot, "node_modules/.cache/engine/dev-site");
+      const devOut = path.join(cacheRoot(projectRoot), "dev-site");
       const dev = await startDev({
         cacheDir: values["no-cache"] ? undefined : cacheDirOf(contentDir, "dev"),
         projectRoot,
@@ -145,7 +146,7 @@ async function main(argv: string[]): Promise<number> {
 /** The cache of one content folder, for `build` or for `dev` (which includes drafts). */
 function cacheDirOf(contentDir: string, mode: "build" | "dev"): string {
   const site = createHash("sha1").update(contentDir).digest("hex").slice(0, 12);
-  return path.join(projectRoot, "node_modules/.cache/engine", `${site}-${mode}`);
+  return path.join(cacheRoot(projectRoot), `${site}-${mode}`);
 }
 
 /** Opens the persistent cache for this version of the code (`--force` starts it empty, `--no-cache` uses none). */

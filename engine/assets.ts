@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { build, type BuildFailure } from "esbuild";
 import { ContentError } from "./errors.js";
+import { cacheRoot } from "./cache-root.js";
 import subsetFont from "subset-font";
 import type { AssetManifest, Theme, ThemeFont } from "./theme.js";
 
@@ -39,7 +40,7 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
   const text = font.text(site);
   if (!text) return source;
   const key = createHash("sha256").update(source).update(text).digest("hex").slice(0, 16);
-  const cached = path.join(projectRoot, "node_modules/.cache/engine/fonts", `${font.name}-${key}.woff2`);
+  const cached = path.join(cacheRoot(projectRoot), "fonts", `${font.name}-${key}.woff2`);
   const hit = await readFile(cached).catch(() => undefined);
   if (hit) return hit;
   const subset = await subsetFont(source, text, { targetFormat: "woff2" });
