@@ -6,6 +6,7 @@
  * an attacker or a broken link would send.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type http from "node:http";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { inputFingerprint, recordBuild } from "../engine/fingerprint.js";
