@@ -77,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
       process.on("SIGINT", interrupted);
       process.on("SIGTERM", interrupted);
       await writer.begin();
+      console.log(`Building ${path.relative(process.cwd(), outDir) || outDir} (Ctrl+C stops it and keeps the last good site)`);
       const result = await buildSite({ contentDir, projectRoot, theme, writer, cache });
       printWarnings(result.warnings);
       if (!result.ok) {
