@@ -18,9 +18,10 @@ function importGraph(): Map<string, string[]> {
   files.push("build.ts");
   for (const file of files) {
     const source = readFileSync(path.join(projectRoot, file), "utf8");
-    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map(
-      (m) => m[1] ?? m[2]!,
-    );
+    // `import x from "…"`, `export … from "…"`, `import "…"` (for its side effects) and `import("…")`.
+    const specifiers = [
+      ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
+    ].map((m) => m[1] ?? m[2] ?? m[3]!);
     const local = specifiers
       .filter((s) => s.startsWith("."))
       .map((s) => path.relative(projectRoot, path.resolve(path.dirname(path.join(projectRoot, file)), s)).replace(/\.js$/, ""))
