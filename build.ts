@@ -12,6 +12,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { cacheRoot } from "./engine/cache-root.js";
 
 // React's production build, unless told otherwise: set before the engine (and React) load
 // (engine/index.ts does the same for any other site's build script). The engine is imported
@@ -98,7 +99,7 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
       if (!(await checkHosts(values.host, allowedHosts))) return 2;
       // Watch mode never writes into the published folder: drafts and half-finished edits
       // stay in a folder of their own under the cache.
-      const devOut = path.join(projectRoot, "node_modules/.cache/engine/dev-site");
+      const devOut = path.join(cacheRoot(projectRoot), "dev-site");
       const dev = await startDev({
         cacheDir: values["no-cache"] ? undefined : (await import("./engine/fingerprint.js")).cacheDirOf(projectRoot, contentDir, "dev"),
         projectRoot,

@@ -4,6 +4,7 @@
  * match the last build, there is nothing to do and the output is left exactly as it is.
  * Deliberately dependency-free, so the check runs before the engine and React are loaded.
  */
+import { cacheRoot } from "./cache-root.js";
 import { fileHash, hashOfAll } from "./hash.js";
 import { statSync } from "node:fs";
 import { listFiles } from "./files.js";
@@ -78,5 +79,5 @@ export function projectInputs(projectRoot: string, contentDir: string, folders: 
 /** Where the persistent cache of one content folder lives, for `build` or for `dev` (which includes drafts). */
 export function cacheDirOf(projectRoot: string, contentDir: string, mode: "build" | "dev"): string {
   const site = fileHash(path.relative(projectRoot, contentDir) || ".", 12);
-  return path.join(projectRoot, "node_modules/.cache/engine", `${site}-${mode}`);
+  return path.join(cacheRoot(projectRoot), `${site}-${mode}`);
 }

@@ -14,7 +14,7 @@
  * a 15-page rebuild (bench/README.md); loading one bundle costs a fraction of that.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -24,7 +24,8 @@ const ENTRIES = { build: "build.ts", "engine/dev-builder": "engine/dev-builder.t
 /** What the bundle is made from: its key is the hash of all of it. */
 const SOURCES = ["build.ts", "engine", "templates", "client", "tsconfig.json", "package-lock.json"];
 const CODE = /\.(tsx?|mts|mjs|js|json)$/;
-const CACHE = path.join(root, "node_modules/.cache/engine/cli");
+// Beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/cache-root.ts says).
+const CACHE = path.join(process.env.CAFE_CACHE_DIR ? path.resolve(process.env.CAFE_CACHE_DIR) : path.join(root, "node_modules/.cache/engine"), "cli");
 
 /** Every source file, relative to the root, in a stable order. */
 function sourceFiles() {
@@ -88,6 +89,8 @@ async function bundle() {
     await new Promise((resolve) => process.stderr.write(`${text}\n`, resolve));
     process.exit(1);
   }
+  // Packages stay in the project's node_modules: a bundle kept elsewhere (CAFE_CACHE_DIR) finds them through a link.
+  if (path.relative(root, temp).startsWith("..")) symlinkSync(path.join(root, "node_modules"), path.join(temp, "node_modules"), "dir");
   try {
     renameSync(temp, dir);
   } catch {

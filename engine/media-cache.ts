@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { fileHash } from "./hash.js";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { cacheRoot } from "./cache-root.js";
 
 interface Manifest<Meta> {
   meta: Meta;
@@ -36,11 +37,11 @@ export function cacheKey(parts: readonly (string | Uint8Array)[]): string {
 }
 
 export class MediaCache<Meta> {
-  /** `projectRoot/node_modules/.cache/engine/<kind>`. */
+  /** `<cache root>/<kind>` (engine/cache-root.ts). */
   readonly dir: string;
 
   constructor(projectRoot: string, kind: string) {
-    this.dir = path.join(projectRoot, "node_modules/.cache/engine", kind);
+    this.dir = path.join(cacheRoot(projectRoot), kind);
   }
 
   /** The entry for `key`, or undefined when there is none or it is damaged. */

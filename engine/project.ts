@@ -57,6 +57,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   process.on("SIGINT", interrupted);
   process.on("SIGTERM", interrupted);
   await writer.begin();
+  // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
+  console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
   printWarnings(result.warnings);
   if (options.verbose) for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);

@@ -19,7 +19,7 @@ function importGraph(): Map<string, string[]> {
   files.push("build.ts");
   for (const file of files) {
     const source = readFileSync(path.join(projectRoot, file), "utf8");
-    // `import … from "x"`, `export … from "x"`, `import "x"` (for its side effects) and `import("x")`.
+    // `import x from "…"`, `export … from "…"`, `import "…"` (for its side effects) and `import("…")`.
     const specifiers = [
       ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
     ].map((m) => m[1] ?? m[2] ?? m[3]!);

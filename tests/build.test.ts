@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mkdtemp, readFile, writeFile, mkdir } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSite } from "../engine/build.js";
@@ -106,8 +107,17 @@ describe("building a fixture site", () => {
   });
 
   it("gives every page its own title and description", () => {
-    const titles = ["index.html", "primeiro.html", "guia/so-titulo.html", "404.html"].map((f) => text(page(f).querySelector("title")));
+    const files = ["index.html", "primeiro.html", "guia/so-titulo.html", "404.html"];
+    const titles = files.map((f) => text(page(f).querySelector("title")));
     expect(new Set(titles).size).toBe(4);
+    const descriptions = files.map((f) => [...page(f).querySelectorAll('meta[name="description"]')].map((m) => m.getAttribute("content")));
+    for (const [i, found] of descriptions.entries()) {
+      expect(found, files[i]).toHaveLength(1);
+      expect(found[0]!.trim(), files[i]).not.toBe("");
+    }
+    expect(new Set(descriptions.map((d) => d[0])).size).toBe(4);
+    // The article's own description, from its front matter.
+    expect(descriptions[1]![0]).toBe("O começo de uma conversa sobre carreira.");
   });
 });
 
@@ -181,13 +191,20 @@ describe("bad input fails the build and keeps the last good output", () => {
     ]);
   });
 
-  it("copies public/ as-is", async () => {
+  it("copies public/ as-is, and leaves nothing of the folder it replaces", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
     await mkdir(path.join(root, "dist"), { recursive: true });
     await writeFile(path.join(root, "dist", "old.txt"), "old");
     const result = await buildInto(fixture("basic"), path.join(root, "dist"));
     expect(result.ok).toBe(true);
-    expect(await readFile(path.join(root, "dist", "favicon.svg"), "utf8")).toContain("<svg");
+    const publicFiles = (await readdir(path.join(projectRoot, "public"), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    expect(publicFiles.length).toBeGreaterThan(0);
+    for (const entry of publicFiles) {
+      const file = path.relative(path.join(projectRoot, "public"), path.join(entry.parentPath, entry.name));
+      expect((await readFile(path.join(root, "dist", file))).equals(await readFile(path.join(projectRoot, "public", file))), file).toBe(true);
+    }
+    // A file of the old folder that no build wrote is not served on as if it were part of the site.
+    expect(existsSync(path.join(root, "dist", "old.txt"))).toBe(false);
   });
 });
 

@@ -1,11 +1,11 @@
 /** The command line as an author runs it: exit codes, messages and the output folder. */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { editedFixture, fixture, projectRoot } from "./helpers.js";
+import { editedFixture, fixture, projectCopy, projectRoot } from "./helpers.js";
 
 const run = promisify(execFile);
 
@@ -55,11 +55,43 @@ describe("a second site's build script (tests/fixtures/notebook/build.ts)", () =
     const script = (...flags: string[]) =>
       run(path.join(projectRoot, "node_modules/.bin/tsx"), ["tests/fixtures/notebook/build.ts", out, "--no-cache", ...flags], { cwd: projectRoot, env: { ...env, NO_COLOR: "1" } });
     const first = await script();
-    expect(first.stdout).toMatch(/^Built 4 pages into .*dist in \d+ ms\n$/);
+    expect(first.stdout).toMatch(/\nBuilt 4 pages into .*dist in \d+ ms\n$/);
     expect(await readFile(path.join(out, "notes/reading-slowly.html"), "utf8")).toContain('<p class="tags">reading</p>');
     // Its own public/ folder (none), not the blog's.
     await expect(readFile(path.join(out, "favicon.svg"))).rejects.toThrow();
     expect((await script()).stdout).toMatch(/is up to date/);
-    expect((await script("--force")).stdout).toMatch(/^Built 4 pages/);
+    expect((await script("--force")).stdout).toMatch(/\nBuilt 4 pages/);
+  }, 60_000);
+});
+
+describe("npm run build when nothing changed", () => {
+  /** A copy of the project (its lock file is touched below), with a built site. */
+  async function built() {
+    const project = await projectCopy();
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-uptodate-")), "site");
+    const build = () => run(process.execPath, ["engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out], { cwd: project }).then((r) => r.stdout);
+    expect(await build()).toMatch(/Built 4 pages/);
+    expect(await build()).toContain("is up to date");
+    return { project, out, build };
+  }
+
+  it("rebuilds when the lock file (the libraries) changed, even if nothing else did", async () => {
+    const { project, build } = await built();
+    const later = new Date(Date.now() + 5000);
+    await utimes(path.join(project, "package-lock.json"), later, later);
+    expect(await build()).toMatch(/Built 4 pages/);
+    expect(await build()).toContain("is up to date");
+  }, 60_000);
+
+  it("rebuilds when the output was changed or a file of it removed, and puts it back", async () => {
+    const { out, build } = await built();
+    const page = path.join(out, "primeiro.html");
+    const good = await readFile(page, "utf8");
+    await writeFile(page, "edited by hand");
+    expect(await build()).toMatch(/Built 4 pages/);
+    expect(await readFile(page, "utf8")).toBe(good);
+    await rm(page);
+    expect(await build()).toMatch(/Built 4 pages/);
+    expect(await readFile(page, "utf8")).toBe(good);
   }, 60_000);
 });

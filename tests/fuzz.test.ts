@@ -1,7 +1,9 @@
 /**
- * Bad input never crashes: generated and mutated articles, front matters, YAML settings and
- * JSON data files go through the loader and the Markdown stage, and every outcome is either
- * a result or content errors that name a file and a line, never an uncaught exception.
+ * Bad input never crashes: generated and mutated articles (half of them with a valid front
+ * matter, so that the Markdown stage gets as many as the loader; the test counts them), front
+ * matters, YAML settings and JSON data files go through the loader and the Markdown stage,
+ * and every outcome is either a result or content errors that name a file and a line, never
+ * an uncaught exception.
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -64,6 +66,14 @@ const article = fc
     return source;
   });
 
+/**
+ * An article with a valid front matter and any body: half the generated articles, so that the
+ * Markdown stage gets as many as the loader (broken front matters mostly stop at the loader).
+ */
+const wellFormedArticle = fc
+  .tuple(fc.constantFrom("title: Um título", 'title: "Ação: 50%"\nreadTime: 3', "title: Só título\ndate: 04/08/2025\nlang: en"), text, text)
+  .map(([front, a, b]) => `---\n${front}\n---\n${a}\n\n${b}\n`);
+
 /** Every problem is a ContentError with a file and a line: nothing an author cannot find. */
 function expectLocated(errors: readonly unknown[]) {
   for (const error of errors) {
@@ -77,20 +87,31 @@ function expectLocated(errors: readonly unknown[]) {
 
 describe("fuzzing the content loader and the Markdown stage", () => {
   it("turns any article into a page or into located errors (1,500 articles)", () => {
+    const outcomes = { runs: 0, rendered: 0, pages: 0 };
     fc.assert(
-      fc.property(article, (source) => {
+      fc.property(fc.oneof(article, wellFormedArticle), (source) => {
+        outcomes.runs++;
         const parsed = parseArticle(source, "content/articles/fuzz.md", "fuzz.md", model);
         if ("errors" in parsed) {
           expect(parsed.errors.length).toBeGreaterThan(0);
           expectLocated(parsed.errors);
           return;
         }
+        outcomes.rendered++;
         const result = renderMarkdown(parsed.article, site, theme);
         expectLocated(result.errors);
-        if (result.errors.length === 0) expect(typeof result.html).toBe("string");
+        if (result.errors.length === 0) {
+          expect(typeof result.html).toBe("string");
+          outcomes.pages++;
+        }
       }),
       { numRuns: 1500 },
     );
+    // The Markdown stage is fuzzed as much as the loader: a third of the articles at least
+    // reach it (about half are meant to), and some of those become pages.
+    const summary = `${outcomes.runs} articles, ${outcomes.rendered} reached the Markdown stage, ${outcomes.pages} became pages`;
+    expect(outcomes.rendered, summary).toBeGreaterThanOrEqual(500);
+    expect(outcomes.pages, summary).toBeGreaterThanOrEqual(100);
   }, 120_000);
 
   it("turns any YAML settings file into a value or located errors (400 files)", () => {

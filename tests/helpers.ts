@@ -1,7 +1,7 @@
 /** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { cp, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,11 +93,18 @@ export const SPEC_ARTICLE_ROUTES = [
 /** How build.ts hands this site's theme to the dev server. */
 export const devTheme = { themeModule: path.join(projectRoot, "templates/theme.tsx"), themeFolders: ["templates", "client"] };
 
-/** A copy of the project's code (engine, theme, public/) to edit safely, sharing node_modules. */
+/**
+ * A copy of the project's code (engine, theme, public/, the command line, the lock file) to
+ * edit safely. Its node_modules/ is a folder of its own whose packages link to the project's:
+ * the copy shares the libraries, never the project's cache (node_modules/.cache).
+ */
 export async function projectCopy(folders = ["engine", "client", "templates", "public"]): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
   for (const d of folders) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true });
-  for (const f of ["package.json", "tsconfig.json"]) await cp(path.join(projectRoot, f), path.join(dir, f));
-  await symlink(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
+  for (const f of ["build.ts", "package.json", "package-lock.json", "tsconfig.json"]) await cp(path.join(projectRoot, f), path.join(dir, f));
+  await mkdir(path.join(dir, "node_modules"));
+  for (const name of await readdir(path.join(projectRoot, "node_modules"))) {
+    if (name !== ".cache") await symlink(path.join(projectRoot, "node_modules", name), path.join(dir, "node_modules", name));
+  }
   return dir;
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { appendFile, cp, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -64,9 +64,16 @@ describe("byte-identical output", () => {
     await builder.build(live);
     const edited = [path.join(content, "articles/bench/3.md"), path.join(content, "articles/artigo-transicao.md")];
     for (const file of edited) await writeFile(file, `${await readFile(file, "utf8")}\nUm parágrafo a mais.\n`);
-    expect((await builder.update(edited, live)).ok).toBe(true);
+    // And one deleted: its page must go (its address let go from the record of published addresses).
+    const deleted = path.join(content, "articles/bench/5.md");
+    await rm(deleted);
+    const record = path.join(content, "published-routes.txt");
+    await writeFile(record, (await readFile(record, "utf8")).replace("/bench/5\n", ""));
+    expect((await builder.update([...edited, deleted], live)).ok).toBe(true);
     const reference = new MemoryWriter();
     await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference);
+    // The same files (none stale, none missing), with the same bytes.
+    expect([...live.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
     for (const [file, data] of reference.files) expect(comparable(live.files.get(file)), file).toEqual(comparable(data));
   }, 60_000);
 

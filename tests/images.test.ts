@@ -14,6 +14,7 @@ import { ImageStage } from "../engine/images.js";
 import { FolderWriter, MemoryWriter } from "../engine/output.js";
 import { comparable, fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
+import { cacheRoot } from "../engine/cache-root.js";
 import { IMAGE_SIZES } from "../templates/article-view.js";
 
 const content = path.join(fixture("images"), "content");
@@ -170,7 +171,7 @@ describe("the image cache", () => {
     expect([...second.writer.files.keys()]).toEqual([...first.writer.files.keys()]);
 
     // A damaged entry (a file cut short) is ignored and made again, with the same result.
-    const cacheDir = path.join(projectRoot, "node_modules/.cache/engine/images");
+    const cacheDir = path.join(cacheRoot(projectRoot), "images");
     const written = [...first.writer.files].find(([file]) => /^assets\/images\/nova-700-[0-9a-f]{10}\.jpg$/.test(file))![1];
     const entries = await readdir(cacheDir);
     const holds = async (entry: string) => Buffer.from(written).equals(await readFile(path.join(cacheDir, entry, "700.jpg")).catch(() => Buffer.alloc(0)));

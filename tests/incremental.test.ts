@@ -15,13 +15,15 @@ describe("incremental rebuilds", () => {
     expect((await builder.build(writer)).ok).toBe(true);
 
     const file = path.join(content, "articles/guia/so-titulo.md");
-    await writeFile(file, "---\ntitle: Só título\n---\n\nNovo texto.\n");
+    // A new title too: the page's social card gets a new name, and the old one must go.
+    await writeFile(file, "---\ntitle: Só o título\n---\n\nNovo texto.\n");
     const result = await builder.update([file], writer);
     expect(result.ok).toBe(true);
     expect(result.changed.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
 
     const fresh = new MemoryWriter();
     await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
+    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
     for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
   });
 

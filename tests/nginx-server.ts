@@ -7,6 +7,8 @@
  * REQUIRE_NGINX=1 (as .ci/run sets) a missing nginx is a failure instead.
  */
 import { execFileSync, spawn } from "node:child_process";
+import http from "node:http";
+import { gunzipSync } from "node:zlib";
 import { existsSync } from "node:fs";
 import { appendFile, chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -141,4 +143,32 @@ export async function buildRealSite({ plain = false } = {}): Promise<string> {
   const result = await buildSite({ contentDir, projectRoot, theme, writer });
   if (!result.ok) throw new Error(`the real site did not build: ${JSON.stringify(result.errors).slice(0, 500)}`);
   return site;
+}
+
+export interface RawAnswer {
+  status: number;
+  type: string;
+  body: Buffer;
+  location?: string;
+}
+
+/**
+ * A raw request, so the path reaches the server exactly as written: fetch() would remove dot
+ * segments (`/../`, `/%2e%2e/`) before sending, and no traversal would ever be tried.
+ */
+export function rawRequest(base: string, rawPath: string, method = "GET", headers: http.OutgoingHttpHeaders = {}): Promise<RawAnswer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ hostname, port, path: rawPath, method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const raw = Buffer.concat(chunks);
+        const body = res.headers["content-encoding"] === "gzip" && raw.length > 0 ? gunzipSync(raw) : raw;
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body, location: res.headers.location });
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }

@@ -4,13 +4,13 @@
  * headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { buildSite } from "../engine/build.js";
 import { CSP_LINE } from "../deploy/write-nginx-csp.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { buildRealSite, OLD_ADDRESSES, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
+import { buildRealSite, OLD_ADDRESSES, rawRequest, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
 
 const haveNginx = requireNginx("The nginx test");
 
@@ -21,6 +21,8 @@ let headersFile = "";
 beforeAll(async () => {
   if (!haveNginx) return;
   const site = await buildRealSite();
+  // A file beside the site's folder, which no request may reach.
+  await writeFile(path.join(path.dirname(site), "secret.txt"), "do not serve");
   headersFile = await readFile(path.join(site, "_headers"), "utf8");
   nginx = await startNginx(site);
   base = nginx.base;
@@ -40,12 +42,23 @@ const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
     expect(await res.text()).toMatch(/^<!DOCTYPE html>/);
   });
 
-  it.each(["/nao-existe", "/artigo-transicao.html", "/index.html", "/index", "/artigo-transicao/", "/artigo/", "/_headers", "/404", "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd"])(
+  it.each(["/nao-existe", "/artigo-transicao.html", "/index.html", "/index", "/artigo-transicao/", "/artigo/", "/_headers", "/404", "/etc/passwd", "/assets../secret.txt"])(
     "answers %s with the 404 page and status 404",
     async (route) => {
-      const res = await fetch(base + route, { redirect: "manual" });
+      const res = await rawRequest(base, route);
       expect(res.status).toBe(404);
-      expect(await res.text()).toContain("Oops! Page not found");
+      expect(res.body.toString()).toContain("Oops! Page not found");
+    },
+  );
+
+  // Sent as written (fetch() would have sent /etc/passwd and /secret.txt): nginx sees the dot
+  // segments climb out of the root and refuses the request, instead of looking for a file.
+  it.each(["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E/secret.txt", "/.%2e/secret.txt", "/..%2fsecret.txt", "/assets/..%2f..%2fsecret.txt", "/assets/../../secret.txt"])(
+    "refuses %s, which climbs out of the root, with 400 and serves nothing from outside",
+    async (attack) => {
+      const res = await rawRequest(base, attack);
+      expect(res.status).toBe(400);
+      expect(res.body.toString()).not.toMatch(/root:|do not serve/);
     },
   );
 

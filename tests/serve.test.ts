@@ -1,7 +1,7 @@
 /** The preview server serves the built site as a static host would. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
@@ -140,6 +140,44 @@ describe("the preview server", () => {
       const res = await get(attack, headers);
       expect([400, 404]).toContain(res.status);
       expect(res.body).not.toContain("do not serve");
+    }
+  });
+});
+
+describe("long URLs", () => {
+  it("answers a request line over 8 KB with 414, as nginx does, and a long one under it as any other path", async () => {
+    expect((await get(`/${"a".repeat(4000)}`)).status).toBe(404);
+    expect((await get(`/${"a".repeat(8200)}`)).status).toBe(414);
+    // Over the 16 KB Node reads of a request's head: answered before any handler runs.
+    expect((await get(`/${"a".repeat(20_000)}`)).status).toBe(414);
+  });
+});
+
+/** An address of this machine other than loopback, or undefined when it has none. */
+const interfaceAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+if (!interfaceAddress) console.warn("\nThis machine has no network address besides loopback: the test of a server bound to 0.0.0.0 answering on one is skipped.\n");
+
+describe.skipIf(!interfaceAddress)("a server bound to 0.0.0.0", () => {
+  it(`answers on this machine's own address (${interfaceAddress}), under that name`, async () => {
+    const { url, server: everywhere } = await serve({ root: outDir, port: 0, host: "0.0.0.0" });
+    try {
+      const port = new URL(url).port;
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        // Host: <address>:<port>, as a browser on another machine would send it.
+        const req = http.request({ host: interfaceAddress, port, path: "/primeiro", agent: false }, (r) => {
+          let body = "";
+          r.on("data", (c: Buffer) => (body += c));
+          r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toContain("Primeiro artigo");
+    } finally {
+      everywhere.close();
     }
   });
 });

@@ -2,11 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scaffoldArticle, slugify } from "../engine/scaffold.js";
-import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
+import { buildInMemory, comparable, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
+import { writeCorpus } from "../bench/corpus.js";
 import { buildSite } from "../engine/build.js";
 import { FolderWriter } from "../engine/output.js";
 import { theme } from "../templates/theme.js";
@@ -119,25 +120,41 @@ describe("atomic output", () => {
     expect(await leftovers(parent)).toEqual([]);
   });
 
-  it("an interrupted build leaves the last good site and no half-written folder", async () => {
+  it("an interrupted build exits 130 and leaves the last good site exactly as it was, and no half-written folder", async () => {
     const parent = await mkdtemp(path.join(tmpdir(), "cafe-interrupt-"));
     const out = path.join(parent, "dist");
     const writer = new FolderWriter(out);
     await writer.begin();
     expect((await buildSite({ contentDir: fixture("basic"), projectRoot, theme, writer })).ok).toBe(true);
-    const before = await readFile(path.join(out, "index.html"), "utf8");
+    const before = await siteFiles(out);
+    // A site that takes seconds to build (the real content and 200 generated articles), so
+    // that the signal, sent as soon as the build says it started, lands in the middle of it.
+    const content = path.join(parent, "content");
+    await cp(path.join(projectRoot, "content"), content, { recursive: true });
+    await writeCorpus(200, path.join(content, "articles/bench"));
+    await appendFile(path.join(content, "site.yaml"), "\nsocialCards: false\n");
 
     // The signal goes straight to the build (a wrapper such as tsx may SIGKILL its child
-    // 30 ms after relaying one; that case is the next test's).
-    const child = spawn(process.execPath, ["engine/launch.mjs", "build", "--out", out], { cwd: projectRoot, stdio: "ignore" });
-    for (let i = 0; i < 800 && (await leftovers(parent)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // 30 ms after relaying one; that case is the next tests').
+    const child = spawn(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("Building ")) resolve();
+      });
+      void exited.then(() => reject(new Error(`the build exited before it said it started:\n${output}`)));
+    });
+    const signalled = Date.now();
     child.kill("SIGINT");
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-    expect([0, 130]).toContain(code);
-    expect(await leftovers(parent)).toEqual([]);
-    if (code === 130) expect(await readFile(path.join(out, "index.html"), "utf8")).toBe(before);
-    else expect(existsSync(path.join(out, "index.html"))).toBe(true);
-  }, 60_000);
+    const code = await exited;
+    expect(output, "the build finished before the signal landed").not.toMatch(/Built \d+ pages/);
+    expect(code, `${Date.now() - signalled} ms after the signal:\n${output}`).toBe(130);
+    expect(await siteFiles(out)).toEqual(before);
+    expect(await leftovers(parent)).toEqual(["content"]);
+  }, 120_000);
 
   it("a build killed outright leaves the site as it was, and the next build sweeps its folder", async () => {
     const parent = await mkdtemp(path.join(tmpdir(), "cafe-killed-"));
@@ -184,6 +201,15 @@ describe("atomic output", () => {
     60_000,
   );
 });
+
+/** Every file of a published site with its bytes, as a value to compare. */
+async function siteFiles(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files[path.relative(dir, path.join(entry.parentPath, entry.name))] = comparable(await readFile(path.join(entry.parentPath, entry.name)))!;
+  }
+  return files;
+}
 
 /** What an interrupted build could leave beside the published site: build folders and links. */
 async function leftovers(parent: string): Promise<string[]> {

@@ -11,12 +11,13 @@ import { chromiumPath, launchChromium } from "./harness.js";
 let dev: DevServer;
 let browser: Browser;
 let content = "";
+const logs: string[] = [];
 
 beforeAll(async () => {
   if (!chromiumPath) return;
   content = await editedFixture("basic", {});
   const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-devb-")), "out");
-  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", ...devTheme, log: () => {} });
+  dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", ...devTheme, log: (line) => logs.push(line) });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
@@ -58,8 +59,11 @@ afterAll(async () => {
   it("a page opened while the content is broken shows the overlay at once", async () => {
     const file = path.join(content, "articles/primeiro.md");
     const good = await readFile(file, "utf8");
+    const from = logs.length;
     await writeFile(file, good.replace("title: Primeiro artigo", "title:"));
-    await new Promise((r) => setTimeout(r, 500));
+    // The server has built the broken content and sent its error to the pages open then (none):
+    // the page opened now learns of it only from what the server tells a page that connects.
+    await expect.poll(() => logs.slice(from).some((l) => /articles\/primeiro\.md: 1 problem/.test(l)), { timeout: 15_000 }).toBe(true);
     const page = await browser.newPage();
     await page.goto(`${dev.url}/guia/so-titulo`);
     await page.locator("#cafe-dev-overlay").waitFor({ timeout: 10_000 });

@@ -23,8 +23,18 @@ async function open(
   if (options.clipboard !== "denied") await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: h.base });
   await context.addInitScript(
     ({ share, clipboard, lang }) => {
-      const w = window as unknown as { __shared: unknown[]; __releaseShare?: () => void };
+      const w = window as unknown as { __shared: unknown[]; __releaseShare?: () => void; __toasts: string[] };
       w.__shared = [];
+      // Every toast that ever appears, in order, by its title: one shown and gone between two
+      // looks at the page is counted too.
+      w.__toasts = [];
+      new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (node instanceof Element && node.matches(".toast")) w.__toasts.push(node.querySelector(".toast-title")?.textContent ?? "");
+          }
+        }
+      }).observe(document, { childList: true, subtree: true });
       if (lang) localStorage.setItem("cafe-com-a-cris:lang", lang);
       if (share === "none") {
         delete (Navigator.prototype as { share?: unknown }).share;
@@ -58,6 +68,32 @@ async function open(
 }
 
 const describeBrowser = chromiumPath ? describe : describe.skip;
+
+/** The titles of every toast the page has shown so far, in order. */
+const toastsSeen = (page: Page) => page.evaluate(() => (window as unknown as { __toasts: string[] }).__toasts);
+
+const SUBSCRIBED = "Inscrição realizada com sucesso!";
+
+/** Subscribes to the newsletter and waits for its toast (shown a second later), then closes it. */
+async function subscribeAndClose(page: Page) {
+  await page.getByLabel("Seu e-mail").fill("cris@cafe.com.br");
+  await page.locator(".newsletter-form button[type=submit]").click();
+  await expect.poll(() => page.locator(".toast .toast-title").innerText(), { timeout: 5000 }).toBe(SUBSCRIBED);
+  await page.getByRole("button", { name: "Fechar aviso" }).click();
+  await expect.poll(() => page.locator(".toast").count()).toBe(0);
+}
+
+/**
+ * Proves that `act` shows no toast, without waiting an arbitrary time: a toast first (so the
+ * Toaster island is loaded and shows the next one as soon as it is asked), then `act`, then
+ * another toast, requested a second after it. Whatever `act` showed would stand between the two.
+ */
+async function expectNoToastFrom(page: Page, act: () => Promise<void>) {
+  await subscribeAndClose(page);
+  await act();
+  await subscribeAndClose(page);
+  expect(await toastsSeen(page)).toEqual([SUBSCRIBED, SUBSCRIBED]);
+}
 
 describeBrowser("language", () => {
   it("switches the header, the first card and the transition article at once, and persists across pages and reloads", async () => {
@@ -142,10 +178,10 @@ describeBrowser("sharing", () => {
 
   it("does nothing when the reader cancels", async () => {
     const { page, context } = await open("/artigo-burnout-inovacao", { share: "abort" });
-    await page.getByRole("button", { name: "Compartilhar" }).click();
-    await expect.poll(() => page.evaluate(() => (window as unknown as { __shared: unknown[] }).__shared.length)).toBe(1);
-    await page.waitForTimeout(300);
-    expect(await page.locator(".toast").count()).toBe(0);
+    await expectNoToastFrom(page, async () => {
+      await page.getByRole("button", { name: "Compartilhar" }).click();
+      await expect.poll(() => page.evaluate(() => (window as unknown as { __shared: unknown[] }).__shared.length)).toBe(1);
+    });
     await context.close();
   });
 
@@ -159,10 +195,10 @@ describeBrowser("sharing", () => {
 
   it("only logs the failure on Material da Semana", async () => {
     const { page, context, logs } = await open("/material-semana", { share: "fail" });
-    await page.getByRole("button", { name: "Compartilhar" }).click();
-    await expect.poll(() => logs.some((l) => l.startsWith("error: Erro ao compartilhar"))).toBe(true);
-    await page.waitForTimeout(300);
-    expect(await page.locator(".toast").count()).toBe(0);
+    await expectNoToastFrom(page, async () => {
+      await page.getByRole("button", { name: "Compartilhar" }).click();
+      await expect.poll(() => logs.some((l) => l.startsWith("error: Erro ao compartilhar"))).toBe(true);
+    });
     await context.close();
   });
 
@@ -279,16 +315,19 @@ describeBrowser("newsletter and toasts", () => {
   });
 
   it("a new toast replaces the old one, and the close button dismisses it", async () => {
-    const { page, context } = await open("/artigo-sistema-notas", { share: "none" });
+    // The clock stands still: no toast goes by itself after 5 s, only by the close button.
+    const { page, context } = await open("/artigo-sistema-notas", { share: "none", clock: true });
     await page.getByRole("button", { name: "Compartilhar" }).click();
     await expect.poll(() => page.locator(".toast .toast-title").innerText()).toBe("Link copiado!");
     await page.getByLabel("Seu e-mail").fill("cris@cafe.com");
     await page.locator(".newsletter-form button[type=submit]").click();
-    await expect.poll(() => page.locator(".toast .toast-title").innerText(), { timeout: 3000 }).toBe("Inscrição realizada com sucesso!");
-    expect(await page.locator(".toast").count()).toBe(1);
+    await page.clock.runFor(1100);
+    await expect.poll(() => page.locator(".toast .toast-title").innerText()).toBe(SUBSCRIBED);
+    await expect.poll(() => page.locator(".toast").count()).toBe(1);
+    expect(await toastsSeen(page)).toEqual(["Link copiado!", SUBSCRIBED]);
     expect(await page.locator(".toaster").getAttribute("aria-live")).toBe("polite");
     await page.getByRole("button", { name: "Fechar aviso" }).click();
-    expect(await page.locator(".toast").count()).toBe(0);
+    await expect.poll(() => page.locator(".toast").count()).toBe(0);
     await context.close();
   });
 });
