@@ -225,11 +225,12 @@ async function sweep(out: string, builds: string, keep: ReadonlySet<string>): Pr
 /**
  * Removes from a build folder every entry its record does not name (a file added by hand, the
  * up-to-date check's note, a folder left empty): one listing per folder the record knows.
+ * Files are named with "/" (as the engine names them) on every system.
  */
 function removeUnknown(root: string, files: ReadonlyMap<string, HeldFile>): void {
   const dirs = new Set<string>([""]);
   for (const file of files.keys()) {
-    for (let dir = path.dirname(file); dir !== "." && !dirs.has(dir); dir = path.dirname(dir)) dirs.add(dir);
+    for (let dir = path.posix.dirname(file); dir !== "." && !dirs.has(dir); dir = path.posix.dirname(dir)) dirs.add(dir);
   }
   for (const dir of dirs) {
     let entries;
@@ -239,7 +240,7 @@ function removeUnknown(root: string, files: ReadonlyMap<string, HeldFile>): void
       continue;
     }
     for (const entry of entries) {
-      const rel = dir === "" ? entry.name : path.join(dir, entry.name);
+      const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
       const known = entry.isDirectory() ? dirs.has(rel) : entry.isFile() && files.has(rel);
       if (!known) rmTree(path.join(root, rel));
     }

@@ -5,7 +5,7 @@
  * half-written or missing site.
  */
 import { createHash } from "node:crypto";
-import { constants, rmdirSync } from "node:fs";
+import { constants, rmdirSync, rmSync } from "node:fs";
 import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
@@ -123,6 +123,8 @@ export class FolderWriter implements SiteWriter {
   private liveFiles?: ReadonlyMap<string, HeldFile>;
   /** The files of this build: the standby's others are removed at commit. */
   private readonly touched = new Set<string>();
+  /** Files `remove` took out: their folders may be left empty. */
+  private readonly removed: string[] = [];
   /** The standby's record is deleted before the folder's first change (a kill then leaves it unknown, so emptied). */
   private unrecorded?: Promise<void>;
   private readonly id = newBuildId();
@@ -272,7 +274,7 @@ export class FolderWriter implements SiteWriter {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
-      for (let rel = path.dirname(file); rel !== "."; rel = path.dirname(rel)) {
+      for (let rel = path.posix.dirname(file); rel !== "."; rel = path.posix.dirname(rel)) {
         const s = await lstat(path.join(this.staging, rel)).catch(() => undefined);
         if (s && !s.isDirectory()) await this.clear(rel);
       }
@@ -284,7 +286,7 @@ export class FolderWriter implements SiteWriter {
   /** Removes what an earlier build left at `file` (a file, or a folder where a file goes now); throws when this build made it. */
   private async clear(file: string): Promise<void> {
     const target = path.join(this.staging, file);
-    const inside = `${file}${path.sep}`;
+    const inside = `${file}/`;
     if (this.touched.has(file) || [...this.touched].some((f) => f.startsWith(inside))) {
       throw new Error(`${file} is already part of this build`);
     }
@@ -299,6 +301,7 @@ export class FolderWriter implements SiteWriter {
       if (!this.held.has(file)) return;
       await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
       this.held.delete(file);
+      this.removed.push(file);
       await rm(path.join(this.staging, file), { force: true });
     });
   }
@@ -309,7 +312,8 @@ export class FolderWriter implements SiteWriter {
     for (const entry of entries) {
       const source = path.join(entry.parentPath, entry.name);
       const isFile = entry.isFile() || (entry.isSymbolicLink() && (await stat(source).then((s) => s.isFile(), () => false)));
-      if (isFile) await this.write(path.relative(from, source), await readFile(source));
+      // Named with "/" as the engine names every file of a site, on every system.
+      if (isFile) await this.write(path.relative(from, source).split(path.sep).join("/"), await readFile(source));
     }
   }
 
@@ -337,9 +341,9 @@ export class FolderWriter implements SiteWriter {
       if (gone.length > 0) await (this.unrecorded ??= rm(recordPath(this.builds, slot), { force: true }));
       for (const file of gone) {
         this.held.delete(file);
-        await rm(path.join(dir, file), { force: true });
+        rmSync(path.join(dir, file), { force: true });
       }
-      removeEmptyFolders(dir, gone);
+      removeEmptyFolders(dir, [...gone, ...this.removed]);
       const folder = await stat(dir);
       await writeRecord(this.builds, { slot, id: this.id, generation: layout.generation, complete: true, dir: { dev: folder.dev, ino: folder.ino }, files: this.held });
       this.onStep("written");
@@ -394,7 +398,7 @@ function held_(hash: string, file: string): HeldFile {
 /** Removes the folders that removing `files` left empty. */
 function removeEmptyFolders(root: string, files: readonly string[]): void {
   const dirs = new Set<string>();
-  for (const file of files) for (let dir = path.dirname(file); dir !== "."; dir = path.dirname(dir)) dirs.add(dir);
+  for (const file of files) for (let dir = path.posix.dirname(file); dir !== "."; dir = path.posix.dirname(dir)) dirs.add(dir);
   // Deepest first: a folder empties once its subfolders are gone.
   for (const dir of [...dirs].sort((x, y) => y.length - x.length)) {
     try {

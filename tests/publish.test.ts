@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFile, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SiteBuilder } from "../engine/build.js";
@@ -73,7 +73,8 @@ describe("publishing through two build folders", () => {
     await build();
     await build();
     // An article added, an article edited, an image replaced, a public file changed and one added.
-    await writeFile(path.join(contentDir, "articles/novo.md"), newArticle);
+    await mkdir(path.join(contentDir, "articles/guia"));
+    await writeFile(path.join(contentDir, "articles/guia/novo.md"), newArticle);
     await appendFile(path.join(contentDir, "articles/sem-fotos.md"), "\nUm parágrafo a mais.\n");
     await cp(path.join(contentDir, "articles/com-fotos/equipe.jpg"), path.join(contentDir, "articles/com-fotos/capa.jpg"));
     await writeFile(path.join(publicDir, "regulamento.pdf"), "%PDF-1.4 versão nova\n");
@@ -86,7 +87,7 @@ describe("publishing through two build folders", () => {
     await build();
     await matchesCold();
     // The article deleted, the public file removed: their files leave the site (and their folders).
-    await rm(path.join(contentDir, "articles/novo.md"));
+    await rm(path.join(contentDir, "articles/guia/novo.md"));
     await rm(path.join(publicDir, "humans.txt"));
     await build();
     await matchesCold();
@@ -181,5 +182,12 @@ describe("publishing through two build folders", () => {
     expect((await readdir(root)).sort()).toEqual(["content", "dist", "dist.builds", "public"]);
     const kept = (await readdir(path.join(root, "dist.builds"))).sort();
     expect(kept.length === 3 && kept.filter((name) => name.endsWith(".json"))).toEqual(["a.json", "b.json"]);
+    // Killed between the two renames: no dist, two whole folders. The next build first publishes the newer again.
+    const live = kept.find((name) => !name.endsWith(".json")) === "a" ? "b" : "a";
+    await rename(out, path.join(root, "dist.builds", live));
+    const writer = new FolderWriter(out, { symlink: eperm });
+    await writer.begin();
+    await matchesCold();
+    await writer.abort();
   }, 120_000);
 });
