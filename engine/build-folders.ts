@@ -129,7 +129,13 @@ export async function switchOut(
   } else if (current && !linked) {
     await rm(out);
   }
-  await rename(linked ? link : target, out);
+  try {
+    await rename(linked ? link : target, out);
+  } catch (error) {
+    // The previous site goes back (on Windows, a program holding one of its files open can make a rename fail).
+    if (moved) await rename(moved, out).catch(() => {});
+    throw error;
+  }
   return moved;
 }
 

@@ -350,7 +350,9 @@ export class FolderWriter implements SiteWriter {
       const live = layout.live;
       // A live folder that is `<outDir>` itself (no symlink) goes back to its place, as the next standby.
       const aside = live?.record && live.dir === this.out ? path.join(this.builds, live.record.slot) : path.join(this.builds, `previous-${process.pid}`);
-      const moved = await switchOut(this.out, dir, { aside, symlink: this.symlink, onLinked: () => this.onStep("linked") });
+      const moved = await switchOut(this.out, dir, { aside, symlink: this.symlink, onLinked: () => this.onStep("linked") }).catch((error: Error) => {
+        throw new Error(`could not publish ${this.outDir}: ${error.message}. It is still the previous site; close what holds its files and build again.`, { cause: error });
+      });
       this.onStep("swapped");
       if (moved && !live?.record) await rm(moved, { recursive: true, force: true });
       // An older version's build folder, no longer published.
