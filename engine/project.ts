@@ -1,6 +1,6 @@
 /**
  * A whole build of a project, the way `npm run build` does it: skip it when nothing changed,
- * open the persistent cache, write into a new folder published only when complete, leave the
+ * open the persistent cache, write into the standby build folder published only when complete, leave the
  * last good site on any error or interruption, and print what the author needs to read.
  */
 import path from "node:path";
