@@ -52,7 +52,14 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const interrupted = () => void writer.abort().then(() => process.exit(130));
   process.on("SIGINT", interrupted);
   process.on("SIGTERM", interrupted);
-  await writer.begin();
+  try {
+    await writer.begin();
+  } catch (error) {
+    // Another build writing the same folder, a folder that cannot be written: said in a line, no stack.
+    await writer.abort();
+    console.error(`Build failed: ${(error as Error).message}`);
+    return 1;
+  }
   const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
   printWarnings(result.warnings);
   if (!result.ok) {

@@ -127,6 +127,22 @@ describe("publishing through two build folders", () => {
     await matchesCold();
   }, 60_000);
 
+  it("refuses a second build on the same dist while one runs, and takes over the lock of one that died", async () => {
+    const { root, out, build, matchesCold } = await site("basic");
+    await build();
+    const lock = path.join(root, "dist.builds", "lock");
+    const running = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      await writeFile(lock, `${running.pid}\n`);
+      await expect(new FolderWriter(out).begin()).rejects.toThrow(`another build (process ${running.pid}) is writing ${out}`);
+    } finally {
+      running.kill();
+    }
+    await new Promise((resolve) => running.on("exit", resolve));
+    await build();
+    await matchesCold();
+  }, 60_000);
+
   it.each(["staging", "writing", "written", "linked", "swapped", "cleaned"])(
     "a build killed at '%s' after edits, then a normal one, publishes the edited site whole",
     async (step) => {
