@@ -177,7 +177,7 @@ export class FolderWriter implements SiteWriter {
       await takeLock(this.builds, this.outDir);
       this.locked = true;
       this.layout = await openLayout(this.out, this.builds, this.symlink);
-      this.held = new Map(this.layout.standby.record?.files ?? []);
+      this.held = this.layout.standby.record?.files ?? new Map();
       this.liveFiles = this.layout.live?.record?.files;
       this.onStep("staging");
     });
