@@ -11,6 +11,7 @@ const INTEGRATION = [
   "tests/html-validity.test.ts",
   "tests/identical-output.test.ts",
   "tests/nginx.test.ts",
+  "tests/publish.test.ts",
   "tests/serve.test.ts",
   "tests/static-parity.test.ts",
   "tests/workflow.test.ts",

@@ -1,6 +1,6 @@
 /**
  * A whole build of a project, the way `npm run build` does it: skip it when nothing changed,
- * open the persistent cache, write into a new folder published only when complete, leave the
+ * open the persistent cache, write into the standby build folder published only when complete, leave the
  * last good site on any error or interruption, and print what the author needs to read.
  */
 import path from "node:path";
@@ -56,7 +56,14 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const interrupted = () => void writer.abort().then(() => process.exit(130));
   process.on("SIGINT", interrupted);
   process.on("SIGTERM", interrupted);
-  await writer.begin();
+  try {
+    await writer.begin();
+  } catch (error) {
+    // Another build writing the same folder, a folder that cannot be written: said in a line, no stack.
+    await writer.abort();
+    console.error(`Build failed: ${(error as Error).message}`);
+    return 1;
+  }
   // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);

@@ -150,10 +150,11 @@ describe("bad input fails the build and keeps the last good output", () => {
     const bad = await buildInto(broken, outDir);
     expect(bad.ok).toBe(false);
     expect(await readFile(path.join(outDir, "primeiro.html"), "utf8")).toBe(before);
-    // Nothing of the failed build is left: the published build is the only one.
+    // Nothing of the failed build is published or left about: the two build folders and
+    // their records (the standby kept for the next build), no link, no lock.
     const fs = await import("node:fs/promises");
     expect((await fs.readdir(path.dirname(outDir))).sort()).toEqual(["dist", "dist.builds"]);
-    expect(await fs.readdir(path.join(path.dirname(outDir), "dist.builds"))).toHaveLength(1);
+    expect((await fs.readdir(path.join(path.dirname(outDir), "dist.builds"))).sort()).toEqual(["a", "a.json", "b", "b.json"]);
   });
 
   it("an internal link to a missing route or anchor fails with its line", async () => {

@@ -1,17 +1,21 @@
 /**
  * Builds a content folder into an output folder and kills itself (SIGKILL: no clean-up)
- * at the named moment of the output stage; tests/workflow.test.ts runs it for each one.
- *   tsx tests/kill-build.ts CONTENT OUT [STEP]
+ * at the named moment of the output stage; tests/workflow.test.ts and tests/publish.test.ts
+ * run it for each one. With CACHE, the build keeps a persistent cache there (as
+ * `npm run build` does), so it takes unchanged pages from the last build.
+ *   tsx tests/kill-build.ts CONTENT OUT [STEP] [CACHE]
  */
 import path from "node:path";
-import { buildSite } from "../engine/build.js";
+import { SiteBuilder } from "../engine/build.js";
+import { BuildCache } from "../engine/cache.js";
 import { FolderWriter } from "../engine/output.js";
 import { theme } from "../templates/theme.js";
 
-const [contentDir, outDir, killAt] = process.argv.slice(2) as [string, string, string | undefined];
+const [contentDir, outDir, killAt, cacheDir] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
 const writer = new FolderWriter(outDir, (step) => {
   if (step === killAt) process.kill(process.pid, "SIGKILL");
 });
 await writer.begin();
-const result = await buildSite({ contentDir, projectRoot: path.resolve(import.meta.dirname, ".."), theme, writer });
+const cache = cacheDir ? await BuildCache.open(cacheDir, "kill-build") : undefined;
+const result = await new SiteBuilder({ contentDir, projectRoot: path.resolve(import.meta.dirname, ".."), theme, cache }).build(writer);
 process.exit(result.ok ? 0 : 1);

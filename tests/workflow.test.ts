@@ -211,11 +211,17 @@ async function siteFiles(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-/** What an interrupted build could leave beside the published site: build folders and links. */
+/**
+ * What an interrupted build could leave beside the published site: anything but the live
+ * folder, the standby build folder (it holds what its record says: the next build starts
+ * from it) and the two records.
+ */
 async function leftovers(parent: string): Promise<string[]> {
   const builds = path.join(parent, "dist.builds");
   const current = await realpath(path.join(parent, "dist")).catch(() => undefined);
-  const inBuilds = (await readdir(builds).catch(() => [] as string[])).filter((name) => path.join(builds, name) !== current);
+  const names = await readdir(builds).catch(() => [] as string[]);
+  const kept = (name: string) => /^[ab]\.json$/.test(name) || (/^[ab]$/.test(name) && names.includes(`${name}.json`));
+  const inBuilds = names.filter((name) => path.join(builds, name) !== current && !kept(name));
   const beside = (await readdir(parent)).filter((name) => name !== "dist" && name !== "dist.builds");
   return [...beside, ...inBuilds.map((name) => `dist.builds/${name}`)];
 }
