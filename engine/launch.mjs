@@ -7,8 +7,9 @@
  * node_modules/.cache/engine/cli/<key>/, where <key> is the hash of the content of every
  * source file (build.ts, engine/, templates/, client/, tsconfig.json) and of the lock file:
  * an edit, a checkout or an install makes a new bundle before the code runs, so no run ever
- * uses stale code, and a run with the same sources reuses it. Packages stay in node_modules
- * (imported as they are). Stack traces point at the sources (source maps).
+ * uses stale code, and a run with the same sources reuses it. Pure-JavaScript packages are
+ * bundled with the code; those with native code or files of their own stay in node_modules.
+ * Stack traces point at the sources (source maps).
  *
  * Why not tsx: it compiles every module on each start through a loader thread, about 70% of
  * a 15-page rebuild (bench/README.md); loading one bundle costs a fraction of that.
@@ -24,6 +25,8 @@ const ENTRIES = { build: "build.ts", "engine/dev-builder": "engine/dev-builder.t
 /** What the bundle is made from: its key is the hash of all of it. */
 const SOURCES = ["build.ts", "engine", "templates", "client", "tsconfig.json", "package-lock.json"];
 const CODE = /\.(tsx?|mts|mjs|js|json)$/;
+/** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
+const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
 // Beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/cache-root.ts says).
 const CACHE = path.join(process.env.CAFE_CACHE_DIR ? path.resolve(process.env.CAFE_CACHE_DIR) : path.join(root, "node_modules/.cache/engine"), "cli");
 
@@ -72,7 +75,14 @@ async function bundle() {
       format: "esm",
       platform: "node",
       target: "node20",
-      packages: "external",
+      // Pure-JavaScript packages are bundled too: loading a few files instead of hundreds of
+      // small modules one by one is most of what a start costs. Packages with native code,
+      // WebAssembly or files of their own stay in node_modules.
+      external: KEEP_EXTERNAL,
+      // ESM builds first: a UMD main (jsonc-parser) requires its parts by computed paths.
+      mainFields: ["module", "main"],
+      // Bundled CommonJS packages require Node's own modules.
+      banner: { js: 'import { createRequire as __cafeRequire } from "node:module"; const require = __cafeRequire(import.meta.url);' },
       jsx: "automatic",
       sourcemap: "linked",
       sourcesContent: false,
