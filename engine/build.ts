@@ -117,10 +117,13 @@ export class SiteBuilder {
     const errors = [...loaded.errors, ...table.errors, ...addresses.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
     const warnings = [...loaded.warnings, ...bodies.flatMap((b) => b.warnings)];
     if (errors.length > 0) return fail(writer, errors, warnings);
-    const cards = lap("cards", await this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url));
     const previous = this.cache.lastBuildFor(writer);
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
-    const assets = lap("assets", await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse }));
+    // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
+    const [cards, assets] = lap("cards + assets", await Promise.all([
+      this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url),
+      assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse }),
+    ]));
     if ("errors" in assets) return fail(writer, assets.errors, warnings);
     const { redirects } = addresses.redirects;
     const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, redirects, previous: previous.pages, reuse });
