@@ -63,8 +63,8 @@ type Kind = keyof typeof KINDS;
 export interface DepSources {
   content: SiteContent;
   table: RouteTable;
-  /** An article's rendered body, images in place, by file. */
-  bodyOf?: (file: string) => string | undefined;
+  /** The hash of an article's rendered body, images in place, by file. */
+  bodyHash?: (file: string) => string;
   /** A listing's value (computed once per build by the theme's function). */
   listing: (name: string) => unknown;
   /** A block's site data (computed once per build). */
@@ -95,7 +95,7 @@ const KINDS = {
     const variants = articleOf(route);
     return hashOfAll([route.kind, route.template, ...articleTexts(variants ? [variants.main, ...variants.translations] : [])]);
   },
-  body: (s: DepSources, file: string) => (s.bodyOf ? hashOf(s.bodyOf(file) ?? "") : undefined),
+  body: (s: DepSources, file: string) => s.bodyHash?.(file),
   assets: (s: DepSources) => s.assets,
   listing: (s: DepSources, name: string) => json(s.listing(name)),
   block: (s: DepSources, name: string) => json(s.block(name)),

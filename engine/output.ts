@@ -5,7 +5,7 @@
  * half-written or missing site.
  */
 import { hashOf } from "./hash.js";
-import { constants, rmdirSync, rmSync } from "node:fs";
+import { constants, rmdirSync, rmSync, statSync } from "node:fs";
 import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
@@ -424,9 +424,23 @@ export class LiveWriter implements SiteWriter {
     this.output = this.reusable = path.resolve(outDir);
   }
 
-  /** The file is already in place: it stays as the last build (or the last session) wrote it. */
+  /** Sizes of the files this writer wrote or found in place this session. */
+  private readonly sizes = new Map<string, number>();
+
+  /**
+   * The file is already in place: it stays as the last build (or the last session) wrote it.
+   * Looked at once a session (a save in a site of thousands of pages asks this of every page;
+   * a stat each cost ~0.2 s a save); after that, what this writer wrote or found is known. The
+   * folder is the dev server's own, under the cache: nothing else writes it.
+   */
   async reuse(file: string, size?: number): Promise<boolean> {
-    return stat(path.join(this.outDir, file)).then((s) => s.isFile() && (size === undefined || s.size === size), () => false);
+    let known = this.sizes.get(file);
+    if (known === undefined) {
+      const s = statSync(path.join(this.outDir, file), { throwIfNoEntry: false });
+      if (!s?.isFile()) return false;
+      this.sizes.set(file, (known = s.size));
+    }
+    return size === undefined || known === size;
   }
 
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
@@ -442,11 +456,13 @@ export class LiveWriter implements SiteWriter {
     await writeFile(temp, contents);
     await rename(temp, target);
     this.hashes.set(file, hash);
+    this.sizes.set(file, typeof contents === "string" ? Buffer.byteLength(contents) : contents.length);
     return true;
   }
 
   async remove(file: string): Promise<void> {
     this.hashes.delete(file);
+    this.sizes.delete(file);
     await rm(path.join(this.outDir, file), { force: true });
   }
 

@@ -14,7 +14,7 @@ import type { Article, SiteContent } from "./content.js";
 import { dep, DepValues, Recorder, recordedContent } from "./dependencies.js";
 import { hashOf } from "./hash.js";
 import type { SiteImages } from "./images.js";
-import { siteBlockData } from "./markdown.js";
+import { siteBlockData, type MarkdownResult } from "./markdown.js";
 import type { MarkdownBodies } from "./markdown-stage.js";
 import type { Route, RouteTable } from "./routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
@@ -60,10 +60,18 @@ export async function renderStage(input: RenderInput): Promise<RenderOutput> {
     const result = markdown.get(file)?.result;
     return result ? images.fill(result.html, file, result.images) : undefined;
   };
+  // A body without images is its Markdown's HTML: its hash is kept with it, across watch-mode runs.
+  const bodyHash = (file: string) => {
+    const result = markdown.get(file)?.result;
+    if (!result || result.images.length > 0) return hashOf(bodyOf(file) ?? "");
+    let hash = bodyHashes.get(result);
+    if (hash === undefined) bodyHashes.set(result, (hash = hashOf(result.html)));
+    return hash;
+  };
   const values = new DepValues({
     content,
     table,
-    bodyOf,
+    bodyHash,
     listing: (name) => listingOf(content, theme, name),
     block: (name) => siteBlockData(content, theme, name),
     assets: hashOf(JSON.stringify(assets.manifest), csp),
@@ -161,6 +169,7 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
 }
 
 const listings = new WeakMap<SiteContent, Map<string, unknown>>();
+const bodyHashes = new WeakMap<MarkdownResult, string>();
 
 /** A theme's listing, computed once per version of the content. */
 function listingOf(content: SiteContent, theme: Theme, name: string): unknown {
