@@ -95,3 +95,19 @@ describe("npm run build when nothing changed", () => {
     expect(await readFile(page, "utf8")).toBe(good);
   }, 60_000);
 });
+
+describe("npm run build from another folder", () => {
+  it("finds the same cache: what it keeps is named from the project's root, not the working directory", async () => {
+    const content = await editedFixture("basic", {});
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-cwd-")), "site");
+    const elsewhere = await mkdtemp(path.join(tmpdir(), "cafe-elsewhere-"));
+    const build = (cwd: string) =>
+      run(process.execPath, [path.join(projectRoot, "engine/launch.mjs"), "build", "--content", content, "--out", out], { cwd, env: { ...process.env, NO_COLOR: "1" } }).then((r) => r.stdout);
+    expect(await build(projectRoot)).toMatch(/Built 4 pages/);
+    // Touched, not changed: the build runs again (the up-to-date check looks at times), and
+    // every page comes from the cache, whichever folder the command was started in.
+    const later = new Date(Date.now() + 5000);
+    await utimes(path.join(content, "articles/primeiro.md"), later, later);
+    expect(await build(elsewhere)).toMatch(/Built 4 pages into .* \(4 unchanged, from the cache\)/);
+  }, 60_000);
+});
