@@ -109,7 +109,7 @@ export class SiteBuilder {
     const table = lap("routes", buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route))));
     const { contentDir, publishedRoutes: recordFile } = this.options;
     const addresses = lap("addresses", addressStage({ content, table, contentDir, publicDir: this.publicDir, recordFile, history: this.history }));
-    const values = new DepValues({ content, table, listing: () => undefined, block: (name) => siteBlockData(content, theme, name) });
+    const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name) });
     const markdown = (this.last.markdown = lap("Markdown", markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference })));
     const checks = lap("checks", await checkStage({ content, table, markdown, theme, targets: addresses.targets }));
     const images = lap("images", await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []));
@@ -129,7 +129,7 @@ export class SiteBuilder {
     const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, redirects, previous: previous.pages, reuse });
     const media = new Map([...images.images.files, ...cards.files]);
     const next = { output: writer.output, pages: pages.pages, assets: assets.record, media: [...media.keys()], redirects: pages.redirectFiles };
-    const verify = () => renderedLinkErrors(checkedPages(table.routes, pages.pages), withFiles(addresses.targets, assets.record.files), new Map([...markdown].map(([f, m]) => [f, m.result])));
+    const verify = () => renderedLinkErrors(checkedPages(table.routes, pages.pages), withFiles(addresses.targets, assets.record.files), markdown);
     // Pages are rendered as the writer takes them: the two stages are timed together.
     const written = lap("render + write", await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next, verify }));
     if ("errors" in written) return fail(writer, written.errors, warnings);
@@ -140,12 +140,17 @@ export class SiteBuilder {
     return { ok: true, routes: table.routes, errors: [], warnings, changed: written.changed.sort(byCodePoint), rendered: pages.rendered, timings: lap.laps, published };
   }
 
+  /** Where the loader keeps parsed articles: the cache's, when there is one. */
+  private get articleStore() {
+    return this.cache.enabled ? this.cache.files : undefined;
+  }
+
   /** Load: the whole content folder. */
   private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
     // Where each article was before this build reads any file (the hint of a vanished address).
-    this.history.snapshot(this.cache.enabled ? this.cache.files : undefined);
-    return loadContent(contentDir, theme, { drafts, projectRoot, cache: this.cache.enabled ? this.cache.files : undefined });
+    this.history.snapshot(this.articleStore);
+    return loadContent(contentDir, theme, { drafts, projectRoot, cache: this.articleStore });
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */
@@ -197,10 +202,11 @@ export class SiteBuilder {
     const draftRoutes = new Set(content.draftRoutes);
     for (const file of files) {
       const shown = display(file);
-      const loaded = loadArticleFile(articlesDir, file, model, display, this.cache.enabled ? this.cache.files : undefined);
+      const loaded = loadArticleFile(articlesDir, file, model, display, this.articleStore);
       failed.delete(shown);
       if (loaded && "errors" in loaded) {
-        failed.set(shown, { route: articles.get(shown)?.route ?? "", errors: loaded.errors });
+        // Its last good version stays in the site until it is fixed: its route, else its path's.
+        failed.set(shown, { route: articles.get(shown)?.route ?? loaded.route, errors: loaded.errors });
         continue;
       }
       const old = articles.get(shown);

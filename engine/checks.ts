@@ -21,6 +21,5 @@ export interface CheckInput {
 
 /** The errors of the whole-site checks. */
 export async function checkStage({ content, table, markdown, theme, targets }: CheckInput): Promise<ContentError[]> {
-  const results = new Map([...markdown].map(([file, entry]) => [file, entry.result]));
-  return [...markdownLinkErrors(content, results, targets), ...((await theme.check?.(content, table)) ?? [])];
+  return [...markdownLinkErrors(content, markdown, targets), ...((await theme.check?.(content, table)) ?? [])];
 }

@@ -260,7 +260,7 @@ function loadArticles(dir: string, model: ArticleModel, display: (p: string) => 
   for (const file of files) {
     const result = loadArticleFile(dir, file, model, display, cache);
     if (!result) continue;
-    if ("errors" in result) failed.set(display(file), { route: routeFromPath(path.relative(dir, file), model.languages).route, errors: result.errors });
+    if ("errors" in result) failed.set(display(file), result);
     else articles.push(result.article);
   }
   return articles;
@@ -275,23 +275,19 @@ export const displayPath = (projectRoot: string) => (file: string) => path.relat
 /** gray-matter's front matter starts with the newline that ends the opening `---` line. */
 const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
 
-type ArticleLoad = { article: Article } | { errors: ContentError[] } | undefined;
+/** An article read, one that failed (with the route its path gives it), or none: the file is gone. */
+type ArticleLoad = { article: Article } | FailedArticle | undefined;
 
 /** Reads and parses one article file; undefined when it no longer exists. */
-export function loadArticleFile(
-  articlesDir: string,
-  file: string,
-  model: ArticleModel,
-  display: (p: string) => string = displayPath(process.cwd()),
-  cache?: ArticleStore,
-): ArticleLoad {
+export function loadArticleFile(articlesDir: string, file: string, model: ArticleModel, display: (p: string) => string, cache?: ArticleStore): ArticleLoad {
   const shown = display(file);
+  const failed = (errors: ContentError[]): FailedArticle => ({ route: routeFromPath(path.relative(articlesDir, file), model.languages).route, errors });
   let source: string;
   try {
     source = readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    return { errors: [new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })] };
+    return failed([new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })]);
   }
   const sourceHash = hashOf(source);
   const entry = cache?.get(shown);
@@ -307,8 +303,9 @@ export function loadArticleFile(
     // Kept only when JSON gives back exactly what was parsed.
     const { parsed } = result;
     if (cache && parsed && isJsonSafe(parsed.meta) && isJsonSafe(parsed.frontMatter)) cache.set(shown, { sourceHash, article: seal(parsed) });
+    return { article: result.article };
   }
-  return result;
+  return failed(result.errors);
 }
 
 const sourceHashes = new WeakMap<Article, string>();

@@ -65,8 +65,8 @@ export interface DepSources {
   table: RouteTable;
   /** The hash of an article's rendered body, images in place, by file. */
   bodyHash?: (file: string) => string;
-  /** A listing's value (computed once per build by the theme's function). */
-  listing: (name: string) => unknown;
+  /** A listing's value (computed once per build by the theme's function); pages only. */
+  listing?: (name: string) => unknown;
   /** A block's site data (computed once per build). */
   block: (name: string) => unknown;
   /** The hash of the assets' manifest and policy. */
@@ -97,7 +97,7 @@ const KINDS = {
   },
   body: (s: DepSources, file: string) => s.bodyHash?.(file),
   assets: (s: DepSources) => s.assets,
-  listing: (s: DepSources, name: string) => json(s.listing(name)),
+  listing: (s: DepSources, name: string) => (s.listing ? json(s.listing(name)) : undefined),
   block: (s: DepSources, name: string) => json(s.block(name)),
   card: (s: DepSources, routePath: string) => (s.card ? json(s.card(routePath)) : undefined),
   cover: (s: DepSources, key: string) => {

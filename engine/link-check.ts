@@ -16,7 +16,8 @@ import { decodeHTMLAttribute } from "entities";
 import type { Redirect } from "./aliases.js";
 import type { Article, SiteContent } from "./content.js";
 import { ContentError } from "./errors.js";
-import type { InternalLink, MarkdownResult } from "./markdown.js";
+import type { InternalLink } from "./markdown.js";
+import type { MarkdownBodies } from "./markdown-stage.js";
 import { describe, type Moved } from "./published-routes.js";
 import { isPublicFile } from "./public-files.js";
 import { articleOf, type Route, type RouteTable } from "./routes.js";
@@ -153,10 +154,10 @@ export function linkProblem(url: string, targets: LinkTargets, idsOf?: (route: R
 }
 
 /** Before rendering: each Markdown link leads to a page (its #anchor is checked on the rendered pages). */
-export function markdownLinkErrors(content: SiteContent, markdown: ReadonlyMap<string, MarkdownResult>, targets: LinkTargets): ContentError[] {
+export function markdownLinkErrors(content: SiteContent, markdown: MarkdownBodies, targets: LinkTargets): ContentError[] {
   const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
   const errors: ContentError[] = [];
-  for (const result of markdown.values()) {
+  for (const { result } of markdown.values()) {
     for (const link of result.links) {
       const problem = linkProblem(link.url, targets);
       if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), ...problem }));
@@ -175,7 +176,7 @@ export interface CheckedPage {
 }
 
 /** After rendering: every link of every page, and its #anchor against the ids of the page it leads to. */
-export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkTargets, markdown: ReadonlyMap<string, MarkdownResult>): ContentError[] {
+export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkTargets, markdown: MarkdownBodies): ContentError[] {
   const { content } = targets;
   const idSets = new Map<string, Set<string>>();
   const byPath = new Map(pages.map((p) => [p.route.path, p]));
@@ -220,9 +221,9 @@ function articlesOf(page: CheckedPage, content: SiteContent): Article[] {
 }
 
 /** Where a link of a page is written: its Markdown, else the content files the page read, else its template. */
-function locate(href: string, page: CheckedPage, problem: Problem, content: SiteContent, markdown: ReadonlyMap<string, MarkdownResult>): ContentError[] {
+function locate(href: string, page: CheckedPage, problem: Problem, content: SiteContent, markdown: MarkdownBodies): ContentError[] {
   const articles = articlesOf(page, content);
-  const inMarkdown: InternalLink[] = articles.flatMap((a) => markdown.get(a.file)?.links.filter((l) => l.url === href) ?? []);
+  const inMarkdown: InternalLink[] = articles.flatMap((a) => markdown.get(a.file)?.result.links.filter((l) => l.url === href) ?? []);
   if (inMarkdown.length > 0) {
     const sourceOf = new Map(articles.map((a) => [a.file, a.source]));
     return inMarkdown.map((l) => new ContentError({ file: l.file, line: l.line, column: l.column, source: sourceOf.get(l.file), ...problem }));

@@ -8,6 +8,7 @@ import { SiteBuilder } from "./build.js";
 import { BuildCache } from "./cache.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "./fingerprint.js";
 import { FolderWriter } from "./output.js";
+import { RECORD_FILE } from "./published-routes.js";
 import { printErrors, printWarnings } from "./report.js";
 import type { Theme } from "./theme.js";
 
@@ -44,7 +45,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const shownOut = path.relative(process.cwd(), outDir) || outDir;
   const codeFolders = [...options.themeFolders, options.engineFolder ?? "engine"];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
-  const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, [...codeFolders, path.relative(projectRoot, publicDir)]));
+  const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
+  const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
   if (!options.force && (await isUpToDate(outDir, inputs))) {
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
@@ -52,7 +54,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const cache = options.noCache ? undefined : await BuildCache.open(cacheDirOf(projectRoot, contentDir, "build"), await codeVersion(projectRoot, codeFolders), { read: !options.force });
   const writer = new FolderWriter(outDir);
   // An interrupted build throws its half-written folder away; the last good site stays.
-  // Every repeat of the signal is caught too (tsx relays it), so none cuts the clean-up short.
+  // Every repeat of the signal is caught too, so none cuts the clean-up short.
   const interrupted = () => void writer.abort().then(() => process.exit(130));
   process.on("SIGINT", interrupted);
   process.on("SIGTERM", interrupted);
@@ -76,9 +78,9 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   if (result.published?.length) {
     // New addresses joined the record of published addresses (commit it): the content changed.
-    const record = path.relative(process.cwd(), path.join(contentDir, "published-routes.txt"));
+    const record = path.relative(process.cwd(), path.join(contentDir, RECORD_FILE));
     console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
-    await recordBuild(outDir, await projectInputs(projectRoot, contentDir, [...codeFolders, path.relative(projectRoot, publicDir)]));
+    await recordBuild(outDir, await projectInputs(projectRoot, contentDir, inputFolders));
   } else await recordBuild(outDir, inputs);
   const ms = Math.round(performance.now() - started);
   const unchanged = result.routes.length - result.rendered;
