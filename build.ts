@@ -12,7 +12,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { cacheRoot } from "./engine/cache-root.js";
+import { cacheRoot } from "./engine/incremental/cache-root.js";
 
 // React's production build, unless told otherwise: set before the engine (and React) load
 // (engine/index.ts does the same for any other site's build script). The engine is imported
@@ -75,33 +75,33 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
   switch (command) {
     case "build": {
       // Nothing changed since the last build: said before the engine and React are loaded.
-      const { isUpToDate, projectInputs } = await import("./engine/fingerprint.js");
+      const { isUpToDate, projectInputs } = await import("./engine/incremental/fingerprint.js");
       const inputs = await projectInputs(projectRoot, contentDir, [...THEME_FOLDERS, "engine", "public"]);
       if (!values.force && (await isUpToDate(outDir, inputs))) {
         console.log(`${path.relative(process.cwd(), outDir) || outDir} is up to date (nothing changed since the last build; --force rebuilds)`);
         return 0;
       }
-      const { buildProject } = await import("./engine/index.js");
+      const { buildProject } = await import("./engine/node.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
       const code = await buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], verbose: values.verbose, inputs });
       if (code === 0) await updateEditorSchemas(projectRoot, contentDir, theme);
       return code;
     }
     case "preview": {
-      const { serve } = await import("./engine/serve.js");
+      const { serve } = await import("./engine/servers/static-server.js");
       if (!(await checkHosts(values.host, allowedHosts))) return 2;
       const { url } = await serve({ root: outDir, port, host: values.host, allowedHosts });
       console.log(`Serving ${path.relative(process.cwd(), outDir) || outDir} at ${url}  (Ctrl+C to stop)`);
       return new Promise<number>(() => {});
     }
     case "dev": {
-      const { startDev } = await import("./engine/dev.js");
+      const { startDev } = await import("./engine/servers/dev-server.js");
       if (!(await checkHosts(values.host, allowedHosts))) return 2;
       // Watch mode never writes into the published folder: drafts and half-finished edits
       // stay in a folder of their own under the cache.
       const devOut = path.join(cacheRoot(projectRoot), "dev-site");
       const dev = await startDev({
-        cacheDir: values["no-cache"] ? undefined : (await import("./engine/fingerprint.js")).cacheDirOf(projectRoot, contentDir, "dev"),
+        cacheDir: values["no-cache"] ? undefined : (await import("./engine/incremental/fingerprint.js")).cacheDirOf(projectRoot, contentDir, "dev"),
         projectRoot,
         contentDir,
         outDir: devOut,
@@ -117,8 +117,8 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
       return new Promise<number>(() => {});
     }
     case "new": {
-      const { scaffoldArticle } = await import("./engine/scaffold.js");
-      const { ContentError, formatError } = await import("./engine/errors.js");
+      const { scaffoldArticle } = await import("./engine/tools/new-article.js");
+      const { ContentError, formatError } = await import("./engine/lib/errors.js");
       const title = positionals.slice(1).join(" ");
       try {
         const file = await scaffoldArticle(contentDir, title);
@@ -134,10 +134,10 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
     }
     case "check-links": {
       // The site is built in memory (never into --out): the links are those it would publish.
-      const { buildSite } = await import("./engine/build.js");
+      const { buildSite } = await import("./engine/pipeline/site-builder.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
-      const { MemoryWriter } = await import("./engine/output.js");
-      const { printErrors } = await import("./engine/report.js");
+      const { MemoryWriter } = await import("./engine/stages/write/writers.js");
+      const { printErrors } = await import("./engine/lib/report.js");
       const writer = new MemoryWriter();
       const result = await buildSite({ contentDir, projectRoot, theme, writer });
       if (!result.ok) {
@@ -145,7 +145,7 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
         console.error("The site does not build: fix the errors above, then check its links.");
         return 1;
       }
-      const { checkSiteLinks } = await import("./engine/check-links.js");
+      const { checkSiteLinks } = await import("./engine/tools/link-checker.js");
       console.log("Checking the external links of the site (needs a network connection)…");
       const report = await checkSiteLinks({
         pages: result.routes.map((r) => [r.path, writer.text(r.outFile)] as const),
@@ -180,7 +180,7 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
 async function updateEditorSchemas(projectRoot: string, contentDir: string, theme: import("./engine/theme.js").Theme): Promise<void> {
   if (contentDir !== path.join(projectRoot, "content")) return;
   try {
-    const { writeEditorSchemas } = await import("./engine/editor-schemas.js");
+    const { writeEditorSchemas } = await import("./engine/tools/editor-schemas.js");
     const { written, problems } = await writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name });
     for (const problem of problems) console.warn(`warning ${problem}`);
     if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
@@ -191,7 +191,7 @@ async function updateEditorSchemas(projectRoot: string, contentDir: string, them
 
 /** --host and --allowed-host must be host names; says which is not. */
 async function checkHosts(host: string, allowedHosts: string[]): Promise<boolean> {
-  const { allowedHostnames } = await import("./engine/serve.js");
+  const { allowedHostnames } = await import("./engine/servers/static-server.js");
   try {
     allowedHostnames(host, allowedHosts);
     return true;

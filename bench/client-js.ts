@@ -9,8 +9,8 @@
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
-import { buildSite } from "../engine/build.js";
-import { MemoryWriter } from "../engine/output.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { startDev } from "../engine/dev.js";
+import { startDev } from "../engine/servers/dev-server.js";
 import { writeCorpus } from "./corpus.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

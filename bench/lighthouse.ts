@@ -13,9 +13,9 @@ import { copyFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { buildSite } from "../engine/build.js";
-import { FolderWriter } from "../engine/output.js";
-import { serve } from "../engine/serve.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
+import { serve } from "../engine/servers/static-server.js";
 import { theme } from "../templates/theme.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -18,10 +18,10 @@ import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import sharp from "sharp";
-import { loadContent, type Article, type SiteContent } from "../engine/content.js";
-import { buildRoutes } from "../engine/routes.js";
-import { DEFAULT_WIDTHS, ImageStage } from "../engine/images.js";
-import { SocialCards } from "../engine/social-card.js";
+import { loadContent, type Article, type SiteContent } from "../engine/stages/load/content.js";
+import { buildRoutes } from "../engine/stages/routes/routes.js";
+import { DEFAULT_WIDTHS, ImageStage } from "../engine/stages/images/images.js";
+import { SocialCards } from "../engine/stages/cards/cards.js";
 import { theme } from "../templates/theme.js";
 import type { SiteSettings } from "../templates/schema.js";
 

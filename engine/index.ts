@@ -1,14 +1,12 @@
 /**
- * The engine's public face: everything a theme, a site's build script or a second site may
- * use. What is not exported here is the engine's own and may change.
+ * What a theme imports: the engine's public face for templates, blocks and schemas. What is
+ * not exported here (or in node.ts, for build scripts) is the engine's own and may change.
+ * Importing it changes nothing: no environment variable, no global.
  *
  * - Declaring a theme: `defineTheme` and the types it is made of.
- * - Building: `buildProject` (what `npm run build` does), or `SiteBuilder` / `buildSite`
- *   with a writer of your own.
  * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`.
  * - In schemas and checks: the engine's field schemas, `errorAt`, `routeErrors`, `ContentError`.
  */
-import "./production.js";
 
 // Declaring a theme.
 export { defineTheme } from "./theme.js";
@@ -28,24 +26,18 @@ export type {
   ThemeImages,
   ThemeSocialCard,
 } from "./theme.js";
-export type { Article, ArticleMeta, ContentOf, FrontMatterOf, LocatedFile, SiteContent } from "./content.js";
-export type { ArticleVariants, PageSpec, Route, RouteTable } from "./routes.js";
-export type { BaseMeta, SiteDate } from "./schema.js";
-
-// Building a site.
-export { buildProject, type ProjectBuildOptions } from "./project.js";
-export { SiteBuilder, buildSite, type BuildOptions, type BuildResult } from "./build.js";
-export { FolderWriter, LiveWriter, MemoryWriter, type SiteWriter } from "./output.js";
-export { printErrors, printWarnings } from "./report.js";
+export type { Article, ArticleMeta, ContentOf, FrontMatterOf, LocatedFile, SiteContent } from "./stages/load/content.js";
+export type { ArticleVariants, PageSpec, Route, RouteTable } from "./stages/routes/routes.js";
+export type { BaseMeta, SiteDate } from "./stages/load/content-model.js";
 
 // In templates.
-export { Picture, type PictureProps, type ProcessedImage } from "./images.js";
-export { useMarkdownLanguage } from "./markdown.js";
-export { absoluteUrl } from "./site-files.js";
-export { articleOf, byCodePoint } from "./routes.js";
+export { Picture, type PictureProps, type ProcessedImage } from "./stages/images/images.js";
+export { useMarkdownLanguage } from "./stages/markdown/article-markdown.js";
+export { absoluteUrl } from "./stages/render/site-files.js";
+export { articleOf, byCodePoint } from "./stages/routes/routes.js";
 
 // In schemas and checks.
-export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, siteDate } from "./schema.js";
-export { ContentError, formatError, type ContentWarning } from "./errors.js";
-export { errorAt, formatKey, type LocatableSource } from "./yaml-source.js";
-export { routeErrors } from "./routes.js";
+export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, siteDate } from "./stages/load/content-model.js";
+export { ContentError, formatError, type ContentWarning } from "./lib/errors.js";
+export { errorAt, formatKey, type LocatableSource } from "./lib/yaml-source.js";
+export { routeErrors } from "./stages/routes/routes.js";

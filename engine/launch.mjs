@@ -21,13 +21,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** What is bundled: each entry's name in the bundle → its source. */
-const ENTRIES = { build: "build.ts", "engine/dev-builder": "engine/dev-builder.ts", "templates/theme": "templates/theme.tsx" };
+const ENTRIES = { build: "build.ts", "engine/servers/dev-builder": "engine/servers/dev-builder.ts", "templates/theme": "templates/theme.tsx" };
 /** What the bundle is made from: its key is the hash of all of it. */
 const SOURCES = ["build.ts", "engine", "templates", "client", "tsconfig.json", "package-lock.json"];
 const CODE = /\.(tsx?|mts|mjs|js|json)$/;
 /** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
-// Beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/cache-root.ts says).
+// Beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/incremental/cache-root.ts says).
 const CACHE = path.join(process.env.CAFE_CACHE_DIR ? path.resolve(process.env.CAFE_CACHE_DIR) : path.join(root, "node_modules/.cache/engine"), "cli");
 
 /** Every source file, relative to the root, in a stable order. */
@@ -56,7 +56,7 @@ function bundleKey() {
 /** The bundle of these sources: made once, in a folder of its own, renamed into place when complete. */
 async function bundle() {
   const dir = path.join(CACHE, bundleKey());
-  if (existsSync(path.join(dir, "engine/dev-builder.js"))) {
+  if (existsSync(path.join(dir, "engine/servers/dev-builder.js"))) {
     const now = new Date();
     utimesSync(dir, now, now);
     return dir;
@@ -129,7 +129,7 @@ if (first === "--dev-builder") {
   const relative = path.relative(root, themeModule);
   const bundled = Object.entries(ENTRIES).find(([, source]) => source === relative.split(path.sep).join("/"));
   const theme = bundled ? path.join(dir, `${bundled[0]}.js`) : themeModule;
-  const { runBuilder } = await import(pathToFileURL(path.join(dir, "engine/dev-builder.js")).href);
+  const { runBuilder } = await import(pathToFileURL(path.join(dir, "engine/servers/dev-builder.js")).href);
   runBuilder([contentDir, projectRoot, outDir, theme, ...more]);
 } else {
   const { main } = await import(pathToFileURL(path.join(dir, "build.js")).href);

@@ -9,10 +9,10 @@
 import type { ComponentType, ReactElement, ReactNode } from "react";
 import type { z } from "zod";
 import type { Components } from "hast-util-to-jsx-runtime";
-import type { ContentError } from "./errors.js";
-import type { Article, ContentModel, ContentOf, FrontMatterOf, SiteContent } from "./content.js";
-import type { PageSpec, Route, RouteModel, RouteTable } from "./routes.js";
-import type { ProcessedImage } from "./images.js";
+import type { ContentError } from "./lib/errors.js";
+import type { Article, ContentModel, ContentOf, FrontMatterOf, SiteContent } from "./stages/load/content.js";
+import type { PageSpec, Route, RouteModel, RouteTable } from "./stages/routes/routes.js";
+import type { ProcessedImage } from "./stages/images/images.js";
 
 /** Hashed asset URLs and the inline script, produced by the assets stage. */
 export interface AssetManifest {
@@ -179,8 +179,6 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
    * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
    */
   listings?: Record<string, (content: ContentOf<Site, Shape, Collections>) => unknown>;
-  /** Ids every page's layout gives (a skip link's target). Not needed: #anchors are checked against each rendered page's ids. */
-  pageAnchors?: string[];
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
   check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>): Promise<ContentError[]> | ContentError[];
   /** An article's summary for the feed; its `description` when the theme gives none. */

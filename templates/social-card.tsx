@@ -1,7 +1,7 @@
 /**
  * The picture a shared link shows (Open Graph, 1200×630): the brand, the page's title in
  * Portuguese, its category and date, in the site's colours and the brand's script face.
- * Drawn by satori at build time (engine/social-card.ts): flex layout and inline styles only,
+ * Drawn by satori at build time (engine/stages/cards/cards.ts): flex layout and inline styles only,
  * every element with more than one child a flex box.
  */
 import type { ThemeSocialCard } from "../engine/index.js";

@@ -50,7 +50,6 @@ export const theme = defineTheme({
   // value changes (its own line, or its article's title, date…), not on any article edit.
   listings: { cards: cardsOf, series: allSeries },
   markdownComponents,
-  pageAnchors: ["conteudo", "newsletter-title"],
   summary: (article) => article.meta.lead ?? article.meta.description,
   async check(content, routes) {
     const { cards, editions } = content.collections;

@@ -3,10 +3,17 @@
  * themes (the blog's, the notebook fixture's) reach the engine only through its public face,
  * engine/index.ts; and no module of the project imports itself back through others (no cycles).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { projectRoot } from "./helpers.js";
+
+/** What a module imports: `import x from "…"`, `export … from "…"`, `import "…"` (for its side effects) and `import("…")`. */
+function specifiersOf(source: string): string[] {
+  return [
+    ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
+  ].map((m) => m[1] ?? m[2] ?? m[3]!);
+}
 
 /** Every TypeScript module of the generator and the theme, with the project files it imports. */
 function importGraph(): Map<string, string[]> {
@@ -19,11 +26,7 @@ function importGraph(): Map<string, string[]> {
   files.push("build.ts");
   for (const file of files) {
     const source = readFileSync(path.join(projectRoot, file), "utf8");
-    // `import x from "…"`, `export … from "…"`, `import "…"` (for its side effects) and `import("…")`.
-    const specifiers = [
-      ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g),
-    ].map((m) => m[1] ?? m[2] ?? m[3]!);
-    const local = specifiers
+    const local = specifiersOf(source)
       .filter((s) => s.startsWith("."))
       .map((s) => path.relative(projectRoot, path.resolve(path.dirname(path.join(projectRoot, file)), s)).replace(/\.js$/, ""))
       .map((target) => files.find((f) => f.replace(/\.tsx?$/, "") === target) ?? target);
@@ -43,14 +46,30 @@ describe("the import graph", () => {
     expect(back).toEqual([]);
   });
 
-  it("sees a side-effect import", () => {
-    expect(graph.get("engine/index.ts")).toContain("engine/production.ts");
+  it("sees every kind of import, a side-effect import included", () => {
+    const source = 'import a from "./a.js";\nexport { b } from "./b.js";\nimport "./c.js";\nconst d = await import("./d.js");';
+    expect(specifiersOf(source)).toEqual(["./a.js", "./b.js", "./c.js", "./d.js"]);
   });
 
-  it("lets themes reach the engine only through engine/index.ts", () => {
+  it("has public faces that change nothing when imported (no environment variable, no global)", async () => {
+    const env = process.env.NODE_ENV;
+    delete process.env.NODE_ENV;
+    const globals = Object.keys(globalThis).sort();
+    try {
+      vi.resetModules();
+      await import("../engine/index.js");
+      await import("../engine/node.js");
+      expect(process.env.NODE_ENV).toBeUndefined();
+      expect(Object.keys(globalThis).sort()).toEqual(globals);
+    } finally {
+      process.env.NODE_ENV = env;
+    }
+  });
+
+  it("lets themes reach the engine only through engine/index.ts (and a build script through engine/node.ts)", () => {
     const themes = /^(templates|client|tests\/fixtures\/notebook)\//;
     const inside = [...graph].flatMap(([file, targets]) =>
-      themes.test(file) ? targets.filter((t) => t.startsWith("engine/") && t !== "engine/index.ts").map((t) => `${file} -> ${t}`) : [],
+      themes.test(file) ? targets.filter((t) => t.startsWith("engine/") && t !== "engine/index.ts" && !(t === "engine/node.ts" && file.endsWith("/build.ts"))).map((t) => `${file} -> ${t}`) : [],
     );
     expect([...graph].some(([file, targets]) => themes.test(file) && targets.includes("engine/index.ts"))).toBe(true);
     expect(inside).toEqual([]);

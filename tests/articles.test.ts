@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { readFileSync } from "node:fs";
-import { loadContent } from "../engine/content.js";
+import { loadContent } from "../engine/stages/load/content.js";
 import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";

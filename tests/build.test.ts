@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { buildSite } from "../engine/build.js";
-import { FolderWriter } from "../engine/output.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
 import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot, text } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
@@ -232,7 +232,7 @@ describe("every content error at once", () => {
     const dir = await editedFixture("basic", { "articles/primeiro.md": (s) => s.replace(/^---\n/, "---\nzzzqqq: 1\n") });
     const withBlocks = await buildInMemory(dir);
     expect(withBlocks.errors[0]!.hint).toContain("plus data for a block placed in the body");
-    const { MemoryWriter } = await import("../engine/output.js");
+    const { MemoryWriter } = await import("../engine/stages/write/writers.js");
     const bare = await buildSite({ contentDir: dir, projectRoot, theme: { ...theme, blocks: [] }, writer: new MemoryWriter() });
     const unknown = bare.errors.find((e) => e.message === "unknown front-matter key `zzzqqq`")!;
     expect(unknown.hint).toMatch(/^front-matter keys are title, /);

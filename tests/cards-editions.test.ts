@@ -6,10 +6,10 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { readFile, writeFile } from "node:fs/promises";
-import { SiteBuilder } from "../engine/build.js";
-import { MemoryWriter } from "../engine/output.js";
-import { loadContent } from "../engine/content.js";
-import { buildRoutes } from "../engine/routes.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
+import { loadContent } from "../engine/stages/load/content.js";
+import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { buildInMemory, comparable, editedFixture, parseHtml, projectRoot, realSite, text } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

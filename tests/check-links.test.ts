@@ -11,7 +11,7 @@ import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { externalLinks, LinkChecker, linkReport, locateLinks, retryAfterMs, type LinkAnswer } from "../engine/check-links.js";
+import { externalLinks, LinkChecker, linkReport, locateLinks, retryAfterMs, type LinkAnswer } from "../engine/tools/link-checker.js";
 import { editedFixture, projectRoot } from "./helpers.js";
 
 let server: http.Server;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { articleModel, loadContent, parseArticle, routeFromPath } from "../engine/content.js";
-import { parseSiteDate } from "../engine/schema.js";
-import { formatError } from "../engine/errors.js";
+import { articleModel, loadContent, parseArticle, routeFromPath } from "../engine/stages/load/content.js";
+import { parseSiteDate } from "../engine/stages/load/content-model.js";
+import { formatError } from "../engine/lib/errors.js";
 import { editedFixture, fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 import { hasHashtagsBlock, isHomePage, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";

@@ -3,9 +3,9 @@
  * in an old record that has no value now reads as changed (the page is rendered again).
  */
 import { describe, expect, it } from "vitest";
-import { loadContent } from "../engine/content.js";
-import { dep, DepValues, Recorder, type DepId } from "../engine/dependencies.js";
-import { buildRoutes } from "../engine/routes.js";
+import { loadContent } from "../engine/stages/load/content.js";
+import { dep, DepValues, Recorder, type DepId } from "../engine/incremental/dependencies.js";
+import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

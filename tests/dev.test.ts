@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
-import { startDev, type DevServer } from "../engine/dev.js";
+import { startDev, type DevServer } from "../engine/servers/dev-server.js";
 import { devTheme, editedFixture, projectCopy, projectRoot } from "./helpers.js";
 
 let dev: DevServer;

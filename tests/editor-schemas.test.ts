@@ -12,7 +12,7 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseYaml } from "yaml";
-import { editorSchemas, SCHEMA_DIR, writeEditorSchemas } from "../engine/editor-schemas.js";
+import { editorSchemas, SCHEMA_DIR, writeEditorSchemas } from "../engine/tools/editor-schemas.js";
 import { theme } from "../templates/theme.js";
 import { projectRoot } from "./helpers.js";
 

@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/content.js";
-import { renderMarkdown } from "../engine/markdown.js";
-import { ContentError } from "../engine/errors.js";
-import { parseJsonSource, parseYamlSource, schemaErrors } from "../engine/yaml-source.js";
+import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/stages/load/content.js";
+import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
+import { ContentError } from "../engine/lib/errors.js";
+import { parseJsonSource, parseYamlSource, schemaErrors } from "../engine/lib/yaml-source.js";
 import { cardsSchema, blockSchemas } from "../templates/schema.js";
 import { theme } from "../templates/theme.js";
 import { fixture } from "./helpers.js";

@@ -14,8 +14,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { buildSite } from "../engine/build.js";
-import { FolderWriter } from "../engine/output.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 import { projectState, stateChanges, type ProjectState } from "./project-state.js";
 

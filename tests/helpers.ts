@@ -7,8 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
 import { inject } from "vitest";
-import { buildSite, type BuildResult } from "../engine/build.js";
-import { FolderWriter, MemoryWriter } from "../engine/output.js";
+import { buildSite, type BuildResult } from "../engine/pipeline/site-builder.js";
+import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

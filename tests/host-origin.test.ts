@@ -11,9 +11,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { buildSite } from "../engine/build.js";
-import { startDev, type DevServer } from "../engine/dev.js";
-import { FolderWriter } from "../engine/output.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { startDev, type DevServer } from "../engine/servers/dev-server.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
 import { devTheme, editedFixture, fixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import vnu from "vnu-jar";
-import { buildSite } from "../engine/build.js";
-import { FolderWriter } from "../engine/output.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
 import { buildImagesFixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

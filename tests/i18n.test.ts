@@ -6,8 +6,8 @@
  * buttons, the newsletter, the footer, the toasts) reads the same.
  */
 import { describe, expect, it } from "vitest";
-import { articleModel, loadContent, parseArticle } from "../engine/content.js";
-import { renderMarkdown } from "../engine/markdown.js";
+import { articleModel, loadContent, parseArticle } from "../engine/stages/load/content.js";
+import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
 import { buildInMemory, editedFixture, fixture, parseHtml, realSite, text } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 import type { ShareButtonProps } from "../client/islands/share-button.js";

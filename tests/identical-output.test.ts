@@ -9,8 +9,8 @@ import { appendFile, cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { SiteBuilder } from "../engine/build.js";
-import { MemoryWriter } from "../engine/output.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { comparable, fixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";

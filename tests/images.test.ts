@@ -8,13 +8,13 @@ import { cp, mkdtemp, readFile, readdir, rm, truncate, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { SiteBuilder, type BuildResult } from "../engine/build.js";
-import { formatError } from "../engine/errors.js";
-import { ImageStage } from "../engine/images.js";
-import { FolderWriter, MemoryWriter } from "../engine/output.js";
+import { SiteBuilder, type BuildResult } from "../engine/pipeline/site-builder.js";
+import { formatError } from "../engine/lib/errors.js";
+import { ImageStage } from "../engine/stages/images/images.js";
+import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
 import { comparable, fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { cacheRoot } from "../engine/cache-root.js";
+import { cacheRoot } from "../engine/incremental/cache-root.js";
 import { IMAGE_SIZES } from "../templates/article-view.js";
 
 const content = path.join(fixture("images"), "content");

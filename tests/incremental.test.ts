@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { rm, writeFile, readFile } from "node:fs/promises";
 import path from "node:path";
-import { SiteBuilder } from "../engine/build.js";
-import { MemoryWriter } from "../engine/output.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { comparable, editedFixture, projectCopy, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

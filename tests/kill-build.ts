@@ -6,9 +6,9 @@
  *   tsx tests/kill-build.ts CONTENT OUT [STEP] [CACHE]
  */
 import path from "node:path";
-import { SiteBuilder } from "../engine/build.js";
-import { BuildCache } from "../engine/cache.js";
-import { FolderWriter } from "../engine/output.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { BuildCache } from "../engine/incremental/build-cache.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 
 const [contentDir, outDir, killAt, cacheDir] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];

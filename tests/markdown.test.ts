@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/content.js";
-import { renderMarkdown } from "../engine/markdown.js";
+import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/stages/load/content.js";
+import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
 import { fixture, parseHtml } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

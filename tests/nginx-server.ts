@@ -131,8 +131,8 @@ export async function contentWithOldAddresses(): Promise<string> {
  * workers can read; resolves with its path.
  */
 export async function buildRealSite({ plain = false } = {}): Promise<string> {
-  const { buildSite } = await import("../engine/build.js");
-  const { FolderWriter } = await import("../engine/output.js");
+  const { buildSite } = await import("../engine/pipeline/site-builder.js");
+  const { FolderWriter } = await import("../engine/stages/write/writers.js");
   const dir = await mkdtemp(path.join(tmpdir(), "cafe-site-"));
   await chmod(dir, 0o755);
   const site = path.join(dir, "site");

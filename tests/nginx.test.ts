@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { buildSite } from "../engine/build.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
 import { CSP_LINE } from "../deploy/write-nginx-csp.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
 import { theme } from "../templates/theme.js";
@@ -112,7 +112,7 @@ const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
 describe("deploy/nginx.conf", () => {
   it("carries the current Content-Security-Policy (run `npm run deploy:nginx` after changing client/boot.ts)", async () => {
     const conf = await readFile(path.join(projectRoot, "deploy/nginx.conf"), "utf8");
-    const writer = new (await import("../engine/output.js")).MemoryWriter();
+    const writer = new (await import("../engine/stages/write/writers.js")).MemoryWriter();
     await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
     const built = /Content-Security-Policy: (.*)/.exec(writer.text("_headers"))![1];
     expect(CSP_LINE.exec(conf)?.[2]).toBe(built);

@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 import { appendFile, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SiteBuilder } from "../engine/build.js";
-import { FolderWriter, type FolderWriterOptions } from "../engine/output.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { FolderWriter, type FolderWriterOptions } from "../engine/stages/write/writers.js";
 import { editedFixture, fixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadContent } from "../engine/content.js";
-import { buildRoutes, outFileOf } from "../engine/routes.js";
+import { loadContent } from "../engine/stages/load/content.js";
+import { buildRoutes, outFileOf } from "../engine/stages/routes/routes.js";
 import { editedFixture, fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { writeFile } from "node:fs/promises";
-import { SiteBuilder } from "../engine/build.js";
-import { MemoryWriter } from "../engine/output.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
 import { editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
 

@@ -5,9 +5,9 @@ import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
-import { buildSite } from "../engine/build.js";
-import { FolderWriter } from "../engine/output.js";
-import { allowedHostnames, serve } from "../engine/serve.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
+import { allowedHostnames, serve } from "../engine/servers/static-server.js";
 import { fixture, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

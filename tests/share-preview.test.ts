@@ -1,9 +1,9 @@
 /**
- * The share preview's reading of a page's meta and its warnings (engine/share-preview.ts),
+ * The share preview's reading of a page's meta and its warnings (engine/servers/share-preview.ts),
  * and the promise that none of it reaches a built site.
  */
 import { describe, expect, it } from "vitest";
-import { cutText, readPageMeta, renderSharePage, sharePreviews, visibleLength } from "../engine/share-preview.js";
+import { cutText, readPageMeta, renderSharePage, sharePreviews, visibleLength } from "../engine/servers/share-preview.js";
 import { buildInMemory, editedFixture, parseHtml } from "./helpers.js";
 
 const head = (meta: string, title = "Página") => `<!DOCTYPE html><html lang="pt-BR"><head><title>${title}</title>${meta}</head><body><p>corpo</p><meta property="og:title" content="no corpo"></body></html>`;

@@ -8,9 +8,9 @@ import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { SiteBuilder } from "../engine/build.js";
-import { MediaCache } from "../engine/media-cache.js";
-import { MemoryWriter } from "../engine/output.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { MediaCache } from "../engine/incremental/media-cache.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 

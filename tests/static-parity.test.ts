@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type http from "node:http";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { inputFingerprint, recordBuild } from "../engine/fingerprint.js";
-import { serve } from "../engine/serve.js";
+import { inputFingerprint, recordBuild } from "../engine/incremental/fingerprint.js";
+import { serve } from "../engine/servers/static-server.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
 import { buildRealSite, OLD_ADDRESSES, rawRequest, requireNginx, startNginx, type RawAnswer, type RunningNginx } from "./nginx-server.js";
 

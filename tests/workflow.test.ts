@@ -5,11 +5,11 @@ import { existsSync } from "node:fs";
 import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { scaffoldArticle, slugify } from "../engine/scaffold.js";
+import { scaffoldArticle, slugify } from "../engine/tools/new-article.js";
 import { buildInMemory, comparable, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
 import { writeCorpus } from "../bench/corpus.js";
-import { buildSite } from "../engine/build.js";
-import { FolderWriter } from "../engine/output.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 
 const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
@@ -51,7 +51,7 @@ describe("drafts", () => {
     expect(built.writer.text("sitemap.xml")).not.toContain("so-titulo");
     expect(built.writer.text("feed.xml")).not.toContain("so-titulo");
 
-    const { MemoryWriter } = await import("../engine/output.js");
+    const { MemoryWriter } = await import("../engine/stages/write/writers.js");
     const writer = new MemoryWriter();
     const dev = await buildSite({ contentDir: dir, projectRoot, theme, writer, drafts: true });
     expect(dev.ok).toBe(true);
@@ -67,7 +67,7 @@ describe("drafts", () => {
       "cards.yaml": (s) => s.slice(0, s.indexOf("- route: /guia/so-titulo")),
     });
     for (const drafts of [false, true]) {
-      const { MemoryWriter } = await import("../engine/output.js");
+      const { MemoryWriter } = await import("../engine/stages/write/writers.js");
       const result = await buildSite({ contentDir: dir, projectRoot, theme, writer: new MemoryWriter(), drafts });
       expect(result.errors.map((e) => `${e.file.split("/").pop()}: ${e.message}`), `drafts: ${drafts}`).toEqual([
         "published-routes.txt: /guia/so-titulo was published and nothing answers it now",

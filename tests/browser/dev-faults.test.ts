@@ -1,7 +1,7 @@
 /**
  * `npm run dev` cannot wedge: a syntax error saved in a template, a client module or an
  * engine file shows the overlay (file:line and frame) in a real browser and the same error in
- * the terminal; the fix brings the page back. engine/dev-protocol.ts is loaded by the builder
+ * the terminal; the fix brings the page back. engine/servers/dev-protocol.ts is loaded by the builder
  * process before anything else: broken, the process dies before it is ready, and its death
  * is what the overlay shows. Run on a copy of the project's code.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
-import type { DevServer } from "../../engine/dev.js";
+import type { DevServer } from "../../engine/servers/dev-server.js";
 import { editedFixture, projectCopy } from "../helpers.js";
 import { chromiumPath, launchChromium } from "./harness.js";
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   project = await projectCopy();
   const content = await editedFixture("basic", {});
   const outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-dev-faults-")), "out");
-  const { startDev } = (await import(pathToFileURL(path.join(project, "engine/dev.ts")).href)) as typeof import("../../engine/dev.js");
+  const { startDev } = (await import(pathToFileURL(path.join(project, "engine/servers/dev-server.ts")).href)) as typeof import("../../engine/servers/dev-server.js");
   dev = await startDev({
     projectRoot: project,
     contentDir: content,
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 (chromiumPath ? describe : describe.skip)("dev mode under faults in the code", () => {
-  it.each(["templates/footer.tsx", "client/main.ts", "engine/markdown.ts", "engine/dev-protocol.ts"])(
+  it.each(["templates/footer.tsx", "client/main.ts", "engine/stages/markdown/article-markdown.ts", "engine/servers/dev-protocol.ts"])(
     "a syntax error saved in %s shows the overlay and the terminal error; the fix brings the page back",
     async (file) => {
       const page = await browser.newPage();

@@ -7,7 +7,7 @@ import path from "node:path";
 import type http from "node:http";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { serve } from "../../engine/serve.js";
+import { serve } from "../../engine/servers/static-server.js";
 import { realSite } from "../helpers.js";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
-import { startDev, type DevServer } from "../../engine/dev.js";
+import { startDev, type DevServer } from "../../engine/servers/dev-server.js";
 import { devTheme, editedFixture, projectRoot } from "../helpers.js";
 import { axeViolations, chromiumPath, launchChromium } from "./harness.js";
 

@@ -1,0 +1,83 @@
+/**
+ * Up-to-date check for `npm run build`: a fingerprint of every input (content, the theme's
+ * folders, the engine, public, the lock file) and of the output written from it. When both
+ * match the last build, there is nothing to do and the output is left exactly as it is.
+ * Deliberately dependency-free, so the check runs before the engine and React are loaded.
+ */
+import { cacheRoot } from "./cache-root.js";
+import { fileHash, hashOfAll } from "../lib/hash.js";
+import { statSync } from "node:fs";
+import { listFiles } from "../lib/files.js";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+const MANIFEST = ".cafe-build.json";
+
+/** Every file below `dir`, hidden ones included (an edit to any input counts). */
+const files = (dir: string) => listFiles(dir, { hidden: true });
+
+/**
+ * Hash of the inputs' paths, sizes and modification times, as make and ninja compare
+ * them: editing, adding, removing or checking out a file changes it.
+ */
+export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string): Promise<string> {
+  const dirs = [contentDir, ...folders.map((d) => path.join(projectRoot, d))];
+  const all = [...dirs.flatMap(files), path.join(projectRoot, "package-lock.json")];
+  return describe(all, options);
+}
+
+function describe(list: string[], seed: string, relativeTo?: string): string {
+  return hashOfAll(
+    (function* () {
+      yield seed;
+      for (const file of list) {
+        const s = statSync(file, { throwIfNoEntry: false });
+        yield `${relativeTo ? path.relative(relativeTo, file) : file}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+      }
+    })(),
+  );
+}
+
+/** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
+function outputFingerprint(outDir: string): string {
+  const list = files(outDir).filter((f) => path.basename(f) !== MANIFEST);
+  return describe(list, "", outDir);
+}
+
+/** True when `outDir` holds the build of exactly these inputs, untouched since. */
+export async function isUpToDate(outDir: string, inputs: string): Promise<boolean> {
+  try {
+    const recorded = JSON.parse(await readFile(path.join(outDir, MANIFEST), "utf8")) as { inputs: string; output: string };
+    return recorded.inputs === inputs && recorded.output === outputFingerprint(outDir);
+  } catch {
+    return false;
+  }
+}
+
+/** Records what `outDir` was built from, after a successful build. */
+export async function recordBuild(outDir: string, inputs: string): Promise<void> {
+  const output = outputFingerprint(outDir);
+  await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`);
+}
+
+/**
+ * The version of the code that builds the site: a hash of the engine's and the theme's files
+ * and of the lock file (the libraries). The persistent cache belongs to one version.
+ */
+export async function codeVersion(projectRoot: string, folders: readonly string[]): Promise<string> {
+  const list = [...folders.flatMap((d) => files(path.join(projectRoot, d))), path.join(projectRoot, "package-lock.json")];
+  const parts: (string | Uint8Array)[] = [];
+  for (const file of list) parts.push(path.relative(projectRoot, file), await readFile(file));
+  return hashOfAll(parts);
+}
+
+/** The fingerprint of a build's inputs: content, code folders, public/, the lock file, and NODE_ENV. */
+export function projectInputs(projectRoot: string, contentDir: string, folders: readonly string[]): Promise<string> {
+  return inputFingerprint(projectRoot, contentDir, folders, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
+}
+
+/** Where the persistent cache of one content folder lives, for `build` or for `dev` (which includes drafts). */
+export function cacheDirOf(projectRoot: string, contentDir: string, mode: "build" | "dev"): string {
+  const site = fileHash(path.relative(projectRoot, contentDir) || ".", 12);
+  return path.join(cacheRoot(projectRoot), `${site}-${mode}`);
+}

@@ -1,0 +1,89 @@
+/**
+ * A whole build of a project, the way `npm run build` does it: skip it when nothing changed,
+ * open the persistent cache, write into the standby build folder published only when complete, leave the
+ * last good site on any error or interruption, and print what the author needs to read.
+ */
+import path from "node:path";
+import { SiteBuilder } from "./site-builder.js";
+import { BuildCache } from "../incremental/build-cache.js";
+import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
+import { FolderWriter } from "../stages/write/writers.js";
+import { RECORD_FILE } from "../stages/routes/published-routes.js";
+import { printErrors, printWarnings } from "../lib/report.js";
+import type { Theme } from "../theme.js";
+
+export interface ProjectBuildOptions {
+  /** The project folder: `content/`, `public/`, the theme's folders and `package-lock.json` are in it. */
+  projectRoot: string;
+  theme: Theme;
+  /** Folders (relative to the project root) that hold the theme's code: an edit there is a new version of the code. */
+  themeFolders: readonly string[];
+  /** Where the engine's sources are, relative to the project root (default `engine`): an edit there is a new version of the code. */
+  engineFolder?: string;
+  /** Default: `<projectRoot>/content`. */
+  contentDir?: string;
+  /** Default: `<projectRoot>/dist`. */
+  outDir?: string;
+  /** Default: `<projectRoot>/public`. */
+  publicDir?: string;
+  /** Build everything again, without reading the cache (it is still written). */
+  force?: boolean;
+  /** No persistent cache at all. */
+  noCache?: boolean;
+  /** Print how long each stage took. */
+  verbose?: boolean;
+  /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
+  inputs?: string;
+}
+
+/** Builds the project and prints the outcome; resolves to the exit code (0 built or up to date, 1 content errors). */
+export async function buildProject(options: ProjectBuildOptions): Promise<number> {
+  const started = performance.now();
+  const { projectRoot, theme } = options;
+  const contentDir = options.contentDir ?? path.join(projectRoot, "content");
+  const outDir = options.outDir ?? path.join(projectRoot, "dist");
+  const shownOut = path.relative(process.cwd(), outDir) || outDir;
+  const codeFolders = [...options.themeFolders, options.engineFolder ?? "engine"];
+  const publicDir = options.publicDir ?? path.join(projectRoot, "public");
+  const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
+  const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
+  if (!options.force && (await isUpToDate(outDir, inputs))) {
+    console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
+    return 0;
+  }
+  const cache = options.noCache ? undefined : await BuildCache.open(cacheDirOf(projectRoot, contentDir, "build"), await codeVersion(projectRoot, codeFolders), { read: !options.force });
+  const writer = new FolderWriter(outDir);
+  // An interrupted build throws its half-written folder away; the last good site stays.
+  // Every repeat of the signal is caught too, so none cuts the clean-up short.
+  const interrupted = () => void writer.abort().then(() => process.exit(130));
+  process.on("SIGINT", interrupted);
+  process.on("SIGTERM", interrupted);
+  try {
+    await writer.begin();
+  } catch (error) {
+    // Another build writing the same folder, a folder that cannot be written: said in a line, no stack.
+    await writer.abort();
+    console.error(`Build failed: ${(error as Error).message}`);
+    return 1;
+  }
+  // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
+  console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
+  const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+  printWarnings(result.warnings);
+  if (options.verbose) for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
+  if (!result.ok) {
+    printErrors(result.errors);
+    console.error(`Build failed; ${shownOut} was left as it was.`);
+    return 1;
+  }
+  if (result.published?.length) {
+    // New addresses joined the record of published addresses (commit it): the content changed.
+    const record = path.relative(process.cwd(), path.join(contentDir, RECORD_FILE));
+    console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
+    await recordBuild(outDir, await projectInputs(projectRoot, contentDir, inputFolders));
+  } else await recordBuild(outDir, inputs);
+  const ms = Math.round(performance.now() - started);
+  const unchanged = result.routes.length - result.rendered;
+  console.log(`Built ${result.routes.length} pages into ${shownOut} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`);
+  return 0;
+}

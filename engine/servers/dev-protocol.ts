@@ -1,0 +1,88 @@
+/** Messages between the dev server and its builder process, and what the browser receives. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { codeFrame, type ContentError } from "../lib/errors.js";
+
+/** One error as the terminal and the browser overlay show it. */
+export interface ReportedError {
+  location: string;
+  message: string;
+  hint?: string;
+  frame?: string;
+}
+
+export type BuilderRequest = { type: "build" } | { type: "update"; files: string[] };
+
+export type BuilderReply = { type: "ready" } | BuildReply;
+
+export type BuildReply = {
+      type: "result";
+      ok: boolean;
+      errors: ReportedError[];
+      /** The errors as the terminal prints them. */
+      printed: string;
+      warnings: string[];
+      changed: string[];
+      pages: number;
+      /** The site's routes and their files (empty when the build failed). */
+      routes: { path: string; file: string; kind: string }[];
+      /** Pages rendered (the others were unchanged: from the last build or the cache). */
+      rendered: number;
+      ms: number;
+    };
+
+export function reportError(error: ContentError): ReportedError {
+  return {
+    location: error.location,
+    message: error.message,
+    hint: error.hint,
+    frame: error.source !== undefined && error.line !== undefined ? codeFrame(error.source, error.line, error.column) : undefined,
+  };
+}
+
+/** The routes whose pages a list of changed files touched; `*` when assets changed. */
+export function changedRoutes(changed: readonly string[]): string[] {
+  const routes = new Set<string>();
+  for (const file of changed) {
+    if (file.startsWith("assets/")) routes.add("*");
+    else if (file === "index.html") routes.add("/");
+    else if (file.endsWith(".html")) routes.add(`/${file.slice(0, -5)}`);
+  }
+  return [...routes];
+}
+
+/**
+ * A failure of the code itself (a syntax error in a template, an engine module that throws
+ * while loading, a builder that died) as the overlay shows it: the first place in the
+ * project that the message or the stack names, with its code frame.
+ */
+export function reportCrash(text: string, projectRoot: string): ReportedError {
+  const places = [...text.matchAll(/(?:file:\/\/)?([^\s:()'"]+\.(?:tsx?|mts|mjs|js|css)):(\d+)(?::(\d+))?/g)].map(
+    (m) => [m[0], path.resolve(projectRoot, m[1]!), m[2], m[3]] as const,
+  );
+  const place = places.find((m) => !m[1].includes("/node_modules/") && m[1].startsWith(projectRoot + path.sep));
+  const message =
+    text
+      .split("\n")
+      .map((line) => line.replace(/^.*?ERROR:\s*/, "").trim())
+      .find((line) => line.length > 0 && !/^\s*at /.test(line) && !/^(file:\/\/)?\//.test(line) && !/^Transform failed/.test(line)) ?? "the builder stopped";
+  const report: ReportedError = {
+    location: place ? `${path.relative(projectRoot, place[1])}:${place[2]}${place[3] ? `:${place[3]}` : ""}` : "dev builder",
+    message,
+    hint: "fix the code and save: the builder starts again with the new code",
+  };
+  if (place) {
+    try {
+      report.frame = codeFrame(readFileSync(place[1], "utf8"), Number(place[2]), place[3] ? Number(place[3]) : undefined);
+    } catch {
+      // The file is gone: the location says enough.
+    }
+  }
+  return report;
+}
+
+/** The reply for a build that could not run: the crash, printed as the terminal shows errors. */
+export function crashReply(error: ReportedError): BuildReply {
+  const printed = [`${error.location}: ${error.message}`, error.frame, error.hint && `hint: ${error.hint}`].filter(Boolean).join("\n");
+  return { type: "result", ok: false, errors: [error], printed, warnings: [], changed: [], pages: 0, routes: [], rendered: 0, ms: 0 };
+}

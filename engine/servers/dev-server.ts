@@ -1,0 +1,281 @@
+/**
+ * Watch mode: a builder process (engine/servers/dev-builder.ts) keeps the site built in memory and
+ * rebuilds only what an edit affects; this process serves the output, pushes reloads and
+ * errors to open pages over server-sent events, and never dies on a content error.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import type http from "node:http";
+import path from "node:path";
+import { existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { watch } from "chokidar";
+import { build } from "esbuild";
+import { isForeignOrigin, refuse, serve } from "./static-server.js";
+import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
+import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type ReportedError } from "./dev-protocol.js";
+
+export interface DevOptions {
+  projectRoot: string;
+  contentDir: string;
+  outDir: string;
+  port: number;
+  host: string;
+  /** The persistent cache of watch mode (none: every start renders every page). */
+  cacheDir?: string;
+  /** The module that exports the site's theme (`export const theme`). */
+  themeModule: string;
+  /** Folders of the theme's code, relative to the project root: an edit there restarts the builder. */
+  themeFolders: string[];
+  /** Names also accepted in the Host header (`--allowed-host`); see engine/servers/static-server.ts. */
+  allowedHosts?: readonly string[];
+  /** Print to the terminal (tests silence it). */
+  log?: (line: string) => void;
+}
+
+/** The engine's sources (the watch mode restarts the builder when one changes) and its launcher. */
+const engineDir = (options: DevOptions) => path.join(options.projectRoot, "engine");
+
+export interface DevServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The share preview's address on the dev server (engine/servers/share-preview.ts); no site has it. */
+export const SHARE_PREVIEW = "/__cafe/share";
+
+/** Bundles the dev client (live reload and overlay) once per session. */
+async function devClient(options: DevOptions): Promise<string> {
+  const result = await build({
+    entryPoints: [path.join(engineDir(options), "servers/dev-client.ts")],
+    bundle: true,
+    format: "esm",
+    write: false,
+    minify: true,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+export async function startDev(options: DevOptions): Promise<DevServer> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const clients = new Set<http.ServerResponse>();
+  let lastErrors: ReportedError[] | undefined;
+  /** The routes of the last build that succeeded: the share preview lists them. */
+  let lastRoutes: BuiltRoute[] = [];
+  let lastPrinted = "";
+  const clientScript = await devClient(options);
+
+  const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const broadcast = (event: string, data: unknown) => {
+    for (const res of clients) send(res, event, data);
+  };
+
+  // The builder process; a fresh one when code it has loaded (theme, engine) changes, or
+  // when the last one died.
+  let builder: BuilderProcess | undefined;
+  const startBuilder = () => {
+    builder?.stop();
+    builder = new BuilderProcess(options);
+  };
+  const request = async (message: BuilderRequest, reason: string) => {
+    const reply = await builder!.request(message);
+    if (!reply.ok) {
+      lastErrors = reply.errors;
+      lastPrinted = reply.printed;
+      log(`\n${reason}: ${reply.errors.length} problem${reply.errors.length === 1 ? "" : "s"}\n\n${reply.printed}\n\nFix the file and save: the page reloads by itself.`);
+      broadcast("build-error", { errors: reply.errors });
+      return reply;
+    }
+    const recovered = lastErrors !== undefined;
+    lastErrors = undefined;
+    lastRoutes = reply.routes;
+    // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
+    if (reply.changed.length === 0 && !recovered) return reply;
+    const routes = changedRoutes(reply.changed);
+    broadcast("ok", { routes });
+    const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
+    log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
+    return reply;
+  };
+
+  startBuilder();
+  const first = await request({ type: "build" }, "start");
+  for (const warning of first.warnings) log(warning);
+  if (first.ok) {
+    const cached = first.pages - first.rendered;
+    log(`start: ${first.pages} pages ready in ${first.ms} ms${cached > 0 ? ` (${cached} unchanged since the last session, from the cache)` : ""}`);
+  }
+
+  const { url, server } = await serve({
+    root: options.outDir,
+    port: options.port,
+    host: options.host,
+    allowedHosts: options.allowedHosts,
+    dev: true,
+    injectHtml: (html) => html.replace("</body>", '<script type="module" src="/__cafe/dev-client.js"></script></body>'),
+    before(req, res) {
+      if (req.url === "/__cafe/events") {
+        // Drafts and error frames go down this channel: only to pages of this server (the
+        // Host check has run already), never to a page of another origin that opens it.
+        if (isForeignOrigin(req)) {
+          refuse(res, 403, `Forbidden: the live-reload channel answers only pages of this server, not ones from ${JSON.stringify(String(req.headers.origin).slice(0, 100))}.`);
+          return true;
+        }
+        res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
+        res.write(": connected\n\n");
+        clients.add(res);
+        if (lastErrors) send(res, "build-error", { errors: lastErrors });
+        // The response closes when the page goes away (the request "closes" once read).
+        res.on("close", () => clients.delete(res));
+        return true;
+      }
+      if (req.url?.split("?")[0] === SHARE_PREVIEW && (req.method === "GET" || req.method === "HEAD")) {
+        // Drawn from the pages as they are now: a save that rebuilt them changes it too.
+        sharePreviewPage(options.outDir, lastRoutes, "/__cafe/dev-client.js").then(
+          (html) => {
+            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" });
+            res.end(req.method === "HEAD" ? undefined : html);
+          },
+          (error: unknown) => refuse(res, 500, `The share preview failed: ${(error as Error).message}`),
+        );
+        return true;
+      }
+      if (req.url === "/__cafe/dev-client.js") {
+        res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" });
+        res.end(clientScript);
+        return true;
+      }
+      // No page was ever built (the first build failed): a page that shows why, with the overlay.
+      if (lastErrors && req.method === "GET" && !existsSync(path.join(options.outDir, "index.html"))) {
+        res.writeHead(500, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" });
+        res.end(errorPage(lastPrinted));
+        return true;
+      }
+      return false;
+    },
+  });
+  log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
+  log(`share preview: ${url}${SHARE_PREVIEW} (each page as WhatsApp, LinkedIn and X show it)`);
+
+  const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)];
+  const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts|mjs)$/.test(file);
+  let timer: NodeJS.Timeout | undefined;
+  const changed = new Set<string>();
+  let chain: Promise<unknown> = Promise.resolve();
+  const mtime = (file: string) => stat(file).then((s) => s.mtimeMs, () => -1);
+  const rebuild = (files: string[]) => {
+    const reason = files.map((f) => path.relative(options.projectRoot, f)).join(", ");
+    chain = chain.then(async () => {
+      // Noted alongside the rebuild (which reads the files after this), not before it.
+      const seenNow = Promise.all(files.map(mtime));
+      if (files.some(isCode) || !builder?.alive) {
+        startBuilder();
+        await request({ type: "build" }, reason);
+      } else {
+        await request({ type: "update", files }, reason);
+      }
+      const seen = await seenNow;
+      // chokidar drops a second change to a path within 50 ms of the first; look again
+      // once that window has passed so that no save is ever lost.
+      setTimeout(() => {
+        void Promise.all(files.map(mtime)).then((now) => {
+          const missed = files.filter((_, i) => now[i] !== seen[i]);
+          if (missed.length > 0) queue(missed);
+        });
+      }, 75);
+    });
+  };
+  const queue = (files: string[]) => {
+    for (const file of files) changed.add(file);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const batch = [...changed];
+      changed.clear();
+      rebuild(batch);
+    }, 2);
+  };
+  const watcher = watch(
+    [options.contentDir, ...[...options.themeFolders, "public"].map((d) => path.join(options.projectRoot, d)), engineDir(options)],
+    {
+      ignoreInitial: true,
+      // Not chokidar's atomic mode: every batch re-reads the files as they are now, so an
+      // editor's unlink-then-add (atomic save) arrives as one change anyway.
+      atomic: false,
+      // Editors' swap, backup and temporary files are not content.
+      ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)),
+    },
+  ).on("all", (_event, file) => queue([path.resolve(file)]));
+
+  return {
+    url,
+    async close() {
+      await watcher.close();
+      for (const res of clients) res.end();
+      builder?.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The page served while no page could be built: the errors as text, and the overlay. */
+function errorPage(printed: string): string {
+  const escaped = printed.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!);
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body><main><h1>The site could not be built</h1><pre>${escaped}</pre></main><script type="module" src="/__cafe/dev-client.js"></script></body></html>`;
+}
+
+/**
+ * One builder process and its lifecycle. Each request gets a reply: the build's, or, when
+ * the process dies before giving one (however it dies), the crash as an error with its file,
+ * line and frame, so no request waits for a process that is gone.
+ */
+class BuilderProcess {
+  private readonly child: ChildProcess;
+  private readonly pending: ((reply: BuildReply) => void)[] = [];
+  private readonly ready: Promise<void>;
+  private stderr = "";
+  private ended?: BuildReply;
+
+  constructor(options: DevOptions) {
+    // Through the launcher, as every command runs: a new builder runs the code as it is now.
+    const args = [options.contentDir, options.projectRoot, options.outDir, options.themeModule, options.themeFolders.join(","), options.cacheDir ?? ""];
+    this.child = fork(path.join(engineDir(options), "launch.mjs"), ["--dev-builder", ...args], {
+      execArgv: [],
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
+    // Shown in the terminal as it comes, and kept: it explains a builder that dies.
+    this.child.stderr!.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-16_000);
+    });
+    this.ready = new Promise((resolve) => {
+      this.child.on("message", (reply: BuilderReply) => {
+        if (reply.type === "ready") resolve();
+        else this.pending.shift()?.(reply);
+      });
+      // "close", not "exit": the process may be gone before its last words on stderr are read.
+      this.child.on("close", (code, signal) => {
+        const why = this.stderr.trim() || `the builder process exited (${signal ?? `code ${code}`})`;
+        this.ended = crashReply(reportCrash(why, options.projectRoot));
+        for (const reply of this.pending.splice(0)) reply(this.ended);
+        resolve();
+      });
+    });
+  }
+
+  get alive(): boolean {
+    return this.ended === undefined;
+  }
+
+  async request(message: BuilderRequest): Promise<BuildReply> {
+    await this.ready;
+    if (this.ended) return this.ended;
+    return new Promise((resolve) => {
+      this.pending.push(resolve);
+      this.child.send(message);
+    });
+  }
+
+  stop(): void {
+    this.child.kill("SIGTERM");
+  }
+}

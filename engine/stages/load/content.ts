@@ -1,0 +1,486 @@
+/**
+ * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
+ * collected as a ContentError; nothing here throws for bad input.
+ */
+import { readFileSync } from "node:fs";
+import { listFiles } from "../../lib/files.js";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import matter from "gray-matter";
+import { z } from "zod";
+import { ContentError, type ContentWarning } from "../../lib/errors.js";
+import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
+import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
+
+/** An article's front matter as validated: the engine's keys, the theme's, and block data. */
+export type ArticleMeta = BaseMeta & Record<string, unknown>;
+
+/** An article; `Meta` is what its front matter holds besides the engine's keys (a theme's own). */
+export interface Article<Meta extends object = Record<string, unknown>> {
+  /** Path relative to the project root, e.g. `content/articles/artigo-transicao.md`. */
+  file: string;
+  route: string;
+  /** One of the theme's languages; the first of them when neither file name nor front matter says. */
+  lang: string;
+  meta: BaseMeta & Meta;
+  /** The whole front matter, including block data keys. */
+  frontMatter: Record<string, unknown>;
+  /** The Markdown body, preceded by blank lines so that line numbers match the file. */
+  markdown: string;
+  source: string;
+  locate: Locator;
+}
+
+/** A YAML or JSON file whose values can be traced back to their lines. */
+export interface LocatedFile<T> {
+  file: string;
+  source: string;
+  value: T;
+  locate: Locator;
+}
+
+/**
+ * The content of a site. A theme sees it typed by its own schemas (`defineTheme`): `Site` is
+ * its settings, `Meta` its front-matter keys, `Collections` its YAML collections' values.
+ */
+export interface SiteContent<Site = unknown, Meta extends object = Record<string, unknown>, Collections extends object = Record<string, unknown>> {
+  root: string;
+  /** Routes of `draft: true` articles left out of this build (listings pointing at them drop them). */
+  draftRoutes: Set<string>;
+  /** content/site.yaml, validated by the theme's schema (without the engine's keys). */
+  site: LocatedFile<Site>;
+  /** The engine's keys of site.yaml (`redirects`), located in `site`. */
+  settings: EngineSiteSettings;
+  /** The theme's YAML collections (cards.yaml…) by name, validated by their schemas. */
+  collections: { [Name in keyof Collections]: LocatedFile<Collections[Name]> };
+  articles: Article<Meta>[];
+  /** JSON data tables by name (`note-tools` for content/data/note-tools.json). */
+  data: Map<string, LocatedFile<unknown>>;
+}
+
+export interface LoadResult<Content = SiteContent> {
+  /** Undefined only when the settings, a collection or a data file could not be read. */
+  content?: Content;
+  /** Every error, those of the articles that did not load included. */
+  errors: ContentError[];
+  /** Articles that did not load, by file: the build goes on without them and reports their errors. */
+  failed: Map<string, FailedArticle>;
+  warnings: ContentWarning[];
+}
+
+/** An article that could not be read or parsed: its errors, and the route its path gives it. */
+export interface FailedArticle {
+  route: string;
+  errors: ContentError[];
+}
+
+/** An address the owner has still to set: `https://x.placeholder.invalid/…`. */
+const PLACEHOLDER = /placeholder|\.invalid(\/|$)/i;
+
+/** What an article's front matter holds besides the engine's keys, for a theme whose `frontMatter` is `Shape`. */
+export type FrontMatterOf<Shape extends z.core.$ZodLooseShape> = z.output<z.ZodObject<Shape>>;
+
+/** The content as a theme of these schemas sees it. */
+export type ContentOf<Site, Shape extends z.core.$ZodLooseShape, Collections extends object> = SiteContent<Site, FrontMatterOf<Shape>, Collections>;
+
+/** What a theme says about its content: the schemas of its settings, front matter and collections. */
+export interface ContentModel<Site = any, Shape extends z.core.$ZodLooseShape = any, Collections extends object = any> {
+  /** The site's languages, its default first: `x.en.md` is the English version of `x.md`. */
+  languages: string[];
+  /** Schema of content/site.yaml. */
+  site: z.ZodType<Site>;
+  /** Front-matter keys of this theme, besides the engine's own (title, route, lang, date…). */
+  frontMatter: Shape;
+  /** YAML files of content/ beside site.yaml: name → file and schema. */
+  collections: { [Name in keyof Collections]: { file: string; schema: z.ZodType<Collections[Name]> } };
+}
+
+/** How a theme's articles are read: the front-matter schema, its keys and the languages. */
+export interface ArticleModel {
+  schema: z.ZodType<ArticleMeta>;
+  keys: string[];
+  /** The site's languages, the default first. */
+  languages: readonly string[];
+}
+
+const models = new WeakMap<ContentModel, ArticleModel>();
+
+/** The article model of a theme: the engine's front-matter keys plus the theme's. */
+export function articleModel(theme: ContentModel): ArticleModel {
+  let model = models.get(theme);
+  if (!model) {
+    const shape = { ...baseFrontMatter, ...theme.frontMatter };
+    const schema = z.looseObject(shape) as unknown as z.ZodType<ArticleMeta>;
+    model = { schema, keys: Object.keys(shape), languages: theme.languages };
+    models.set(theme, model);
+  }
+  return model;
+}
+
+/** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
+export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
+  root: string,
+  theme: ContentModel<Site, Shape, Collections>,
+  options: { drafts?: boolean; cache?: ArticleStore; projectRoot?: string } = {},
+): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
+  const errors: ContentError[] = [];
+  const warnings: ContentWarning[] = [];
+  const display = displayPath(options.projectRoot ?? process.cwd());
+  const model = articleModel(theme);
+
+  const engine: { settings?: EngineSiteSettings } = {};
+  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors, engine);
+  const collections: Record<string, LocatedFile<unknown>> = {};
+  for (const [name, { file, schema }] of Object.entries<{ file: string; schema: z.ZodType }>(theme.collections)) {
+    const loaded = await loadYamlFile(path.join(root, file), schema, display, errors);
+    if (loaded) collections[name] = loaded;
+  }
+  const data = await loadDataFiles(path.join(root, "data"), display, errors);
+  const failed = new Map<string, FailedArticle>();
+  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.cache);
+  // The settings, collections and data files are what every page needs: without them, no build.
+  const unusable = !site || errors.length > 0;
+  for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
+
+  if (site) warnings.push(...placeholderWarnings(site));
+
+  const hidden = (a: Article) => !options.drafts && a.meta.draft === true;
+  const visible = articles.filter((a) => !hidden(a));
+  const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
+  if (!site || unusable) return { errors, failed, warnings };
+  // The one place the theme's types are given to the content: its schemas validated every value.
+  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
+  return { content, errors, failed, warnings };
+}
+
+/** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
+function placeholderWarnings(site: LocatedFile<unknown>): ContentWarning[] {
+  const warnings: ContentWarning[] = [];
+  const visit = (value: unknown, at: (string | number)[]) => {
+    if (typeof value === "string") {
+      if (/^https?:\/\//.test(value) && PLACEHOLDER.test(value)) {
+        const key = at.join(".");
+        warnings.push({
+          file: site.file,
+          line: site.locate(at)?.line,
+          message: `\`${key}\` is still a placeholder (${value}); set the real address in ${site.file} before publishing`,
+        });
+      }
+    } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, [...at, i]));
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, [...at, k]);
+  };
+  visit(site.value, []);
+  return warnings;
+}
+
+async function readText(file: string, shown: string, errors: ContentError[]): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    errors.push(
+      new ContentError({
+        file: shown,
+        message: missing ? "file not found" : `cannot read file: ${(error as Error).message}`,
+        hint: missing ? `this site's content folder needs ${path.basename(file)} (see the README)` : undefined,
+        cause: error,
+      }),
+    );
+    return undefined;
+  }
+}
+
+async function loadYamlFile<T>(
+  file: string,
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly import("zod").z.core.$ZodIssue[] } } },
+  display: (p: string) => string,
+  errors: ContentError[],
+  /** For site.yaml: its engine keys are taken out, validated by the engine and put here. */
+  engine?: { settings?: EngineSiteSettings },
+): Promise<LocatedFile<T> | undefined> {
+  const shown = display(file);
+  const source = await readText(file, shown, errors);
+  if (source === undefined) return undefined;
+  let parsed: ParsedSource;
+  try {
+    parsed = parseYamlSource(source, shown, source);
+  } catch (error) {
+    errors.push(error as ContentError);
+    return undefined;
+  }
+  let value = parsed.value;
+  if (engine && value && typeof value === "object" && !Array.isArray(value)) {
+    const own: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) (key in engineSiteSettings ? own : rest)[key] = v;
+    const settings = z.object(engineSiteSettings).safeParse(own);
+    if (settings.success) engine.settings = settings.data;
+    else errors.push(...schemaErrors(settings.error.issues, shown, source, parsed.locate));
+    value = rest;
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    errors.push(...schemaErrors(result.error.issues, shown, source, parsed.locate));
+    return undefined;
+  }
+  if (engine && !engine.settings) return undefined;
+  return { file: shown, source, value: result.data, locate: parsed.locate };
+}
+
+/** The files of `dir` with this extension (hidden ones left out), sorted. */
+const filesOf = (dir: string, extension: string) => listFiles(dir).filter((file) => file.endsWith(extension));
+
+async function loadDataFiles(
+  dir: string,
+  display: (p: string) => string,
+  errors: ContentError[],
+): Promise<Map<string, LocatedFile<unknown>>> {
+  const data = new Map<string, LocatedFile<unknown>>();
+  for (const file of filesOf(dir, ".json")) {
+    const shown = display(file);
+    const source = await readText(file, shown, errors);
+    if (source === undefined) continue;
+    try {
+      const parsed = parseJsonSource(source, shown);
+      const name = path.relative(dir, file).replace(/\.json$/, "").split(path.sep).join("/");
+      data.set(name, { file: shown, source, value: parsed.value, locate: parsed.locate });
+    } catch (error) {
+      errors.push(error as ContentError);
+    }
+  }
+  return data;
+}
+
+function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, failed: Map<string, FailedArticle>, cache?: ArticleStore): Article[] {
+  const files = filesOf(dir, ".md");
+  const articles: Article[] = [];
+  // Read one after another, synchronously: thousands of small reads through the promise API
+  // each take a trip through libuv's thread pool and cost several times more here.
+  for (const file of files) {
+    const result = loadArticleFile(dir, file, model, display, cache);
+    if (!result) continue;
+    if ("errors" in result) failed.set(display(file), result);
+    else articles.push(result.article);
+  }
+  return articles;
+}
+
+/**
+ * How a file is named in errors and in what is kept across runs (the cache's keys): relative
+ * to the project's root, so a build run from another folder names it the same.
+ */
+export const displayPath = (projectRoot: string) => (file: string) => path.relative(projectRoot, file) || file;
+
+/** gray-matter's front matter starts with the newline that ends the opening `---` line. */
+const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
+
+/** An article read, one that failed (with the route its path gives it), or none: the file is gone. */
+type ArticleLoad = { article: Article } | FailedArticle | undefined;
+
+/** Reads and parses one article file; undefined when it no longer exists. */
+export function loadArticleFile(articlesDir: string, file: string, model: ArticleModel, display: (p: string) => string, cache?: ArticleStore): ArticleLoad {
+  const shown = display(file);
+  const failed = (errors: ContentError[]): FailedArticle => ({ route: routeFromPath(path.relative(articlesDir, file), model.languages).route, errors });
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    return failed([new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })]);
+  }
+  const sourceHash = hashOf(source);
+  const entry = cache?.get(shown);
+  const parsedBefore = entry?.sourceHash === sourceHash ? unseal(entry.article) : undefined;
+  if (parsedBefore) {
+    const article = cachedArticle(parsedBefore as ParsedArticle, source, shown);
+    sourceHashes.set(article, sourceHash);
+    return { article };
+  }
+  const result = parseArticle(source, shown, path.relative(articlesDir, file), model);
+  if ("article" in result) {
+    sourceHashes.set(result.article, sourceHash);
+    // Kept only when JSON gives back exactly what was parsed.
+    const { parsed } = result;
+    if (cache && parsed && isJsonSafe(parsed.meta) && isJsonSafe(parsed.frontMatter)) cache.set(shown, { sourceHash, article: seal(parsed) });
+    return { article: result.article };
+  }
+  return failed(result.errors);
+}
+
+const sourceHashes = new WeakMap<Article, string>();
+
+/** The hash of an article's text (computed once per article). */
+export function sourceHashOf(article: Article): string {
+  let hash = sourceHashes.get(article);
+  if (hash === undefined) sourceHashes.set(article, (hash = hashOf(article.source)));
+  return hash;
+}
+
+/**
+ * `artigo/tarifas.md` → `/artigo/tarifas`; `x.en.md` → `/x` in English (when English is one
+ * of the site's `languages`); `x/index.md` → `/x`.
+ */
+export function routeFromPath(relative: string, languages: readonly string[] = []): { route: string; lang?: string } {
+  const parts = relative.split(/[\\/]/);
+  let name = parts.pop()!.replace(/\.md$/, "");
+  let lang: string | undefined;
+  const suffix = /\.([a-z]{2})$/.exec(name)?.[1];
+  if (suffix && languages.includes(suffix)) {
+    lang = suffix;
+    name = name.slice(0, -3);
+  }
+  if (name !== "index") parts.push(name);
+  return { route: `/${parts.join("/")}`.toLowerCase(), lang };
+}
+
+/**
+ * Parses one article file. `relative` is its path under the articles folder, from which the
+ * route and language are derived when the front matter does not give them.
+ */
+export function parseArticle(
+  source: string,
+  file: string,
+  relative: string,
+  model: ArticleModel,
+): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[] } {
+  if (!/^---\r?\n/.test(source)) {
+    return {
+      errors: [
+        new ContentError({
+          file,
+          line: 1,
+          source,
+          message: "missing front matter",
+          hint: "start the file with a YAML block between two `---` lines holding at least a `title:`",
+        }),
+      ],
+    };
+  }
+  let raw: matter.GrayMatterFile<string>;
+  try {
+    raw = matter(source, {
+      engines: {
+        yaml: (text: string) => {
+          return (parseYamlSource(text, file, source, frontMatterLineOffset(text)).value ?? {}) as object;
+        },
+      },
+    });
+  } catch (error) {
+    if (error instanceof ContentError) return { errors: [error] };
+    return {
+      errors: [
+        new ContentError({
+          file,
+          line: 1,
+          source,
+          message: `cannot read front matter: ${(error as Error).message}`,
+          hint: "close the front matter with a line holding only `---`",
+          cause: error,
+        }),
+      ],
+    };
+  }
+  // The parsed YAML document is large and only needed to point at an error: let it go, and
+  // parse the front matter again on the rare call (memory stays flat on huge sites).
+  const frontMatterText = raw.matter;
+  let located: Locator | undefined;
+  const locate: Locator = (path, options) => {
+    located ??= parseYamlSource(frontMatterText, file, source, frontMatterLineOffset(frontMatterText)).locate;
+    return located(path, options);
+  };
+  const data = raw.data as Record<string, unknown>;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return {
+      errors: [new ContentError({ file, line: 2, source, message: "front matter must be a set of `key: value` lines" })],
+    };
+  }
+  const result = model.schema.safeParse(data);
+  if (!result.success) {
+    return {
+      errors: schemaErrors(result.error.issues, file, source, locate, [], (key) => {
+        // A required key that is missing next to a key nobody knows: most likely one misspelt.
+        if (data[key] === undefined) {
+          const written = Object.keys(data).filter((k) => !model.keys.includes(k) && nearest(k, [key]) !== undefined);
+          if (written[0] !== undefined) return `you wrote \`${written[0]}\` (line ${locate([written[0]], { key: true })?.line ?? "?"}): did you mean \`${key}\`?`;
+        }
+        const guess = nearest(key, model.keys);
+        return guess && guess !== key ? `did you mean \`${guess}\`?` : undefined;
+      }),
+    };
+  }
+  const meta = result.data;
+  if (meta.lang !== undefined && !model.languages.includes(meta.lang)) {
+    const pos = locate(["lang"]);
+    return {
+      errors: [
+        new ContentError({
+          file,
+          line: pos?.line,
+          column: pos?.column,
+          source,
+          key: "lang",
+          message: `\`lang\` must be one of ${model.languages.join(", ")}; got '${meta.lang}'`,
+          hint: `this site is written in ${model.languages.join(" and ")}`,
+        }),
+      ],
+    };
+  }
+  const fromPath = routeFromPath(relative, model.languages);
+  const parsed: ParsedArticle = {
+    route: meta.route ?? fromPath.route,
+    lang: meta.lang ?? fromPath.lang ?? model.languages[0]!,
+    meta,
+    frontMatter: data,
+    bodyOffset: source.length - raw.content.length,
+  };
+  return { article: articleFrom(parsed, source, file, locate), parsed };
+}
+
+/** Where parsed articles are kept between builds, by file (the persistent cache's entries). */
+export type ArticleStore = Map<string, { sourceHash: string; article?: Sealed<ParsedArticle> }>;
+
+/** What parsing an article gives, besides its text: the part the cache keeps. */
+export interface ParsedArticle {
+  route: string;
+  lang: string;
+  meta: ArticleMeta;
+  frontMatter: Record<string, unknown>;
+  bodyOffset: number;
+}
+
+/** An article from its parsed parts and its text. */
+function articleFrom(parsed: ParsedArticle, source: string, file: string, locate: Locator): Article {
+  const { route, lang, meta, frontMatter, bodyOffset } = parsed;
+  const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;
+  return {
+    file,
+    route,
+    lang,
+    meta,
+    frontMatter,
+    // Derived when asked for, not stored: on a huge site a second copy of every text adds up.
+    get markdown() {
+      return "\n".repeat(linesBefore) + source.slice(bodyOffset);
+    },
+    source,
+    locate,
+  };
+}
+
+/** An article the cache parsed before: its text is the same, so its parts are too. */
+export function cachedArticle(parsed: ParsedArticle, source: string, file: string): Article {
+  let located: Locator | undefined;
+  const locate: Locator = (path, options) => {
+    located ??= frontMatterLocator(source, file);
+    return located(path, options);
+  };
+  return articleFrom(parsed, source, file, locate);
+}
+
+/** Where each front-matter key of an article is (parsed again only to point at an error). */
+function frontMatterLocator(source: string, file: string): Locator {
+  // Only the split: the front matter's text, located by the same YAML parser as the build's.
+  const text = matter(source, { engines: { yaml: () => ({}) } }).matter;
+  return parseYamlSource(text, file, source, frontMatterLineOffset(text)).locate;
+}

@@ -1,0 +1,342 @@
+/**
+ * Stage 3 — markdown: one article's Markdown → React elements, through unified
+ * (remark-parse, remark-gfm, remark-directive, remark-rehype, rehype-react).
+ *
+ * Directives become validated blocks; links are checked against the link policy; headings
+ * get ids; raw HTML is dropped with a warning, never passed through.
+ */
+import { createContext, createElement, useContext, type ReactElement, type ReactNode } from "react";
+import { renderToString } from "react-dom/server";
+import { Fragment, jsx, jsxs } from "react/jsx-runtime";
+import { unified, type Processor } from "unified";
+import remarkParse from "remark-parse";
+import remarkGfm from "remark-gfm";
+import remarkDirective from "remark-directive";
+import remarkRehype from "remark-rehype";
+import rehypeReact from "rehype-react";
+import { visit, SKIP } from "unist-util-visit";
+import GithubSlugger from "github-slugger";
+import { VFile } from "vfile";
+import type { Root, Nodes, Parents, Text } from "mdast";
+import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
+import { toString } from "mdast-util-to-string";
+import { ContentError, type ContentWarning } from "../../lib/errors.js";
+import { articleModel, type Article, type SiteContent } from "../load/content.js";
+import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
+import { nearest, schemaErrors } from "../../lib/yaml-source.js";
+import { ImageSlot, type MarkdownImage } from "../images/images.js";
+import { dep, type DepId } from "../../incremental/dependencies.js";
+import { isSafeUrl } from "../load/content-model.js";
+
+/** A directive resolved to its block and validated data. */
+interface ResolvedBlock {
+  definition: BlockDefinition;
+  data?: unknown;
+  attributes: Record<string, string>;
+  headingLevel: HeadingLevel;
+}
+
+/** An internal link found in Markdown, checked against the route table by the build. */
+export interface InternalLink {
+  url: string;
+  file: string;
+  line?: number;
+  column?: number;
+}
+
+/** What one article's Markdown gave: its body as HTML and what the site-wide checks need. */
+export interface MarkdownResult {
+  html: string;
+  /** What the body read besides its own text (`data:<name>`, `block:<name>`): dependencies.ts ids. */
+  reads: DepId[];
+  links: InternalLink[];
+  headings: { id: string; text: string; depth: number }[];
+  /** Its images, in order: `html` holds a marker for each that the page render replaces (images.ts). */
+  images: MarkdownImage[];
+  errors: ContentError[];
+  warnings: ContentWarning[];
+}
+
+interface PipelineData {
+  article: Article;
+  content: SiteContent;
+  theme: Theme;
+  blocks: ResolvedBlock[];
+  result: Omit<MarkdownResult, "html">;
+}
+
+/** The blocks of the article being rendered, read by the `cafe-block` slots. */
+const BlockContext = createContext<{ blocks: readonly ResolvedBlock[]; lang: string }>({ blocks: [], lang: "" });
+
+/** The language of the article being rendered, for a theme's Markdown components (a table's label). */
+export function useMarkdownLanguage(): string {
+  return useContext(BlockContext).lang;
+}
+
+/** Where a directive stood in the Markdown: its block's component, with its data. */
+function BlockSlot({ "data-block": index, children }: { "data-block"?: string; children?: ReactNode }) {
+  const { blocks, lang } = useContext(BlockContext);
+  const block = blocks[Number(index)];
+  if (!block) return null;
+  const props: BlockProps = { data: block.data, attributes: block.attributes, level: block.headingLevel, lang, children };
+  return createElement(block.definition.component as (p: BlockProps) => ReactNode, props);
+}
+
+/**
+ * The unified pipelines of a theme, per language (the footnote labels are the page's):
+ * the full one, and the same without the GFM and directive extensions for text in which
+ * they can match nothing. Every GFM construct and every directive needs one of the
+ * characters `USES_EXTENSIONS` looks for; skipping them halves the parse time of plain
+ * prose and changes no output (bench/README.md has the figure).
+ */
+type Pipelines = { full: Processor; lean: Processor };
+const pipelines = new WeakMap<Theme, Map<string, Pipelines>>();
+const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
+/** Written right after an image, marks it as decorative: no alt text, skipped by screen readers. */
+const DECORATIVE = "{decorative}";
+
+function pipelinesFor(theme: Theme, lang: string): Pipelines {
+  let byLang = pipelines.get(theme);
+  if (!byLang) pipelines.set(theme, (byLang = new Map()));
+  let found = byLang.get(lang);
+  if (!found) {
+    const toReact = {
+      Fragment,
+      jsx,
+      jsxs,
+      components: { ...theme.markdownComponents, "cafe-block": BlockSlot, "engine-image": ImageSlot },
+      passKeys: true,
+      passNode: false,
+    } as const;
+    const rehypeOptions = theme.markdownLabels?.(lang) ?? {};
+    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
+    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
+    found = { full: full as unknown as Processor, lean: lean as unknown as Processor };
+    byLang.set(lang, found);
+  }
+  return found;
+}
+
+/**
+ * Renders an article's Markdown body to HTML with the theme's components. Never throws for
+ * bad content: errors are returned. `lean: false` always uses the full pipeline (the
+ * reference the lean one must equal).
+ */
+export function renderMarkdown(article: Article, content: SiteContent, theme: Theme, options: { lean?: boolean } = {}): MarkdownResult {
+  const result: PipelineData["result"] = { reads: [], links: [], headings: [], images: [], errors: [], warnings: [] };
+  const blocks: ResolvedBlock[] = [];
+  const markdown = article.markdown;
+  const file = new VFile({ path: article.file, value: markdown });
+  file.data.pipeline = { article, content, theme, blocks, result } satisfies PipelineData;
+  const { full, lean } = pipelinesFor(theme, article.lang);
+  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
+  const body = pipeline.processSync(file).result as ReactElement;
+  const html = result.errors.length > 0 ? "" : renderToString(createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body));
+  return { html, ...result };
+}
+
+declare module "vfile" {
+  interface DataMap {
+    pipeline: PipelineData;
+  }
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Site-level block data (from a collection), computed once per build. */
+const siteData = new WeakMap<SiteContent, Map<string, unknown>>();
+
+/** The data a site block (`source: { from: "site" }`) shows, computed once per version of the content. */
+export function siteBlockData(content: SiteContent, theme: Theme, name: string): unknown {
+  let byName = siteData.get(content);
+  if (!byName) siteData.set(content, (byName = new Map()));
+  if (!byName.has(name)) {
+    const source = theme.blocks.find((b) => b.name === name)?.source;
+    byName.set(name, source?.from === "site" ? source.data(content) : undefined);
+  }
+  return byName.get(name);
+}
+
+/** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
+function remarkBlocks() {
+  return (tree: Root, file: VFile) => {
+    const { article, content, theme, blocks, result } = file.data.pipeline!;
+    const model = articleModel(theme);
+    const consumedKeys = new Set<string>();
+    const slugger = new GithubSlugger();
+    // The page title is the h1; a block's headings go one level below the last heading.
+    let sectionDepth = 1;
+    const at = (node: Nodes) => ({ line: node.position?.start.line, column: node.position?.start.column });
+    const fail = (node: Nodes, message: string, hint?: string) =>
+      result.errors.push(new ContentError({ file: article.file, ...at(node), source: article.source, message, hint }));
+
+    visit(tree, (node, index, parent: Parents | undefined) => {
+      switch (node.type) {
+        case "html":
+          result.warnings.push({
+            file: article.file,
+            line: node.position?.start.line,
+            message: "raw HTML is not rendered; use Markdown or a block directive instead",
+          });
+          if (parent && index !== undefined) {
+            parent.children.splice(index, 1);
+            return [SKIP, index];
+          }
+          return;
+        case "heading": {
+          sectionDepth = node.depth;
+          const text = toString(node);
+          const id = slugger.slug(text);
+          node.data = { ...node.data, hProperties: { ...node.data?.hProperties, id } };
+          result.headings.push({ id, text, depth: node.depth });
+          return;
+        }
+        case "link":
+        case "definition":
+          checkUrl(node.url, node);
+          return;
+        case "image": {
+          // `![](./x.jpg){decorative}`: an image that adds nothing to the text says so.
+          const next = parent && index !== undefined ? parent.children[index + 1] : undefined;
+          const decorative = next?.type === "text" && next.value.startsWith(DECORATIVE);
+          if (decorative) next.value = next.value.slice(DECORATIVE.length);
+          const image = result.images.push({ url: node.url, alt: node.alt ?? "", decorative, ...at(node) }) - 1;
+          node.data = { ...node.data, hName: "engine-image", hProperties: { dataImage: String(image) } };
+          return;
+        }
+        case "imageReference":
+          fail(node, "an image needs its address in place: `![alt][name]` is not supported", `write ![${node.alt ?? ""}](./name.jpg)`);
+          return;
+        case "textDirective":
+          // `:word` in prose ("Dica:algo") is text, not a directive: give it back as written.
+          if (parent && index !== undefined) {
+            const start = node.position?.start.offset;
+            const end = node.position?.end.offset;
+            const value = start !== undefined && end !== undefined ? String(file.value).slice(start, end) : `:${node.name}`;
+            parent.children.splice(index, 1, { type: "text", value } satisfies Text);
+            return [SKIP, index + 1];
+          }
+          return;
+        case "leafDirective":
+        case "containerDirective":
+          resolveDirective(node);
+          return;
+      }
+    });
+
+    for (const key of Object.keys(article.frontMatter)) {
+      if (model.keys.includes(key) || consumedKeys.has(key)) continue;
+      const guess = nearest(key, model.keys);
+      const pos = article.locate([key], { key: true });
+      result.errors.push(
+        new ContentError({
+          file: article.file,
+          line: pos?.line,
+          column: pos?.column,
+          source: article.source,
+          key,
+          message: `unknown front-matter key \`${key}\``,
+          hint:
+            guess !== undefined
+              ? `did you mean \`${guess}\`?`
+              : `front-matter keys are ${model.keys.join(", ")}${
+                  theme.blocks.some((b) => b.source.from === "data")
+                    ? ", plus data for a block placed in the body (\`::some-block\` reads \`someBlock\`)"
+                    : ""
+                }`,
+        }),
+      );
+    }
+
+    function checkUrl(url: string, node: Nodes) {
+      if (url.startsWith("/") && !url.startsWith("//")) {
+        result.links.push({ url, file: article.file, ...at(node) });
+      } else if (url.startsWith("#")) {
+        result.links.push({ url: `${article.route}${url}`, file: article.file, ...at(node) });
+      } else if (!isSafeUrl(url)) {
+        fail(
+          node,
+          `link target \`${url}\` is not allowed`,
+          "link to an http(s) or mailto address, a route of this site such as /artigo-transicao, or an #anchor",
+        );
+      }
+    }
+
+    function resolveDirective(node: LeafDirective | ContainerDirective) {
+      const name = node.name;
+      const isContainer = node.type === "containerDirective";
+      const marker = (d: BlockDefinition) => (d.source.from === "children" ? ":::" : "::");
+      const definition = theme.blocks.find((d) => d.name === name);
+      if (!definition || (definition.source.from === "children") !== isContainer) {
+        const names = theme.blocks.map((d) => d.name);
+        const guess = definition ?? theme.blocks.find((d) => d.name === nearest(name, names));
+        fail(
+          node,
+          `unknown block \`${isContainer ? ":::" : "::"}${name}\``,
+          guess ? `did you mean \`${marker(guess)}${guess.name}\`?` : `known blocks: ${theme.blocks.map((d) => `${marker(d)}${d.name}`).join(", ")}`,
+        );
+        return;
+      }
+      const attributes = Object.fromEntries(
+        Object.entries(node.attributes ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
+      );
+      const headingLevel = Math.min(sectionDepth + 1, 6) as HeadingLevel;
+      const block: ResolvedBlock = { definition, attributes, headingLevel };
+      const source = definition.source;
+      if (source.from === "data") {
+        const data = blockData(name, source.schema, attributes, node);
+        if (data === undefined) return;
+        block.data = data;
+      } else if (source.from === "site") {
+        result.reads.push(dep.block(name));
+        block.data = siteBlockData(content, theme, name);
+      }
+      for (const [attribute, hint] of Object.entries(definition.required ?? {})) {
+        if (!attributes[attribute]) fail(node, `\`${marker(definition)}${name}\` needs the attribute \`${attribute}\``, hint);
+      }
+      const index = blocks.push(block) - 1;
+      node.data = { ...node.data, hName: "cafe-block", hProperties: { dataBlock: String(index) } };
+      if (!isContainer) node.children = [];
+    }
+
+    function blockData(name: string, schema: import("zod").ZodType, attributes: Record<string, string>, node: Nodes): unknown {
+      if (attributes.src) {
+        result.reads.push(dep.data(attributes.src));
+        const table = content.data.get(attributes.src);
+        if (!table) {
+          const guess = nearest(attributes.src, [...content.data.keys()]);
+          fail(
+            node,
+            `\`::${name}\` reads data/${attributes.src}.json, which does not exist`,
+            guess ? `did you mean src="${guess}"?` : `put the table in ${content.root}/data/${attributes.src}.json`,
+          );
+          return undefined;
+        }
+        const parsed = schema.safeParse(table.value);
+        if (!parsed.success) {
+          result.errors.push(...schemaErrors(parsed.error.issues, table.file, table.source, table.locate));
+          return undefined;
+        }
+        return parsed.data;
+      }
+      const key = attributes.data ?? camelCase(name);
+      consumedKeys.add(key);
+      if (!(key in article.frontMatter)) {
+        fail(
+          node,
+          `\`::${name}\` needs data, but the front matter has no \`${key}\``,
+          `add \`${key}:\` to the front matter, or point the block at another key with {data="..."}`,
+        );
+        return undefined;
+      }
+      const parsed = schema.safeParse(article.frontMatter[key]);
+      if (!parsed.success) {
+        result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, article.locate, [key]));
+        return undefined;
+      }
+      return parsed.data;
+    }
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Site files, made by the render stage after the pages: what a site needs besides its pages. The RSS feed, sitemap.xml,
+ * robots.txt, and `_headers` (Netlify and Cloudflare Pages read it) with the same security
+ * policy the pages carry in their meta tag.
+ */
+import { scriptHash } from "../../lib/hash.js";
+import { Feed } from "feed";
+import type { Article } from "../load/content.js";
+import { articleOf, byCodePoint, type Route } from "../routes/routes.js";
+import type { SiteMeta, SocialCard } from "../../theme.js";
+
+/** The files `siteFiles` writes at the site's root. */
+export const SITE_FILES = ["feed.xml", "sitemap.xml", "robots.txt", "_headers"] as const;
+
+/** The Content-Security-Policy of every page: scripts from the site itself, inline ones only by hash. */
+export function contentSecurityPolicy(inlineScripts: readonly string[], connect: readonly string[] = []): string {
+  const hashes = inlineScripts.map((s) => `'sha256-${scriptHash(s)}'`);
+  const endpoint = connect.map((url) => ` ${new URL(url).origin}`).join("");
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${hashes.join(" ")}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self'${endpoint}`,
+    `form-action 'self'${endpoint}`,
+    "base-uri 'self'",
+    "object-src 'none'",
+  ].join("; ");
+}
+
+/** Security headers for hosts that take a `_headers` file, and for deploy/nginx.conf. */
+export function securityHeaders(csp: string): [string, string][] {
+  return [
+    ["Content-Security-Policy", `${csp}; frame-ancestors 'none'`],
+    ["X-Content-Type-Options", "nosniff"],
+    ["Referrer-Policy", "strict-origin-when-cross-origin"],
+    ["Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()"],
+    ["X-Frame-Options", "DENY"],
+  ];
+}
+
+export function absoluteUrl(siteUrl: string, routePath: string): string {
+  return `${siteUrl.replace(/\/+$/, "")}${routePath === "/" ? "/" : routePath}`;
+}
+
+/** `2025-08-04` or `2025-08` → a Date at noon UTC, stable across time zones. */
+function dateOf(article: Article): Date | undefined {
+  const iso = article.meta.date?.iso;
+  if (!iso) return undefined;
+  return new Date(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
+}
+
+const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The feed, the sitemap, robots.txt and `_headers` of a site. */
+export function siteFiles(
+  site: SiteMeta,
+  routes: readonly Route[],
+  csp: string,
+  summaryOf: (article: Article) => string | undefined = (article) => article.meta.description,
+  cardOf: (route: Route) => SocialCard | undefined = () => undefined,
+): Map<string, string> {
+  const files = new Map<string, string>();
+
+  // Feed: the articles with a date, newest first.
+  const dated = routes
+    .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
+    .map((r) => ({ route: r, date: dateOf(r.article.main) }))
+    .filter((x): x is { route: Extract<Route, { kind: "article" }>; date: Date } => x.date !== undefined)
+    .sort((a, b) => b.date.getTime() - a.date.getTime() || byCodePoint(a.route.path, b.route.path))
+    .slice(0, 50);
+  const feed = new Feed({
+    title: site.name,
+    description: site.description,
+    id: absoluteUrl(site.url, "/"),
+    link: absoluteUrl(site.url, "/"),
+    language: site.language,
+    favicon: absoluteUrl(site.url, site.favicon),
+    copyright: site.copyright,
+    updated: dated[0]?.date,
+    generator: false,
+    feedLinks: { rss: absoluteUrl(site.url, "/feed.xml") },
+    author: { name: site.author },
+  });
+  for (const { route, date } of dated) {
+    const { meta } = route.article.main;
+    const url = absoluteUrl(site.url, route.path);
+    const card = cardOf(route);
+    feed.addItem({
+      title: meta.title,
+      id: url,
+      link: url,
+      date,
+      description: summaryOf(route.article.main),
+      category: meta.category ? [{ name: meta.category }] : undefined,
+      author: [{ name: site.author }],
+      enclosure: card ? { url: card.url, type: card.type, length: card.length } : undefined,
+    });
+  }
+  files.set("feed.xml", feed.rss2());
+
+  // Sitemap: every page but the 404.
+  const urls = routes
+    .filter((r) => r.kind !== "not-found")
+    .map((r) => {
+      const iso = articleOf(r)?.main.meta.date?.iso;
+      const lastmod = iso && iso.length === 10 ? `<lastmod>${iso}</lastmod>` : "";
+      return `  <url><loc>${escapeXml(absoluteUrl(site.url, r.path))}</loc>${lastmod}</url>`;
+    });
+  files.set(
+    "sitemap.xml",
+    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`,
+  );
+
+  files.set("robots.txt", `User-agent: *\nAllow: /\n\nSitemap: ${absoluteUrl(site.url, "/sitemap.xml")}\n`);
+
+  const headers = securityHeaders(csp)
+    .map(([name, value]) => `  ${name}: ${value}`)
+    .join("\n");
+  files.set("_headers", `/*\n${headers}\n\n/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n`);
+  return files;
+}

@@ -1,0 +1,245 @@
+/**
+ * The record of published addresses (content/published-routes.txt, committed): every
+ * address a build has published, one a line, sorted. Shared links live on after a page
+ * moves, so an address in the record that no page, alias or redirect answers any more fails
+ * the build, at its line of the record, with what to write instead; deleting the line is the
+ * explicit way to let an address go. A successful build (never one with drafts) adds the
+ * addresses it published for the first time.
+ *
+ * Where a page went is found from what earlier builds read (the persistent cache's articles,
+ * watch mode's last content): the article that was at the old address, and the one that now
+ * has the same file, the same text or the same title.
+ */
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "../../lib/files.js";
+import path from "node:path";
+import type { Redirect } from "./aliases.js";
+import { sourceHashOf, type Article, type SiteContent } from "../load/content.js";
+import { ContentError } from "../../lib/errors.js";
+import { byCodePoint, type RouteTable } from "./routes.js";
+import { routePath } from "../load/content-model.js";
+import { nearest } from "../../lib/yaml-source.js";
+
+/** The record's name in the content folder. */
+export const RECORD_FILE = "published-routes.txt";
+
+const HEADER = [
+  "# Every address this site has published, one a line (the build adds new ones).",
+  "# An address here that no page, alias or redirect answers fails the build: give the page that",
+  "# replaced it an `aliases:` entry, or add it to `redirects` in site.yaml. Delete a line to let it go.",
+];
+
+export interface PublishedRecord {
+  /** The record's path, absolute. */
+  file: string;
+  /** As an author sees it (relative to the working directory). */
+  shown: string;
+  /** Its text ("" when there is none yet). */
+  source: string;
+  /** Each address with its line. */
+  routes: { route: string; line: number }[];
+  errors: ContentError[];
+}
+
+/** Reads the record; one that does not exist yet is empty. A line that is not a route is an error. */
+export function readPublishedRoutes(file: string): PublishedRecord {
+  const shown = path.relative(process.cwd(), file) || file;
+  let source = "";
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      return { file, shown, source, routes: [], errors: [new ContentError({ file: shown, message: `cannot read the record of published addresses: ${(error as Error).message}`, cause: error })] };
+    }
+  }
+  const routes: PublishedRecord["routes"] = [];
+  const errors: ContentError[] = [];
+  source.split("\n").forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    if (!routePath.safeParse(line).success) {
+      errors.push(
+        new ContentError({
+          file: shown,
+          line: i + 1,
+          column: 1,
+          source,
+          message: `'${line}' is not a route`,
+          hint: "each line holds one address the site published, like /artigo-transicao; fix it, or delete the line",
+        }),
+      );
+      return;
+    }
+    routes.push({ route: line, line: i + 1 });
+  });
+  return { file, shown, source, routes, errors };
+}
+
+/** Every address a build answers: its pages (not the 404), aliases and redirects; drafts left out. */
+export function answeredRoutes(table: RouteTable, redirects: readonly Redirect[]): Set<string> {
+  const isDraft = (article: Article | undefined) => article?.meta.draft === true;
+  const answered = new Set<string>();
+  for (const route of table.routes) {
+    if (route.kind === "not-found" || (route.kind === "article" && isDraft(route.article.main))) continue;
+    answered.add(route.path);
+  }
+  for (const redirect of redirects) if (!isDraft(redirect.article)) answered.add(redirect.from);
+  return answered;
+}
+
+/** An article as an earlier build read it. */
+export interface KnownArticle {
+  route: string;
+  file: string;
+  title: string;
+  sourceHash: string;
+}
+
+/** Where the page of an old address is now, and how we know. */
+export interface Moved {
+  to: string;
+  file: string;
+  because: "the same file" | "the same text" | "the same title" | "a new address with words of the old one";
+}
+
+/**
+ * What earlier builds read, to find where a page went: the persistent cache's articles as
+ * they were when this build started, the content of the last run (watch mode), and what it
+ * found before. Looked at only when an address is missing.
+ */
+export class RouteHistory {
+  private cached?: Map<string, { sourceHash: string; article?: { value: { route: string; meta: { title: string } } } }>;
+  private last: readonly Article[] = [];
+  private readonly known = new Map<string, KnownArticle>();
+
+  /** The cache's articles before this build reads any file (a shallow copy: entries are replaced, not changed). */
+  snapshot(files: ReadonlyMap<string, { sourceHash: string; article?: { value: unknown } }> | undefined): void {
+    this.cached = files ? (new Map(files) as typeof this.cached) : undefined;
+  }
+
+  /** Starts a run over `articles`: returns a finder over what came before, and remembers these. */
+  advance(articles: readonly Article[]): (route: string, now: readonly Article[]) => Moved | undefined {
+    const before = this.last;
+    const cached = this.cached;
+    this.last = articles;
+    let index: Map<string, KnownArticle> | undefined;
+    const indexed = () => {
+      if (index) return index;
+      index = new Map(this.known);
+      for (const [file, entry] of cached ?? []) {
+        const parsed = entry.article?.value;
+        if (parsed && typeof parsed.route === "string" && !index.has(parsed.route)) {
+          index.set(parsed.route, { route: parsed.route, file, title: String(parsed.meta?.title ?? ""), sourceHash: entry.sourceHash });
+        }
+      }
+      for (const a of before) index.set(a.route, { route: a.route, file: a.file, title: a.meta.title, sourceHash: sourceHashOf(a) });
+      return index;
+    };
+    return (route, now) => {
+      const old = indexed().get(route);
+      if (!old) return undefined;
+      this.known.set(route, old);
+      const elsewhere = now.filter((a) => a.route !== route);
+      const byFile = elsewhere.find((a) => a.file === old.file);
+      if (byFile) return { to: byFile.route, file: byFile.file, because: "the same file" };
+      const byText = elsewhere.find((a) => sourceHashOf(a) === old.sourceHash);
+      if (byText) return { to: byText.route, file: byText.file, because: "the same text" };
+      const byTitle = old.title ? elsewhere.find((a) => a.meta.title === old.title) : undefined;
+      if (byTitle) return { to: byTitle.route, file: byTitle.file, because: "the same title" };
+      return undefined;
+    };
+  }
+}
+
+/**
+ * Where the page of an old address is now: as earlier builds tell (RouteHistory), else the
+ * article at a new address (one the record does not list yet) whose route shares the most
+ * words with the old one (a renamed file usually keeps some).
+ */
+export function whereNow(
+  found: (route: string, now: readonly Article[]) => Moved | undefined,
+  articles: readonly Article[],
+  record: PublishedRecord | undefined,
+  table: RouteTable,
+): (route: string) => Moved | undefined {
+  const listed = new Set(record?.routes.map((r) => r.route));
+  let newcomers: Article[] | undefined;
+  const words = (route: string) => new Set(route.split(/[/-]/).filter((w) => w.length > 2));
+  return (route) => {
+    const moved = found(route, articles);
+    if (moved || !record) return moved;
+    newcomers ??= table.routes.flatMap((r) => (r.kind === "article" && !listed.has(r.path) && r.article.main.meta.draft !== true ? [r.article.main] : []));
+    const old = words(route);
+    let best: Article | undefined;
+    let bestScore = 0;
+    for (const article of newcomers) {
+      const now = words(article.route);
+      const shared = [...now].filter((w) => old.has(w)).length;
+      const score = shared / (old.size + now.size - shared || 1);
+      if (score > bestScore) [best, bestScore] = [article, score];
+    }
+    return best && bestScore >= 0.3 ? { to: best.route, file: best.file, because: "a new address with words of the old one" } : undefined;
+  };
+}
+
+export interface VanishedInput {
+  record: PublishedRecord;
+  answered: ReadonlySet<string>;
+  content: SiteContent;
+  table: RouteTable;
+  /** Where the page of an address went (RouteHistory). */
+  movedTo: (route: string) => Moved | undefined;
+}
+
+/** An error at each line of the record that nothing answers now. */
+export function vanishedRouteErrors({ record, answered, content, table, movedTo }: VanishedInput): ContentError[] {
+  const errors = [...record.errors];
+  const siteFile = content.site.file;
+  for (const { route, line } of record.routes) {
+    if (answered.has(route)) continue;
+    const draft = content.articles.find((a) => a.route === route && a.meta.draft === true);
+    const moved = movedTo(route);
+    const guess = moved ? undefined : nearest(route, table.routes.filter((r) => r.kind !== "not-found").map((r) => r.path));
+    const hints: string[] = [];
+    if (content.draftRoutes.has(route) || draft) {
+      hints.push(`its article is a draft now${draft ? ` (${draft.file})` : ""}: publish it again (remove \`draft: true\`)`);
+    }
+    if (moved) {
+      hints.push(`${moved.because.startsWith("a new") ? "it may have moved" : "it moved"} to ${moved.to} (${describe(moved)}): add \`aliases: [${route}]\` to the front matter of ${moved.file}`);
+    } else {
+      hints.push(`if its page moved${guess ? ` (to ${guess}?)` : ""}, add \`aliases: [${route}]\` to that article's front matter`);
+    }
+    hints.push(`if it is gone for good, send its readers on from ${siteFile}: \`redirects: {${route}: /}\` (or to another route)`);
+    hints.push("to let the address go (it will answer 404), delete this line");
+    errors.push(
+      new ContentError({
+        file: record.shown,
+        line,
+        column: 1,
+        source: record.source,
+        message: `${route} was published and nothing answers it now`,
+        hint: hints.join("; "),
+      }),
+    );
+  }
+  return errors;
+}
+
+/**
+ * Adds the addresses published for the first time to the record (written aside and renamed
+ * over it); the ones listed stay. Returns the addresses added.
+ */
+export async function updatePublishedRoutes(record: PublishedRecord, answered: ReadonlySet<string>): Promise<string[]> {
+  const listed = new Set(record.routes.map((r) => r.route));
+  const added = [...answered].filter((route) => !listed.has(route)).sort(byCodePoint);
+  if (added.length === 0) return [];
+  const all = [...listed, ...added].sort(byCodePoint);
+  const text = `${HEADER.join("\n")}\n${all.join("\n")}\n`;
+  await writeFileAtomic(record.file, text, { mkdirs: false });
+  return added;
+}
+
+/** How a page's new home was found, for a hint. */
+export function describe(moved: Moved): string {
+  return moved.because.startsWith("a new") ? `${moved.file}, ${moved.because}` : `${moved.file} has ${moved.because}`;
+}

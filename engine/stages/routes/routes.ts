@@ -1,0 +1,173 @@
+/**
+ * Stage 2 — routes: the one place that knows every URL of the site and the file it is
+ * written to: one route per article (its translations at the same path), the theme's pages
+ * (the home page) and the 404 page.
+ */
+import { ContentError } from "../../lib/errors.js";
+import type { Article, SiteContent } from "../load/content.js";
+import { errorAt, formatKey, type LocatableSource } from "../../lib/yaml-source.js";
+
+export type Route<Meta extends object = Record<string, unknown>> =
+  | { kind: "article"; path: string; outFile: string; template: string; article: ArticleVariants<Meta> }
+  | { kind: "page"; path: string; outFile: string; template: string; featured?: ArticleVariants<Meta> }
+  | { kind: "not-found"; path: "/404"; outFile: "404.html"; template: "not-found" };
+
+/** An article in the site's default language and its translations at the same route. */
+export interface ArticleVariants<Meta extends object = Record<string, unknown>> {
+  main: Article<Meta>;
+  translations: Article<Meta>[];
+}
+
+/** Code-point order: deterministic and independent of the machine's locale (and fast). */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `/` → `index.html`; `/artigo/x` → `artigo/x.html`: every route is served at its exact path. */
+export function outFileOf(routePath: string): string {
+  return routePath === "/" ? "index.html" : `${routePath.slice(1)}.html`;
+}
+
+/** A page that is not an article (the home page), declared by the theme from the content. */
+export interface PageSpec {
+  path: string;
+  template: string;
+  /** An article this page shows whole: its anchors are the page's, its date the page's. */
+  features?: { route: string; declaredIn: LocatableSource; key: (string | number)[] };
+}
+
+/** What a theme says about its routes: its languages, its templates' names and its pages. */
+export interface RouteModel<Content = any> {
+  languages: string[];
+  templates: Record<string, unknown>;
+  pages(content: Content): PageSpec[];
+}
+
+const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
+
+export interface RouteTable<Meta extends object = Record<string, unknown>> {
+  routes: Route<Meta>[];
+  byPath: Map<string, Route<Meta>>;
+  /** Routes of articles that did not load (their own errors are reported): nothing pointing at them is an error too. */
+  unreadable: ReadonlySet<string>;
+  errors: ContentError[];
+}
+
+/**
+ * Builds the route table, failing on duplicate or reserved routes and on pages featuring no
+ * article. `unreadable`: routes of articles that did not load.
+ */
+export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableArticles: ReadonlySet<string> = new Set()): RouteTable {
+  const errors: ContentError[] = [];
+  // The routes that cannot be built for now: those articles', and the pages that feature one.
+  const unreadable = new Set(unreadableArticles);
+  const [defaultLanguage] = theme.languages;
+  const byRoute = new Map<string, Map<string, Article>>();
+
+  for (const article of content.articles) {
+    if (RESERVED.has(article.route) || article.route.startsWith("/assets/")) {
+      errors.push(
+        errorAt(article, ["route"], {
+          message: `the route ${article.route} is reserved by the site`,
+          hint: "choose another `route:` or rename the file",
+        }),
+      );
+      continue;
+    }
+    const template = article.meta.template ?? "article";
+    if (!(template in theme.templates) || template === "not-found") {
+      errors.push(
+        errorAt(article, ["template"], {
+          message: `unknown template '${template}'`,
+          hint: `templates for articles: ${Object.keys(theme.templates).filter((t) => t !== "not-found").join(", ")}`,
+        }),
+      );
+      continue;
+    }
+    const slot = byRoute.get(article.route) ?? new Map<string, Article>();
+    const taken = slot.get(article.lang);
+    if (taken) {
+      // Point at the file that claims the route explicitly, when one of them does.
+      const culprit = "route" in article.frontMatter || !("route" in taken.frontMatter) ? article : taken;
+      errors.push(
+        errorAt(culprit, ["route"], {
+          message: `two articles have the route ${article.route}${article.lang === defaultLanguage ? "" : ` in ${article.lang}`}: ${taken.file} and ${article.file}`,
+          hint: "give one of them another `route:` in its front matter, or rename its file",
+        }),
+      );
+      continue;
+    }
+    slot.set(article.lang, article);
+    byRoute.set(article.route, slot);
+  }
+
+  const routes: Route[] = [];
+  const byPath = new Map<string, Route>();
+  const add = (route: Route) => {
+    routes.push(route);
+    byPath.set(route.path, route);
+  };
+  const variants = new Map<string, ArticleVariants>();
+
+  for (const [path, slot] of [...byRoute].sort(([a], [b]) => byCodePoint(a, b))) {
+    const main = slot.get(defaultLanguage!);
+    if (!main) {
+      const [translation] = slot.values();
+      if (!unreadable.has(path)) errors.push(
+        new ContentError({
+          file: translation!.file,
+          line: 1,
+          source: translation!.source,
+          message: `the '${translation!.lang}' article ${path} has no version in the site's default language ('${defaultLanguage}')`,
+          hint: `every page starts in '${defaultLanguage}': add that article with the same route, or set \`lang: ${defaultLanguage}\``,
+        }),
+      );
+      continue;
+    }
+    const translations = theme.languages.slice(1).flatMap((lang) => slot.get(lang) ?? []);
+    const article = { main, translations };
+    variants.set(path, article);
+    if (path === "/") continue;
+    add({ kind: "article", path, outFile: outFileOf(path), template: main.meta.template ?? "article", article });
+  }
+
+  for (const page of theme.pages(content)) {
+    const featured = page.features && variants.get(page.features.route);
+    if (page.features && !featured) {
+      if (unreadable.has(page.features.route)) unreadable.add(page.path);
+      else errors.push(missingRoute(page.features));
+      continue;
+    }
+    add({ kind: "page", path: page.path, outFile: outFileOf(page.path), template: page.template, featured });
+  }
+  add({ kind: "not-found", path: "/404", outFile: "404.html", template: "not-found" });
+
+  routes.sort((a, b) => byCodePoint(a.path, b.path));
+  return { routes, byPath, unreadable, errors };
+}
+
+/** The article a route shows whole, when it shows one. */
+export function articleOf<Meta extends object>(route: Route<Meta>): ArticleVariants<Meta> | undefined {
+  return route.kind === "article" ? route.article : route.kind === "page" ? route.featured : undefined;
+}
+
+function missingRoute({ declaredIn, key, route }: NonNullable<PageSpec["features"]>): ContentError {
+  return errorAt(declaredIn, key, {
+    message: `\`${formatKey(key)}\` points to ${route}, but no article has that route`,
+    hint: "use the route of an existing article (see content/articles), or add the article",
+  });
+}
+
+/** Errors for the entries of a listing (cards, editions) that point at a route no article has. */
+export function routeErrors(
+  list: LocatableSource & { value: readonly { route: string }[] },
+  content: SiteContent,
+  table: RouteTable,
+): ContentError[] {
+  const errors: ContentError[] = [];
+  // An entry pointing at a draft is left out until the draft is published.
+  list.value.forEach((entry, i) => {
+    if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route) && !table.unreadable.has(entry.route)) {
+      errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }));
+    }
+  });
+  return errors;
+}

@@ -1,0 +1,480 @@
+/**
+ * The writers the write stage (write.ts) hands files to. The writer is an interface so tests build in memory;
+ * the folder writer builds into the standby of two build folders and publishes it by switching
+ * a symlink only when the whole site is written, so a failed or killed build never leaves a
+ * half-written or missing site.
+ */
+import { hashOf } from "../../lib/hash.js";
+import { constants, rmdirSync, rmSync, statSync } from "node:fs";
+import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
+
+export interface SiteWriter {
+  /** Writes a file; resolves false when it already held exactly these bytes. */
+  write(file: string, contents: string | Uint8Array): Promise<boolean>;
+  /**
+   * The output this writer makes (a build folder, a served folder): the cache notes which
+   * output holds the pages it describes.
+   */
+  readonly output?: string;
+  /** The output whose files `reuse` can take into this one (the previous build, the same folder). */
+  readonly reusable?: string;
+  /** Takes a file as the last build wrote it, unchanged (of `size` bytes, when given); false when it cannot. */
+  reuse(file: string, size?: number): Promise<boolean>;
+  /** Removes a file that is no longer part of the site. */
+  remove(file: string): Promise<void>;
+  /** Copies a folder (public/) into the site as-is. */
+  copyDir(from: string): Promise<void>;
+  /** Copies one file into the site; false when the source no longer exists. */
+  copyFile(from: string, to: string): Promise<boolean>;
+  /** Makes the written site the current one. */
+  commit(): Promise<void>;
+  /** Throws away what was written; the previous site stays. */
+  abort(): Promise<void>;
+}
+
+/** Copies one file into a site through its writer; false when the source is gone. */
+async function copyInto(writer: SiteWriter, from: string, to: string): Promise<boolean> {
+  try {
+    await writer.write(to, await readFile(from));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let memoryWriters = 0;
+
+/** Keeps the site in a Map: for tests and for measuring. */
+export class MemoryWriter implements SiteWriter {
+  readonly files = new Map<string, string | Uint8Array>();
+  /** This writer's own name: a builder reuses what it holds, and nothing of another writer. */
+  readonly output = `memory:${++memoryWriters}`;
+  readonly reusable = this.output;
+  async write(file: string, contents: string | Uint8Array) {
+    const old = this.files.get(file);
+    if (old !== undefined && Buffer.from(old).equals(Buffer.from(contents))) return false;
+    this.files.set(file, contents);
+    return true;
+  }
+  async remove(file: string) {
+    this.files.delete(file);
+  }
+  /** A file this writer already holds stays as it is. */
+  async reuse(file: string, size?: number) {
+    const data = this.files.get(file);
+    return data !== undefined && (size === undefined || Buffer.byteLength(data) === size);
+  }
+  async copyDir() {}
+  copyFile(from: string, to: string) {
+    return copyInto(this, from, to);
+  }
+  async commit() {}
+  async abort() {
+    this.files.clear();
+  }
+  text(file: string): string {
+    const value = this.files.get(file);
+    if (value === undefined) throw new Error(`not built: ${file}`);
+    return typeof value === "string" ? value : Buffer.from(value).toString("utf8");
+  }
+}
+
+/**
+ * The moments of a folder build that a kill can interrupt (tests stop a build at each one):
+ * the standby folder found ("staging"), its first file replaced ("writing"), all written and
+ * recorded ("written"), the new link made ("linked"), `<outDir>` switched ("swapped"), done ("cleaned").
+ */
+export type OutputStep = "staging" | "writing" | "written" | "linked" | "swapped" | "cleaned";
+
+export interface FolderWriterOptions {
+  /** For tests: called at each moment a kill could interrupt. */
+  onStep?: (step: OutputStep) => void;
+  /** Makes a symlink (`fs.symlink`); tests make it fail as Windows without developer mode does. */
+  symlink?: SymlinkFn;
+}
+
+/**
+ * Writes a site into the standby build folder behind `<outDir>` and publishes it whole
+ * (build-folders.ts has the layout). Two folders are used in turn, so the standby holds the
+ * site of two builds ago: this build brings it up to date with only what changed since, a
+ * file it already holds with the same bytes is left as it is, one the last build changed is
+ * hard-linked from the live folder, one the site no longer has is removed at commit. Then
+ * `<outDir>` is switched to it: one `rename` of a new symlink over the old one, which the
+ * system does atomically; where no symlink can be made, two renames (the live folder moves
+ * back to its place in `<outDir>.builds`, the new one to `<outDir>`). So `<outDir>` is a
+ * complete site, the previous or the new one, whenever the process is killed; what a killed
+ * build left is put right by the next one.
+ */
+export class FolderWriter implements SiteWriter {
+  private readonly out: string;
+  private readonly builds: string;
+  private readonly onStep: (step: OutputStep) => void;
+  private readonly symlink: SymlinkFn;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Folders made so far: each page needs its folder, and most share one. */
+  private readonly made = new Set<string>();
+  private closed = false;
+  private layout?: Layout;
+  /** What the standby folder holds, kept exact as this build changes it. */
+  private held = new Map<string, HeldFile>();
+  /** What the live folder holds (its record): the bytes `reuse` stands for. */
+  private liveFiles?: ReadonlyMap<string, HeldFile>;
+  /** The files of this build: the standby's others are removed at commit. */
+  private readonly touched = new Set<string>();
+  /** Files `remove` took out: their folders may be left empty. */
+  private readonly removed: string[] = [];
+  /** The standby's record is deleted before the folder's first change (a kill then leaves it unknown, so emptied). */
+  private unrecorded?: Promise<void>;
+  private readonly id = newBuildId();
+  private locked = false;
+  private writing = false;
+
+  /** `options.onStep` (or a function as the second argument) is for tests. */
+  constructor(
+    readonly outDir: string,
+    options: FolderWriterOptions | ((step: OutputStep) => void) = {},
+  ) {
+    const { onStep = () => {}, symlink = fsSymlink } = typeof options === "function" ? { onStep: options } : options;
+    this.onStep = onStep;
+    this.symlink = symlink;
+    this.out = path.resolve(outDir.replace(/[\\/]+$/, ""));
+    this.builds = `${this.out}.builds`;
+  }
+
+  /** Runs an operation on the standby folder, unless the build was stopped; abort waits for it. */
+  private async guard<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error("the build was stopped");
+    const running = operation();
+    const settled = running.then(() => {}, () => {});
+    this.inFlight.add(settled);
+    try {
+      return await running;
+    } finally {
+      this.inFlight.delete(settled);
+    }
+  }
+
+  /** The build this writer makes: its folder and its own id (the folders are used again, builds never). */
+  get output(): string | undefined {
+    return this.layout && `${this.layout.standby.dir}#${this.id}`;
+  }
+
+  /** The published build, read at `begin`: what `reuse` takes files from. */
+  get reusable(): string | undefined {
+    const record = this.layout?.live?.record;
+    return record && `${path.join(this.builds, record.slot)}#${record.id}`;
+  }
+
+  private get staging(): string {
+    if (!this.layout) throw new Error("FolderWriter: begin() first");
+    return this.layout.standby.dir;
+  }
+
+  async begin(): Promise<void> {
+    await this.guard(async () => {
+      await takeLock(this.builds, this.outDir);
+      this.locked = true;
+      this.layout = await openLayout(this.out, this.builds, this.symlink);
+      this.held = this.layout.standby.record?.files ?? new Map();
+      this.liveFiles = this.layout.live?.record?.files;
+      this.onStep("staging");
+    });
+  }
+
+  /**
+   * Takes a file as the live build holds it: nothing to do when the standby holds the same
+   * bytes, untouched since; a hard link from the live folder (no copy) when it does not.
+   * False when the live folder's file is not as its build left it (the caller writes it).
+   */
+  async reuse(file: string, size?: number): Promise<boolean> {
+    if (this.closed) throw new Error("the build was stopped");
+    const live = this.liveFiles?.get(file);
+    if (!live || (size !== undefined && live.size !== size)) return false;
+    const held = this.held.get(file);
+    if (held?.hash === live.hash && intact(path.join(this.staging, file), held)) {
+      this.touched.add(file);
+      return true;
+    }
+    const from = path.join(this.layout!.live!.dir, file);
+    if (!intact(from, live)) return false;
+    return this.guard(async () => {
+      try {
+        await this.replace(file, async (target) => {
+          try {
+            await link(from, target);
+            return live;
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "EEXIST") throw error;
+            // A file system without hard links: a copy.
+            await copyFile(from, target, constants.COPYFILE_EXCL);
+            return held_(live.hash, target);
+          }
+        });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** Writes a file (unless the standby holds these bytes already); true when they differ from the live build's. */
+  async write(file: string, contents: string | Uint8Array): Promise<boolean> {
+    const hash = hashOf(contents);
+    await this.guard(async () => {
+      try {
+        const held = this.held.get(file);
+        if (held?.hash === hash && intact(path.join(this.staging, file), held)) {
+          this.touched.add(file);
+          return;
+        }
+        await this.replace(file, async (target) => {
+          await writeFile(target, contents, { flag: "wx" });
+          return held_(hash, target);
+        });
+      } catch (error) {
+        throw new Error(`could not write ${file}: ${(error as Error).message}`, { cause: error });
+      }
+    });
+    return this.liveFiles?.get(file)?.hash !== hash;
+  }
+
+  /**
+   * Puts a new file at `file` of the standby: never into the file there (the live folder may
+   * share it by a hard link), but in its place; `make` creates it (exclusively) and says what it holds.
+   */
+  private async replace(file: string, make: (target: string) => Promise<HeldFile>): Promise<void> {
+    await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
+    const target = path.join(this.staging, file);
+    this.held.delete(file);
+    await this.ensureDir(file);
+    let made: HeldFile;
+    try {
+      made = await make(target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      await this.clear(file);
+      made = await make(target);
+    }
+    this.held.set(file, made);
+    this.touched.add(file);
+    if (!this.writing) {
+      this.writing = true;
+      this.onStep("writing");
+    }
+  }
+
+  /** Makes the folder of `file`, first removing a file of an earlier build where one of its folders goes. */
+  private async ensureDir(file: string): Promise<void> {
+    const dir = path.dirname(path.join(this.staging, file));
+    if (this.made.has(dir)) return;
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
+      for (let rel = path.posix.dirname(file); rel !== "."; rel = path.posix.dirname(rel)) {
+        const s = await lstat(path.join(this.staging, rel)).catch(() => undefined);
+        if (s && !s.isDirectory()) await this.clear(rel);
+      }
+      await mkdir(dir, { recursive: true });
+    }
+    this.made.add(dir);
+  }
+
+  /** Removes what an earlier build left at `file` (a file, or a folder where a file goes now); throws when this build made it. */
+  private async clear(file: string): Promise<void> {
+    const target = path.join(this.staging, file);
+    const inside = `${file}/`;
+    if (this.touched.has(file) || [...this.touched].some((f) => f.startsWith(inside))) {
+      throw new Error(`${file} is already part of this build`);
+    }
+    for (const held of [...this.held.keys()]) if (held === file || held.startsWith(inside)) this.held.delete(held);
+    await rm(target, { recursive: true, force: true });
+    this.made.clear();
+  }
+
+  async remove(file: string): Promise<void> {
+    await this.guard(async () => {
+      this.touched.delete(file);
+      if (!this.held.has(file)) return;
+      await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
+      this.held.delete(file);
+      this.removed.push(file);
+      await rm(path.join(this.staging, file), { force: true });
+    });
+  }
+
+  /** Copies a folder (public/) into the site, file by file: those the standby holds already stay. */
+  async copyDir(from: string): Promise<void> {
+    const entries = await readdir(from, { recursive: true, withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const source = path.join(entry.parentPath, entry.name);
+      const isFile = entry.isFile() || (entry.isSymbolicLink() && (await stat(source).then((s) => s.isFile(), () => false)));
+      // Named with "/" as the engine names every file of a site, on every system.
+      if (isFile) await this.write(path.relative(from, source).split(path.sep).join("/"), await readFile(source));
+    }
+  }
+
+  copyFile(from: string, to: string): Promise<boolean> {
+    return copyInto(this, from, to);
+  }
+
+  private committing?: Promise<void>;
+
+  commit(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the build was stopped"));
+    this.closed = true;
+    // Once the swap starts it finishes: an interrupt now waits for it and removes nothing.
+    this.committing = this.swap();
+    return this.committing;
+  }
+
+  private async swap(): Promise<void> {
+    try {
+      await Promise.allSettled([...this.inFlight]);
+      const layout = this.layout;
+      if (!layout) throw new Error("FolderWriter: begin() first");
+      const { slot, dir } = layout.standby;
+      const gone = [...this.held.keys()].filter((file) => !this.touched.has(file));
+      if (gone.length > 0) await (this.unrecorded ??= rm(recordPath(this.builds, slot), { force: true }));
+      for (const file of gone) {
+        this.held.delete(file);
+        rmSync(path.join(dir, file), { force: true });
+      }
+      removeEmptyFolders(dir, [...gone, ...this.removed]);
+      const folder = await stat(dir);
+      await writeRecord(this.builds, { slot, id: this.id, generation: layout.generation, complete: true, dir: { dev: folder.dev, ino: folder.ino }, files: this.held });
+      this.onStep("written");
+      const live = layout.live;
+      // A live folder that is `<outDir>` itself (no symlink) goes back to its place, as the next standby.
+      const aside = live?.record && live.dir === this.out ? path.join(this.builds, live.record.slot) : path.join(this.builds, `previous-${process.pid}`);
+      const moved = await switchOut(this.out, dir, { aside, symlink: this.symlink, onLinked: () => this.onStep("linked") }).catch((error: Error) => {
+        throw new Error(`could not publish ${this.outDir}: ${error.message}. It is still the previous site; close what holds its files and build again.`, { cause: error });
+      });
+      this.onStep("swapped");
+      if (moved && !live?.record) await rm(moved, { recursive: true, force: true });
+      // An older version's build folder, no longer published.
+      if (live && !live.record && path.dirname(live.dir) === this.builds && !SLOTS.includes(path.basename(live.dir) as Slot)) {
+        await rm(live.dir, { recursive: true, force: true });
+      }
+    } finally {
+      if (this.locked) await releaseLock(this.builds);
+    }
+    this.onStep("cleaned");
+  }
+
+  private aborting?: Promise<void>;
+
+  abort(): Promise<void> {
+    // No write may start after this, and those under way finish before the record is written.
+    this.closed = true;
+    this.aborting ??= (async () => {
+      if (this.committing) return this.committing.catch(() => {});
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      const layout = this.layout;
+      if (layout && (this.unrecorded || !layout.standby.record)) {
+        // The standby holds parts of two builds (or is new): recorded as it is, not as a whole site, so the next build starts from it.
+        await this.unrecorded?.catch(() => {});
+        const { slot, dir } = layout.standby;
+        const folder = await stat(dir).catch(() => undefined);
+        if (folder) {
+          const record = { slot, id: this.id, generation: layout.generation, complete: false, dir: { dev: folder.dev, ino: folder.ino }, files: this.held };
+          await writeRecord(this.builds, record).catch(() => {});
+        }
+      }
+      if (this.locked) await releaseLock(this.builds).catch(() => {});
+    })();
+    return this.aborting;
+  }
+}
+
+/** What a file just made holds. */
+function held_(hash: string, file: string): HeldFile {
+  const state = stateOf(file);
+  if (!state) throw new Error(`${file} vanished as it was written`);
+  return { hash, ...state };
+}
+
+/** Removes the folders that removing `files` left empty. */
+function removeEmptyFolders(root: string, files: readonly string[]): void {
+  const dirs = new Set<string>();
+  for (const file of files) for (let dir = path.posix.dirname(file); dir !== "."; dir = path.posix.dirname(dir)) dirs.add(dir);
+  // Deepest first: a folder empties once its subfolders are gone.
+  for (const dir of [...dirs].sort((x, y) => y.length - x.length)) {
+    try {
+      rmdirSync(path.join(root, dir));
+    } catch {
+      // Not empty: it holds files of this build.
+    }
+  }
+}
+
+/**
+ * Writes straight into a served folder, for watch mode: each file atomically (a temporary
+ * file renamed over it), and only when its bytes changed, so a rebuild touches what it must.
+ */
+export class LiveWriter implements SiteWriter {
+  private readonly hashes = new Map<string, string>();
+  private readonly made = new Set<string>();
+  readonly output: string;
+  readonly reusable: string;
+  constructor(readonly outDir: string) {
+    this.output = this.reusable = path.resolve(outDir);
+  }
+
+  /** Sizes of the files this writer wrote or found in place this session. */
+  private readonly sizes = new Map<string, number>();
+
+  /**
+   * The file is already in place: it stays as the last build (or the last session) wrote it.
+   * Looked at once a session (a save in a site of thousands of pages asks this of every page;
+   * a stat each cost ~0.2 s a save); after that, what this writer wrote or found is known. The
+   * folder is the dev server's own, under the cache: nothing else writes it.
+   */
+  async reuse(file: string, size?: number): Promise<boolean> {
+    let known = this.sizes.get(file);
+    if (known === undefined) {
+      const s = statSync(path.join(this.outDir, file), { throwIfNoEntry: false });
+      if (!s?.isFile()) return false;
+      this.sizes.set(file, (known = s.size));
+    }
+    return size === undefined || known === size;
+  }
+
+  async write(file: string, contents: string | Uint8Array): Promise<boolean> {
+    const hash = hashOf(contents);
+    if (this.hashes.get(file) === hash) return false;
+    const target = path.join(this.outDir, file);
+    const dir = path.dirname(target);
+    if (!this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    const temp = `${target}.${process.pid}.tmp`;
+    await writeFile(temp, contents);
+    await rename(temp, target);
+    this.hashes.set(file, hash);
+    this.sizes.set(file, typeof contents === "string" ? Buffer.byteLength(contents) : contents.length);
+    return true;
+  }
+
+  async remove(file: string): Promise<void> {
+    this.hashes.delete(file);
+    this.sizes.delete(file);
+    await rm(path.join(this.outDir, file), { force: true });
+  }
+
+  async copyDir(from: string): Promise<void> {
+    const exists = await stat(from).then((s) => s.isDirectory(), () => false);
+    if (exists) await cp(from, this.outDir, { recursive: true });
+  }
+
+  copyFile(from: string, to: string): Promise<boolean> {
+    return copyInto(this, from, to);
+  }
+
+  async commit(): Promise<void> {}
+  async abort(): Promise<void> {}
+}
