@@ -18,6 +18,7 @@ import { pageLinks } from "../engine/stages/checks/rendered-links.js";
 import { serve } from "../engine/servers/static-server.js";
 import type { Theme } from "../engine/theme.js";
 import { buildInMemory, editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
+import { MAX_ROUTE_LENGTH } from "../engine/stages/routes/routes.js";
 import { theme } from "../templates/theme.js";
 
 /** The basic fixture with one alias (of /primeiro) and two redirects. */
@@ -156,6 +157,23 @@ describe("aliases and redirects", () => {
     expect(error!.source!.split("\n")[error!.line! - 1]).toContain(entry);
     expect(error!.message).toContain(message);
     expect(error!.hint).toBe(hint);
+  });
+
+  it(`an alias or redirect longer than ${MAX_ROUTE_LENGTH} characters is an error at its line; one of ${MAX_ROUTE_LENGTH} is fine`, async () => {
+    const longest = `/artigo/${"a".repeat(MAX_ROUTE_LENGTH - 8)}`;
+    const alias = `/artigo/${"b".repeat(MAX_ROUTE_LENGTH - 7)}`;
+    const redirect = `/${"c".repeat(MAX_ROUTE_LENGTH)}`;
+    expect([longest.length, alias.length, redirect.length]).toEqual([MAX_ROUTE_LENGTH, MAX_ROUTE_LENGTH + 1, MAX_ROUTE_LENGTH + 1]);
+    const dir = await editedFixture("basic", {
+      "articles/primeiro.md": (t) => t.replace(/^---\n/, `---\naliases:\n  - ${longest}\n  - ${alias}\n`),
+      "site.yaml": (t) => `${t}redirects:\n  ${redirect}: /\n`,
+    });
+    const result = await buildInMemory(dir);
+    expect(messages(result)).toEqual([
+      `primeiro.md:4: the alias ${alias} is ${MAX_ROUTE_LENGTH + 1} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH}`,
+      `site.yaml:${result.errors[1]?.line}: the redirected address ${redirect} is ${MAX_ROUTE_LENGTH + 1} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH}`,
+    ]);
+    expect(result.errors[1]!.source!.split("\n")[result.errors[1]!.line! - 1]).toContain(redirect);
   });
 });
 

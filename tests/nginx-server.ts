@@ -15,6 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { projectRoot } from "./helpers.js";
+import { MAX_ROUTE_LENGTH } from "../engine/stages/routes/routes.js";
 
 export const nginxBin = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
 
@@ -42,6 +43,8 @@ export interface RunningNginx {
   /** http://127.0.0.1:PORT */
   base: string;
   port: number;
+  /** What `nginx -t` printed about the configuration (warnings included). */
+  checked: string;
   stop(): Promise<void>;
 }
 
@@ -78,7 +81,13 @@ http {
 }`;
   const confPath = path.join(dir, "nginx.conf");
   await writeFile(confPath, conf);
-  execFileSync(nginxBin, ["-t", "-c", confPath, "-p", dir], { stdio: "pipe" });
+  // nginx -t prints to stderr even when the configuration is fine; with 2>&1 its warnings are kept.
+  let checked: string;
+  try {
+    checked = execFileSync("sh", ["-c", `"$0" -t -c "$1" -p "$2" 2>&1`, nginxBin, confPath, dir], { encoding: "utf8" });
+  } catch (error) {
+    throw new Error(`nginx -t refused the configuration:\n${(error as { stdout?: string }).stdout ?? (error as Error).message}`);
+  }
   const nginx = spawn(nginxBin, ["-c", confPath, "-p", dir, "-g", "daemon off;"], { stdio: "ignore" });
   const base = `http://127.0.0.1:${port}`;
   let up = false;
@@ -93,6 +102,7 @@ http {
   return {
     base,
     port,
+    checked,
     async stop() {
       if (nginx.exitCode === null) {
         const exited = new Promise((resolve) => nginx.once("exit", resolve));
@@ -105,11 +115,22 @@ http {
 }
 
 /**
+ * An address of exactly `length` characters (the longest a route may have, unless told),
+ * made of the words of `stem`: what nginx's map must hold.
+ */
+export function longestAddress(stem: string, length = MAX_ROUTE_LENGTH): string {
+  let address = stem;
+  while (address.length < length) address += `-${stem.slice(1).replace(/\//g, "-")}`;
+  address = address.slice(0, length);
+  return address.endsWith("-") ? `${address.slice(0, -1)}x` : address;
+}
+
+/**
  * Old addresses the servers' tests ask for: an alias of /artigo-transicao (in its front
- * matter) and two redirects of site.yaml, to / and to an article.
+ * matter) as long as an alias may be, and two redirects of site.yaml, to / and to an article.
  */
 export const OLD_ADDRESSES = {
-  alias: { from: "/artigo/transicao-de-carreira", to: "/artigo-transicao" },
+  alias: { from: longestAddress("/artigo/transicao-de-carreira"), to: "/artigo-transicao" },
   gone: { from: "/pagina-removida", to: "/" },
   elsewhere: { from: "/artigo/tarifas", to: "/artigo/tarifas-trump-mercado-trabalho" },
 };

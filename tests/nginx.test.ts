@@ -4,25 +4,34 @@
  * headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFile, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { CSP_LINE } from "../deploy/write-nginx-csp.js";
 import { projectRoot, SPEC_ARTICLE_ROUTES } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { buildRealSite, OLD_ADDRESSES, rawRequest, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
+import { redirectFiles } from "../engine/stages/routes/redirect-files.js";
+import type { Redirect } from "../engine/stages/routes/aliases.js";
+import { MAX_ROUTE_LENGTH } from "../engine/stages/routes/routes.js";
+import { buildRealSite, longestAddress, OLD_ADDRESSES, rawRequest, requireNginx, startNginx, type RunningNginx } from "./nginx-server.js";
 
 const haveNginx = requireNginx("The nginx test");
 
 let nginx: RunningNginx | undefined;
 let base = "";
 let headersFile = "";
+/** The site's folder as nginx's `root` names it: a link to the build folder, as `dist` is. */
+let site = "";
 
 beforeAll(async () => {
   if (!haveNginx) return;
-  const site = await buildRealSite();
+  site = await buildRealSite();
   // A file beside the site's folder, which no request may reach.
   await writeFile(path.join(path.dirname(site), "secret.txt"), "do not serve");
+  // Links out of the site, as a mistake or an attacker with write access to it would leave them.
+  await symlink("/etc", path.join(site, "etcdir"));
+  await symlink(path.join(path.dirname(site), "secret.txt"), path.join(site, "secret-link.txt"));
   headersFile = await readFile(path.join(site, "_headers"), "utf8");
   nginx = await startNginx(site);
   base = nginx.base;
@@ -95,6 +104,20 @@ const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
     }
   });
 
+  it("answers an old address as long as an alias may be: the map holds it", () => {
+    expect(OLD_ADDRESSES.alias.from).toHaveLength(MAX_ROUTE_LENGTH);
+  });
+
+  it("follows no symlink out of the site, while the site itself is served through the link that names it", async () => {
+    expect((await lstat(site)).isSymbolicLink()).toBe(true);
+    for (const attack of ["/etcdir/passwd", "/etcdir/hostname", "/secret-link.txt", "/secret-link"]) {
+      const res = await rawRequest(base, attack);
+      expect(res.status, attack).not.toBe(200);
+      expect(res.body.toString(), attack).not.toMatch(/root:|do not serve/);
+    }
+    expect((await fetch(`${base}/artigo-transicao`)).status).toBe(200);
+  });
+
   it("sends the security headers, with the CSP the build wrote into _headers", async () => {
     const res = await fetch(`${base}/artigo-transicao`);
     const csp = res.headers.get("content-security-policy")!;
@@ -106,6 +129,32 @@ const ROUTES = ["/", ...SPEC_ARTICLE_ROUTES];
     expect(res.headers.get("x-frame-options")).toBe("DENY");
     const notFound = await fetch(`${base}/nada`);
     expect(notFound.headers.get("content-security-policy")).toBe(csp);
+  });
+});
+
+(haveNginx ? describe : describe.skip)("deploy/nginx.conf's map of old addresses", () => {
+  it("loads 2,000 aliases of the longest allowed length, with no warning, and answers each", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-nginx-map-"));
+    await chmod(dir, 0o755);
+    const redirects = Array.from({ length: 2000 }, (_, i) => ({ from: longestAddress(`/artigo/${i}/transicao-de-carreira`), to: "/" }) as Redirect);
+    expect(new Set(redirects.map((r) => r.from)).size).toBe(2000);
+    expect(redirects.every((r) => r.from.length === MAX_ROUTE_LENGTH)).toBe(true);
+    const files = redirectFiles(redirects, { siteUrl: "https://cafe.test", language: "pt-BR", titleOf: () => "Café" });
+    await writeFile(path.join(dir, "_redirects.map"), files.get("_redirects.map")!);
+    await writeFile(path.join(dir, "index.html"), "<!DOCTYPE html><title>Café</title>");
+    await mkdir(path.join(dir, "assets"));
+    const server = await startNginx(dir);
+    try {
+      expect(server.checked).not.toMatch(/\[(warn|emerg)\]/);
+      for (const { from } of [redirects[0]!, redirects[999]!, redirects[1999]!]) {
+        const res = await fetch(server.base + from, { redirect: "manual" });
+        expect(res.status, from).toBe(301);
+        expect(res.headers.get("location")).toBe("/");
+      }
+    } finally {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadContent } from "../engine/stages/load/content.js";
-import { buildRoutes, outFileOf } from "../engine/stages/routes/routes.js";
+import { buildRoutes, MAX_ROUTE_LENGTH, outFileOf } from "../engine/stages/routes/routes.js";
 import { editedFixture, fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
@@ -52,5 +52,22 @@ describe("the route table", () => {
     expect(errors[0]!.file).toMatch(/cards\.yaml$/);
     expect(errors[0]!.line).toBe(15);
     expect(errors[0]!.message).toBe("`[1].route` points to /guia/nao-existe, but no article has that route");
+  });
+
+  it(`fails on a route longer than ${MAX_ROUTE_LENGTH} characters, from the file's name or from \`route:\`, at its line`, async () => {
+    const longest = `/${"a".repeat(MAX_ROUTE_LENGTH - 1)}`;
+    const tooLong = `/${"b".repeat(MAX_ROUTE_LENGTH)}`;
+    const dir = await editedFixture("basic", {
+      [`articles/${longest.slice(1)}.md`]: "---\ntitle: O mais longo\n---\nTexto\n",
+      [`articles/${tooLong.slice(1)}.md`]: "---\ntitle: Longo demais\n---\nTexto\n",
+      "articles/guia/so-titulo.md": `---\ntitle: Outro\nroute: /guia/${"c".repeat(MAX_ROUTE_LENGTH)}\n---\nTexto\n`,
+    });
+    const { content } = await loadContent(dir, theme);
+    const table = buildRoutes(content!, theme);
+    expect(table.byPath.has(longest)).toBe(true);
+    expect(table.errors.map((e) => `${e.file.split("/").pop()}:${e.line}: ${e.message} (${e.hint})`)).toEqual([
+      `${tooLong.slice(1)}.md:1: the route ${tooLong} is ${MAX_ROUTE_LENGTH + 1} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH} (give the file a shorter name, or set a shorter \`route:\`)`,
+      `so-titulo.md:3: the route /guia/${"c".repeat(MAX_ROUTE_LENGTH)} is ${MAX_ROUTE_LENGTH + 6} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH} (set a shorter \`route:\`)`,
+    ]);
   });
 });

@@ -11,7 +11,7 @@
  */
 import type { Article, SiteContent } from "../load/content.js";
 import type { ContentError } from "../../lib/errors.js";
-import type { RouteTable } from "./routes.js";
+import { tooLong, type RouteTable } from "./routes.js";
 import { errorAt, nearest, type LocatableSource } from "../../lib/yaml-source.js";
 
 export interface Redirect {
@@ -89,7 +89,8 @@ export function buildRedirects({ content, table, publicFiles, generated }: Redir
       errors.push(errorAt(declaredIn, key, { message: `${from} redirects to itself`, hint: "remove it" }));
       return;
     }
-    const reason = taken(from);
+    const long = tooLong(from, redirect.kind === "alias" ? "the alias" : "the redirected address");
+    const reason = long ? { message: long, hint: "remove it: deploy/nginx.conf's map of old addresses holds none longer" } : taken(from);
     if (reason) {
       errors.push(errorAt(declaredIn, key, reason));
       return;

@@ -43,6 +43,19 @@ export interface RouteModel<Content = any> {
 
 const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
 
+/**
+ * The longest route, alias or redirect, in characters (the leading slash included). Old
+ * addresses are the keys of nginx's map (deploy/nginx.conf sizes its buckets for keys this
+ * long), and a route is also a file's name; generous for any title an author would shorten.
+ */
+export const MAX_ROUTE_LENGTH = 128;
+
+/** What is wrong with an address longer than MAX_ROUTE_LENGTH (`what`: "the route", "the alias"…), if it is. */
+export function tooLong(address: string, what: string): string | undefined {
+  if (address.length <= MAX_ROUTE_LENGTH) return undefined;
+  return `${what} ${address} is ${address.length} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH}`;
+}
+
 export interface RouteTable<Meta extends object = Record<string, unknown>> {
   routes: Route<Meta>[];
   byPath: Map<string, Route<Meta>>;
@@ -69,6 +82,16 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
           message: `the route ${article.route} is reserved by the site`,
           hint: "choose another `route:` or rename the file",
         }),
+      );
+      continue;
+    }
+    const long = tooLong(article.route, "the route");
+    if (long) {
+      errors.push(
+        "route" in article.frontMatter
+          ? errorAt(article, ["route"], { message: long, hint: "set a shorter `route:`" })
+          : // The route is the file's name.
+            new ContentError({ file: article.file, line: 1, source: article.source, message: long, hint: "give the file a shorter name, or set a shorter `route:`" }),
       );
       continue;
     }
