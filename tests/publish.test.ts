@@ -3,7 +3,7 @@
  * builds, a hand-edited site, no symlinks), the published `dist` holds exactly what a cold
  * build of the same content writes, byte for byte, and nothing else.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFile, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
@@ -12,6 +12,7 @@ import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { FolderWriter, type FolderWriterOptions } from "../engine/stages/write/writers.js";
 import { editedFixture, fixture, projectRoot } from "./helpers.js";
+import { bundleContender, plantStaleLock, race, type StaleLock } from "./lock-race.js";
 import { theme } from "../templates/theme.js";
 
 const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
@@ -206,5 +207,56 @@ describe("publishing through two build folders", () => {
     await writer.begin();
     await matchesCold();
     await writer.abort();
+  }, 120_000);
+});
+
+describe("the lock of the build folders", () => {
+  let contender = "";
+  beforeAll(async () => {
+    contender = await bundleContender();
+  });
+  afterAll(async () => {
+    await rm(path.dirname(contender), { recursive: true, force: true });
+  });
+
+  /** A zombie: a process that has exited and that its parent (a shell that became `sleep`) never waits for. */
+  async function zombie(): Promise<{ pid: number; stop: () => void }> {
+    const parent = spawn("sh", ["-c", "sleep 0.05 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
+    for (let i = 0; i < 100; i++) {
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return { pid, stop: () => parent.kill() };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    parent.kill();
+    throw new Error(`process ${pid} never became a zombie`);
+  }
+
+  it.runIf(process.platform === "linux").each<StaleLock>(["file", "folder"])("takes over at once a lock (%s) whose holder is a zombie: a killed build nobody reaped", async (kind) => {
+    const { root, out, build, matchesCold } = await site("basic");
+    await build();
+    const holder = await zombie();
+    try {
+      await plantStaleLock(path.join(root, "dist.builds"), kind, holder.pid);
+      const started = performance.now();
+      await build();
+      expect(performance.now() - started).toBeLessThan(10_000);
+      await matchesCold();
+      // The lock is let go with the build: the next one takes it.
+      expect((await readdir(path.join(root, "dist.builds"))).filter((name) => name.startsWith("lock"))).toEqual([]);
+      const next = new FolderWriter(out);
+      await next.begin();
+      await next.abort();
+    } finally {
+      holder.stop();
+    }
+  }, 60_000);
+
+  it.each<StaleLock>(["file", "folder"])("four builds started together on a stale lock (%s): one holds it at a time, the others are refused, dist holds one site", async (stale) => {
+    for (let round = 0; round < 5; round++) {
+      const outcome = await race({ contender, stale, racers: 4 });
+      expect(outcome.problems, `round ${round + 1}`).toEqual([]);
+      expect(outcome.published.length + outcome.refused.length).toBe(4);
+    }
   }, 120_000);
 });

@@ -13,8 +13,8 @@
  * Plain functions over the file system, each told what it needs.
  */
 import { randomBytes } from "node:crypto";
-import { lstatSync, readdirSync, rmSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 export type Slot = "a" | "b";
@@ -223,7 +223,7 @@ async function sweep(out: string, builds: string, keep: ReadonlySet<string>): Pr
   ];
   for (const leftover of leftovers) {
     const pid = Number(/-(\d+)$/.exec(leftover)?.[1]);
-    if (pid !== process.pid && isAlive(pid)) continue;
+    if (pid !== process.pid && isRunning(pid)) continue;
     await rm(leftover, { recursive: true, force: true });
   }
 }
@@ -262,38 +262,119 @@ function rmTree(target: string): void {
   }
 }
 
-/** Takes the lock of `builds` (one build at a time writes the standby); throws when a running build holds it. */
-export async function takeLock(builds: string, shown: string): Promise<void> {
+/**
+ * The lock of `builds`: one build at a time writes the standby. The lock is the folder
+ * `<builds>/lock`, holding one empty file named after its holder (`<pid>-<start>-<token>`: its
+ * process, when that process started, and a random token).
+ *
+ * Taken by renaming a folder of one's own, holder file inside, to `lock`: the system makes the
+ * rename only where no `lock` is, or only an empty one, and does it atomically, so two builds
+ * never both succeed. A lock whose holder is gone (killed; a zombie; its number now another
+ * process's) is taken over by removing its holder's file by that file's own name: a file no
+ * other build's lock ever holds, so a build that took the lock a moment before is never
+ * robbed of it (deleting the lock and making a new one, as before, could delete a lock another
+ * build had just taken: two builds wrote one site). The emptied folder is then replaced by the
+ * rename. Why not proper-lockfile: it judges a lock stale by its age, so a killed build
+ * blocks the next one for its whole staleness period, and its takeover removes and re-makes the
+ * lock folder, the same race as before (it notices the loss only later, by a timer).
+ */
+export interface HeldLock {
+  /** `<builds>/lock`. */
+  dir: string;
+  /** The holder's file in it. */
+  name: string;
+}
+
+/** Takes the lock of `builds`; throws when a running build holds it. */
+export async function takeLock(builds: string, shown: string): Promise<HeldLock> {
   await mkdir(builds, { recursive: true });
-  const lock = path.join(builds, "lock");
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await writeFile(lock, `${process.pid}\n`, { flag: "wx" });
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  const dir = path.join(builds, "lock");
+  const name = `${process.pid}-${startOf(process.pid) ?? 0}-${randomBytes(6).toString("hex")}`;
+  // Named after this process at the end, so a killed build's leftover is swept and a running one's is not.
+  const mine = path.join(builds, `lock.new-${randomBytes(4).toString("hex")}-${process.pid}`);
+  await mkdir(mine);
+  await writeFile(path.join(mine, name), "");
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await rename(mine, dir);
+        return { dir, name };
+      } catch (error) {
+        if (!LOCK_TAKEN.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+      }
+      const found = await lstat(dir).catch(() => undefined);
+      if (!found) continue;
+      if (!found.isDirectory()) {
+        // An older version's lock: a file holding its holder's process number.
+        const pid = Number((await readFile(dir, "utf8").catch(() => "")).trim());
+        if (pid !== process.pid && isRunning(pid)) throw lockedBy(pid, shown);
+        // unlink never removes a folder: a lock another build has just taken stays.
+        await unlink(dir).catch(() => {});
+        continue;
+      }
+      const holders = await readdir(dir).catch(() => [] as string[]);
+      // An empty lock (its holder was killed as it let go) is replaced by the rename, but not on Windows.
+      if (holders.length === 0) await rmdir(dir).catch(() => {});
+      for (const holder of holders) {
+        const parsed = /^(\d+)-(\d+)-[0-9a-f]+$/.exec(holder);
+        if (!parsed) throw new Error(`could not take the lock ${dir}: it holds ${holder}, which no build put there; remove the folder if no build is running`);
+        const pid = Number(parsed[1]);
+        if (pid !== process.pid && isRunning(pid, parsed[2])) throw lockedBy(pid, shown);
+        await unlink(path.join(dir, holder)).catch(() => {});
+      }
     }
-    const holder = Number((await readFile(lock, "utf8").catch(() => "")).trim());
-    if (holder !== process.pid && isAlive(holder)) {
-      throw new Error(`another build (process ${holder}) is writing ${shown}: wait for it to finish, or stop it, and build again`);
-    }
-    await rm(lock, { force: true });
+    throw new Error(`could not take the lock ${dir}: remove it if no build is running`);
+  } finally {
+    await rm(mine, { recursive: true, force: true });
   }
-  throw new Error(`could not take the lock ${lock}: remove it if no build is running`);
 }
 
-export async function releaseLock(builds: string): Promise<void> {
-  const lock = path.join(builds, "lock");
-  const holder = Number((await readFile(lock, "utf8").catch(() => "")).trim());
-  if (holder === process.pid) await rm(lock, { force: true });
+/** What a rename onto a lock that is there says (a folder that is not empty; a file; Windows' refusal). */
+const LOCK_TAKEN = new Set(["ENOTEMPTY", "EEXIST", "ENOTDIR", "EISDIR", "EPERM"]);
+
+const lockedBy = (pid: number, shown: string) => new Error(`another build (process ${pid}) is writing ${shown}: wait for it to finish, or stop it, and build again`);
+
+/** Lets the lock go: its holder file first, then the folder, unless another build took it the moment it was free. */
+export async function releaseLock(lock: HeldLock): Promise<void> {
+  await unlink(path.join(lock.dir, lock.name)).catch(() => {});
+  await rmdir(lock.dir).catch(() => {});
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process is running: it exists (`kill(pid, 0)`: EPERM is another user's process),
+ * it is not a zombie (state Z: exited, never reaped, as a killed build's is until its parent
+ * waits for it, and for ever where PID 1 does not reap), and, when `start` is given and the
+ * system says (Linux's /proc), it started when the holder did (the number is not another process's now).
+ */
+export function isRunning(pid: number, start?: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  const stat = procStat(pid);
+  if (!stat) return true;
+  if (stat.state === "Z" || stat.state === "X" || stat.state === "x") return false;
+  return start === undefined || start === "0" || start === stat.start;
+}
+
+/** When a process started (clock ticks since boot), where the system says. */
+function startOf(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
+/** A process's state and start time from /proc/<pid>/stat (Linux); undefined elsewhere or when it is gone. */
+function procStat(pid: number): { state: string; start: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // "pid (name) state ppid …": the name may hold spaces and parentheses, so the fields start after the last ")".
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  const start = fields[19];
+  return state && start ? { state, start } : undefined;
 }

@@ -8,7 +8,7 @@ import { hashOf } from "../../lib/hash.js";
 import { constants, rmdirSync, rmSync, statSync } from "node:fs";
 import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
+import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type HeldLock, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
 
 export interface SiteWriter {
   /** Writes a file; resolves false when it already held exactly these bytes. */
@@ -128,7 +128,7 @@ export class FolderWriter implements SiteWriter {
   /** The standby's record is deleted before the folder's first change (a kill then leaves it unknown, so emptied). */
   private unrecorded?: Promise<void>;
   private readonly id = newBuildId();
-  private locked = false;
+  private lock?: HeldLock;
   private writing = false;
 
   /** `options.onStep` (or a function as the second argument) is for tests. */
@@ -174,8 +174,7 @@ export class FolderWriter implements SiteWriter {
 
   async begin(): Promise<void> {
     await this.guard(async () => {
-      await takeLock(this.builds, this.outDir);
-      this.locked = true;
+      this.lock = await takeLock(this.builds, this.outDir);
       this.layout = await openLayout(this.out, this.builds, this.symlink);
       this.held = this.layout.standby.record?.files ?? new Map();
       this.liveFiles = this.layout.live?.record?.files;
@@ -360,7 +359,7 @@ export class FolderWriter implements SiteWriter {
         await rm(live.dir, { recursive: true, force: true });
       }
     } finally {
-      if (this.locked) await releaseLock(this.builds);
+      if (this.lock) await releaseLock(this.lock);
     }
     this.onStep("cleaned");
   }
@@ -384,7 +383,7 @@ export class FolderWriter implements SiteWriter {
           await writeRecord(this.builds, record).catch(() => {});
         }
       }
-      if (this.locked) await releaseLock(this.builds).catch(() => {});
+      if (this.lock) await releaseLock(this.lock);
     })();
     return this.aborting;
   }
