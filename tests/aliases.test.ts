@@ -144,6 +144,13 @@ describe("aliases and redirects", () => {
     ["to a route no page has, with the nearest one", "/x: /primero", "`redirects` sends /x to /primero, and no page has that route", "did you mean /primeiro?"],
     ["to an old address", "/x: /comeco", "`redirects` sends /x to /comeco, which is itself an alias of /primeiro", "send it to /primeiro directly: one redirect, not two"],
     ["from a page's route", "/guia/so-titulo: /", "/guia/so-titulo is the route of", "an old address must be one no page has now; remove it here"],
+    // Said of every key that is not a route: zod's record dropped `__proto__` without a word, and said "Invalid key in record" of the others.
+    ...["__proto__", "/a;b"].map((key) => [
+      `from '${key}'`,
+      `${JSON.stringify(key)}: /`,
+      `\`redirects\` has an old address that is not one ('${key}'): it must be a path like /artigo-transicao: lowercase letters, digits and hyphens, starting with / and no trailing slash`,
+      undefined,
+    ]),
   ])("a redirect %s is an error at its line in site.yaml", async (_, entry, message, hint) => {
     const dir = await editedFixture("basic", {
       "articles/primeiro.md": (t) => t.replace(/^---\n/, "---\naliases: [/comeco]\n"),
@@ -157,6 +164,16 @@ describe("aliases and redirects", () => {
     expect(error!.source!.split("\n")[error!.line! - 1]).toContain(entry);
     expect(error!.message).toContain(message);
     expect(error!.hint).toBe(hint);
+  });
+
+  it("a redirect to another redirect names it, wherever it is in the list, and where the chain ends", async () => {
+    const dir = await editedFixture("basic", { "site.yaml": (t) => `${t}redirects:\n  /a-velho: /b-velho\n  /b-velho: /c-velho\n  /c-velho: /primeiro\n` });
+    const result = await buildInMemory(dir);
+    const site = path.relative(process.cwd(), path.join(dir, "site.yaml"));
+    expect(result.errors.map((e) => [e.source!.split("\n")[e.line! - 1]!.trim(), e.message, e.hint])).toEqual([
+      ["/a-velho: /b-velho", `\`redirects\` sends /a-velho to /b-velho, which is itself a redirect in ${site}`, "send it to /primeiro directly: one redirect, not two"],
+      ["/b-velho: /c-velho", `\`redirects\` sends /b-velho to /c-velho, which is itself a redirect in ${site}`, "send it to /primeiro directly: one redirect, not two"],
+    ]);
   });
 
   it(`an alias or redirect longer than ${MAX_ROUTE_LENGTH} characters is an error at its line; one of ${MAX_ROUTE_LENGTH} is fine`, async () => {

@@ -187,7 +187,8 @@ export function schemaErrors(
     }
     // Point at the bad value itself; for a missing key, at the object that lacks it.
     const pos = locate(path) ?? locate(path.slice(0, -1));
-    const key = formatKey(path);
+    // An issue about a record's key (`recordKey`) is placed at that key but names the record.
+    const key = formatKey(issue.code === "custom" && issue.params?.recordKey ? path.slice(0, -1) : path);
     const text = KNOWN_MESSAGES[issue.code]?.(issue) ?? issue.message;
     return [
       new ContentError({

@@ -138,6 +138,17 @@ export type BaseMeta = {
  * `redirects`: addresses gone for good, each to the route that answers it now (`/` or a page).
  */
 export const engineSiteSettings = {
-  redirects: z.record(routePath, routePath).optional(),
+  redirects: z
+    .preprocess((value, ctx) => {
+      // Each key is an old address, checked here: zod's record would drop a `__proto__` key
+      // without a word, and say only "Invalid key in record" of the others.
+      if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+      for (const key of Object.keys(value)) {
+        const route = routePath.safeParse(key);
+        if (!route.success) ctx.addIssue({ code: "custom", path: [key], input: key, params: { recordKey: true }, message: `has an old address that is not one ('${key}'): it ${route.error.issues[0]!.message}` });
+      }
+      return value;
+    }, z.record(z.string(), routePath))
+    .optional(),
 };
 export type EngineSiteSettings = { redirects?: Record<string, string> };

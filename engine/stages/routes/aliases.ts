@@ -50,7 +50,7 @@ export interface RedirectInput {
 export function buildRedirects({ content, table, publicFiles, generated }: RedirectInput): RedirectTable {
   const errors: ContentError[] = [];
   const byFrom = new Map<string, Redirect>();
-  const described = (r: Redirect) => (r.kind === "alias" ? `an alias of ${r.to} (${r.declaredIn.file})` : `a redirect in ${r.declaredIn.file}`);
+  const described = (r: Pick<Redirect, "kind" | "to" | "declaredIn">) => (r.kind === "alias" ? `an alias of ${r.to} (${r.declaredIn.file})` : `a redirect in ${r.declaredIn.file}`);
 
   /** Why `from` cannot be an old address, if it cannot. */
   const taken = (from: string): { message: string; hint: string } | undefined => {
@@ -115,10 +115,12 @@ export function buildRedirects({ content, table, publicFiles, generated }: Redir
 
   const site = content.site;
   const routeNames = table.routes.filter((r) => r.kind !== "not-found").map((r) => r.path);
-  for (const [from, to] of Object.entries(content.settings.redirects ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const declared = new Map(Object.entries(content.settings.redirects ?? {}));
+  for (const [from, to] of [...declared].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const target = table.byPath.get(to);
     if (!target || target.kind === "not-found") {
-      const alias = byFrom.get(to);
+      // An alias is known by now; a redirect later in the list is not yet, so site.yaml's own list is asked.
+      const alias = byFrom.get(to) ?? (declared.has(to) ? { to: finalTarget(to, declared), kind: "redirect" as const, declaredIn: site } : undefined);
       const guess = alias ? undefined : nearest(to, routeNames);
       errors.push(
         errorAt(site, ["redirects", from], {
@@ -140,4 +142,11 @@ export function buildRedirects({ content, table, publicFiles, generated }: Redir
   // a redirect whose target became an alias later in the list cannot happen: aliases come first.
   const redirects = [...byFrom.values()].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
   return { redirects, byFrom, errors };
+}
+
+/** Where a chain of site.yaml's redirects ends (`/a: /b`, `/b: /`: `/`), a loop cut short. */
+function finalTarget(from: string, declared: ReadonlyMap<string, string>): string {
+  let to = from;
+  for (let hops = 0; declared.has(to) && hops <= declared.size; hops++) to = declared.get(to)!;
+  return to;
 }
