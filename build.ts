@@ -7,7 +7,7 @@
  *   node engine/launch.mjs preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs new     "Título do artigo" [--content DIR]
- *   node engine/launch.mjs check-links [--content DIR] [--warn-only] [--force] [--no-cache]
+ *   node engine/launch.mjs check-links [--content DIR] [--warn-only] [--force] [--no-cache] [--allow-private]
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,10 @@ process.env.NODE_ENV ??= "production";
 /** This site's theme: the module that exports it (bundled beside this file), and the folders its code lives in. */
 const THEME_MODULE = fileURLToPath(new URL("./templates/theme.js", import.meta.url));
 const THEME_FOLDERS = ["templates", "client"];
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force]`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force] [--allow-private]`;
+
+/** check-links' exit code when no site answered at all (1 is dead links, 2 a wrong command line). */
+const OFFLINE = 3;
 
 /** Runs a command; resolves to the exit code (`preview` and `dev` run until stopped). */
 export async function main(argv: string[], projectRoot: string): Promise<number> {
@@ -55,6 +58,8 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
         "no-cache": { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
         "warn-only": { type: "boolean", default: false },
+        // check-links: ask loopback, private and link-local addresses too (refused by default).
+        "allow-private": { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -155,8 +160,14 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
           // --force asks every address again; --no-cache keeps nothing.
           cacheFile: values["no-cache"] ? undefined : path.join(projectRoot, "node_modules/.cache/check-links/answers.json"),
           readCache: !values.force,
+          allowPrivate: values["allow-private"],
         },
       });
+      if (report.offline) {
+        // Said first and alone: a list of every link as dead would be a list of nothing.
+        console.error(report.summary);
+        return OFFLINE;
+      }
       for (const line of report.lines) console.log(line);
       console.log(report.summary);
       if (report.dead > 0 && !values["warn-only"]) {

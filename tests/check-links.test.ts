@@ -4,18 +4,28 @@
  * connection and a host that does not exist; the answers kept for a day; the report's
  * file:line; the command's exit codes.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { execFile } from "node:child_process";
 import http from "node:http";
+import net from "node:net";
 import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { externalLinks, LinkChecker, linkReport, locateLinks, retryAfterMs, type LinkAnswer } from "../engine/tools/link-checker.js";
+import { localRange } from "../engine/tools/local-addresses.js";
 import { editedFixture, projectRoot } from "./helpers.js";
+import { freePort } from "./nginx-server.js";
 
 let server: http.Server;
 let base = "";
+/** A second server, on 127.0.0.2: what a redirect to "an internal service" would reach. */
+let internal: http.Server;
+let internalBase = "";
+const internalSeen: string[] = [];
+/** Connections tried to anything but this machine's loopback (none may be: the guard below stops them before they are made). */
+const contacted: string[] = [];
+const hopCount = new Map<string, number>();
 /** Requests the server received: method and path, in order. */
 const seen: { method: string; path: string; at: number }[] = [];
 let inFlight = 0;
@@ -23,6 +33,23 @@ let maxInFlight = 0;
 const busyCount = new Map<string, number>();
 
 beforeAll(async () => {
+  // Tests ask only servers on 127.0.0.0/8: a connection to any other address fails here, before any packet, and is noted.
+  const connect = net.Socket.prototype.connect;
+  vi.spyOn(net.Socket.prototype, "connect").mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+    const first = (Array.isArray(args[0]) ? args[0][0] : args[0]) as { host?: string } | number;
+    const host = typeof first === "object" ? first.host ?? "localhost" : String(args[1] ?? "localhost");
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|::ffff:127\.\d+\.\d+\.\d+|.*\.invalid)$/.test(host)) {
+      contacted.push(host);
+      throw new Error(`the tests must not contact ${host}`);
+    }
+    return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
+  });
+  internal = http.createServer((req, res) => {
+    internalSeen.push(`${req.method} ${req.url}`);
+    res.end("internal");
+  });
+  await new Promise<void>((resolve) => internal.listen(0, "127.0.0.2", resolve));
+  internalBase = `http://127.0.0.2:${(internal.address() as { port: number }).port}`;
   server = http.createServer((req, res) => {
     const url = req.url ?? "/";
     seen.push({ method: req.method ?? "", path: url, at: Date.now() });
@@ -52,17 +79,32 @@ beforeAll(async () => {
     if (url === "/slow") return void setTimeout(() => send(200), 3000);
     if (url.startsWith("/slowish")) return void setTimeout(() => send(200), 150);
     if (url === "/reset") return void req.socket.destroy();
+    if (url === "/to-admin") return send(302, { Location: `${internalBase}/admin/reboot` });
+    if (url === "/to-metadata") return send(302, { Location: "http://169.254.169.254/latest/meta-data/" });
+    if (url === "/to-private") return send(301, { Location: "https://10.1.2.3/router" });
+    if (url === "/to-mapped") return send(307, { Location: `http://[::ffff:169.254.169.254]/` });
+    const hop = /^\/hop\/(\d+)$/.exec(url);
+    if (hop) {
+      // Every hop first asks to wait a second, then sends on to the next: 11 hops.
+      const n = (hopCount.get(url) ?? 0) + 1;
+      hopCount.set(url, n);
+      if (n % 2 === 1) return send(429, { "Retry-After": "1" });
+      return Number(hop[1]) < 11 ? send(302, { Location: `/hop/${Number(hop[1]) + 1}` }) : send(200);
+    }
     send(500);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  vi.restoreAllMocks();
+  for (const s of [server, internal]) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
 });
 
-const checker = (options = {}) => new LinkChecker({ timeoutMs: 500, backoffMs: 50, ...options });
+const checker = (options = {}) => new LinkChecker({ timeoutMs: 500, backoffMs: 50, allowPrivate: ["127.0.0.1"], ...options });
 const ask = async (route: string, options = {}): Promise<LinkAnswer> => (await checker(options).check([`${base}${route}`])).get(`${base}${route}`)!.answer;
 
 describe("asking an address", () => {
@@ -131,6 +173,83 @@ describe("asking an address", () => {
     expect(retryAfterMs("3")).toBe(3000);
     expect(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(10_000);
     expect(retryAfterMs("soon")).toBeUndefined();
+  });
+});
+
+describe("loopback, private and link-local addresses", () => {
+  it("are not asked, nor followed from a redirect, unless allowed: refused before any connection", async () => {
+    const notFollowed = (to: string, what: string) => ({ kind: "unverified", reason: `redirects to ${to}, not followed: ${what} (--allow-private asks such addresses)` });
+    expect(await ask("/to-admin")).toEqual(notFollowed(`${internalBase}/admin/reboot`, "127.0.0.2 is a loopback address"));
+    // A host name is refused for the address it resolves to, at the moment of connecting.
+    const seenBefore = seen.length;
+    const byName = base.replace("127.0.0.1", "localhost");
+    expect((await checker({ allowPrivate: false }).check([`${byName}/ok`])).get(`${byName}/ok`)!.answer).toMatchObject({
+      kind: "unverified",
+      reason: expect.stringMatching(/^not asked: localhost is (127\.0\.0\.1|::1), a loopback address \(--allow-private asks such addresses\)$/),
+    });
+    expect(seen.length).toBe(seenBefore);
+    expect(await ask("/to-metadata")).toEqual(notFollowed("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"));
+    expect(await ask("/to-private")).toEqual(notFollowed("https://10.1.2.3/router", "10.1.2.3 is a private address"));
+    expect(await ask("/to-mapped")).toMatchObject({ kind: "unverified", reason: expect.stringContaining("a link-local address") });
+    const direct = `${internalBase}/admin/reboot`;
+    expect((await checker().check([direct])).get(direct)!.answer).toEqual({ kind: "unverified", reason: "not asked: 127.0.0.2 is a loopback address (--allow-private asks such addresses)" });
+    expect(internalSeen).toEqual([]);
+    expect(contacted).toEqual([]);
+  });
+
+  it("are asked with --allow-private", async () => {
+    expect(await ask("/to-admin", { allowPrivate: true })).toEqual({ kind: "ok", status: 200 });
+    expect(internalSeen).toEqual(["HEAD /admin/reboot"]);
+    internalSeen.length = 0;
+  });
+
+  it.each([
+    ["127.0.0.2", "loopback"],
+    ["::1", "loopback"],
+    ["[::ffff:127.0.0.1]", "loopback"],
+    ["169.254.169.254", "link-local"],
+    ["fe80::1", "link-local"],
+    ["10.0.0.1", "private"],
+    ["172.16.5.4", "private"],
+    ["192.168.1.1", "private"],
+    ["100.64.0.1", "private"],
+    ["fd12:3456::1", "private"],
+    ["0.0.0.0", "unspecified"],
+    ["172.32.0.1", undefined],
+    ["8.8.8.8", undefined],
+    ["2001:db8::1", undefined],
+    ["example.org", undefined],
+  ])("%s is %s", (address, range) => {
+    expect(localRange(address)).toBe(range);
+  });
+});
+
+describe("the time a link is given", () => {
+  it("bounds a link that asks to wait on each of its 11 hops: not verified, in about the time given", async () => {
+    const started = performance.now();
+    const answer = await ask("/hop/1", { linkBudgetMs: 2000 });
+    expect(performance.now() - started).toBeLessThan(3500);
+    expect(answer).toEqual({ kind: "unverified", status: 429, reason: "no final answer within the 2 s a link is given (429 with Retry-After: 1); try again later" });
+  });
+});
+
+describe("offline", () => {
+  it("no site answering at all is said in one line, with no link reported dead", () => {
+    const failed: LinkAnswer = { kind: "dead", reason: "the host does not exist (DNS lookup failed)" };
+    const urls = ["https://a.example/x", "https://a.example/y", "https://b.example/z"];
+    const answers = new Map(urls.map((u) => [u, { answer: failed, cached: false }]));
+    const report = linkReport(new Map(urls.map((u) => [u, ["/a"]])), new Map(), answers);
+    expect(report.offline).toBe(true);
+    expect(report.lines).toEqual([]);
+    expect(report.dead).toBe(0);
+    expect(report.summary).toBe(
+      "No site answered at all: every one of the 3 links to 2 sites failed before any answer (the host does not exist (DNS lookup failed)). Is this machine offline? No link is reported dead; check again once connected.",
+    );
+    // One site failing alone is that site's problem; a site answering anything means the machine is online.
+    const oneSite = new Map(urls.slice(0, 2).map((u) => [u, { answer: failed, cached: false }]));
+    expect(linkReport(new Map(), new Map(), oneSite).offline).toBe(false);
+    const busy = new Map([...answers, ["https://c.example/", { answer: { kind: "unverified", status: 429, reason: "busy" } as LinkAnswer, cached: false }]]);
+    expect(linkReport(new Map(), new Map(), busy).offline).toBe(false);
   });
 });
 
@@ -207,8 +326,9 @@ it("never runs in a build: no module of the engine imports it", async () => {
   const { readdir, readFile } = await import("node:fs/promises");
   const engine = path.join(projectRoot, "engine");
   const importers = [];
-  for (const file of await readdir(engine)) {
-    if ((await readFile(path.join(engine, file), "utf8")).includes("./check-links.js")) importers.push(file);
+  for (const file of await readdir(engine, { recursive: true })) {
+    if (!file.endsWith(".ts") || file.startsWith(path.join("tools", ""))) continue;
+    if ((await readFile(path.join(engine, file), "utf8")).includes("link-checker.js")) importers.push(file);
   }
   expect(importers).toEqual([]);
 });
@@ -223,7 +343,7 @@ describe("npm run check:links", () => {
           .replace("[link externo](https://www.ibge.gov.br)", `[link externo](${base}/gone) e [outro](${base}/moved)`),
     });
     const command = (...flags: string[]) =>
-      run(process.execPath, ["engine/launch.mjs", "check-links", "--content", content, "--no-cache", ...flags], {
+      run(process.execPath, ["engine/launch.mjs", "check-links", "--content", content, "--no-cache", "--allow-private", ...flags], {
         cwd: projectRoot,
         env: { ...process.env, NO_COLOR: "1" },
       }).then(
@@ -241,5 +361,25 @@ describe("npm run check:links", () => {
     const warned = await command("--warn-only");
     expect(warned.code).toBe(0);
     expect(warned.stdout).toContain(`dead link ${base}/gone`);
+  }, 120_000);
+
+  it("offline (no site answers at all): says so first, in one line, lists nothing as dead, and exits 3", async () => {
+    const closed = await freePort();
+    const content = await editedFixture("basic", {
+      "site.yaml": (s) => s.replace(/https:\/\/placeholder\.invalid/g, `http://127.0.0.3:${closed}`),
+      "articles/primeiro.md": (s) => s.replace("::tool-table{src=\"tools\"}", "").replace("https://www.ibge.gov.br", `http://127.0.0.1:${closed}/ibge`),
+    });
+    const result = await run(process.execPath, ["engine/launch.mjs", "check-links", "--content", content, "--no-cache", "--allow-private"], {
+      cwd: projectRoot,
+      env: { ...process.env, NO_COLOR: "1" },
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(result.code).toBe(3);
+    expect(result.stdout).not.toContain("dead link");
+    expect(result.stderr.trim().split("\n")).toEqual([
+      "No site answered at all: every one of the 3 links to 2 sites failed before any answer (the connection was refused). Is this machine offline? No link is reported dead; check again once connected.",
+    ]);
   }, 120_000);
 });

@@ -12,7 +12,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
+import http from "node:http";
+import https from "node:https";
 import { Parser } from "htmlparser2";
+import { guardedLookup, LocalAddressRefused, refusal, type LocalAllowance, type LocalRange } from "./local-addresses.js";
 
 // ---------------------------------------------------------------------------------------
 // What the site shows, and where it is written
@@ -146,7 +149,7 @@ export type LinkAnswer =
   | { kind: "moved"; status: number; to: string; finalStatus: number }
   | { kind: "dead"; reason: string; status?: number }
   /** Nothing can be said: the site kept asking us to wait (429). */
-  | { kind: "unverified"; reason: string };
+  | { kind: "unverified"; reason: string; status?: number };
 
 export interface CheckOptions {
   /** Per request, milliseconds (default 10 s). */
@@ -167,6 +170,13 @@ export interface CheckOptions {
   readCache?: boolean;
   /** How long an answer is kept (default a day). */
   maxAgeMs?: number;
+  /**
+   * The most time one link may take, redirects and waits a site asks for included (default
+   * 60 s): then it is "not verified".
+   */
+  linkBudgetMs?: number;
+  /** Loopback, private and link-local addresses asked all the same: all (true) or these IPs (default none). */
+  allowPrivate?: LocalAllowance;
   now?: () => number;
 }
 
@@ -221,7 +231,7 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 function failureOf(error: unknown, timeoutMs: number): string {
   const e = error as Error & { cause?: { code?: string; message?: string } };
   if (e.name === "TimeoutError" || e.name === "AbortError") return `no answer within ${timeoutMs / 1000} s (timeout)`;
-  const code = e.cause?.code;
+  const code = (e as { code?: string }).code ?? e.cause?.code;
   if (code === "ENOTFOUND") return "the host does not exist (DNS lookup failed)";
   if (code === "EAI_AGAIN") return "the host could not be looked up (DNS lookup failed; is this machine offline?)";
   if (code === "ECONNREFUSED") return "the connection was refused";
@@ -247,6 +257,8 @@ export class LinkChecker {
       backoffMs: 1000,
       readCache: true,
       maxAgeMs: DAY,
+      linkBudgetMs: 60_000,
+      allowPrivate: false,
       now: Date.now,
       ...options,
     };
@@ -289,13 +301,24 @@ export class LinkChecker {
     await writeFileAtomic(this.o.cacheFile, JSON.stringify({ version: 1, answers: Object.fromEntries(this.kept) }));
   }
 
-  /** Follows an address through its redirects (10 at most) to an answer. */
+  /**
+   * Follows an address through its redirects (10 at most) to an answer, within the time a
+   * link is given (waits a site asks for included): a site asking to wait on every hop gets
+   * no more than that.
+   */
   async ask(url: string): Promise<LinkAnswer> {
+    const deadline = performance.now() + this.o.linkBudgetMs;
     let current = url;
     let moved = false;
     let firstStatus: number | undefined;
     for (let hop = 0; hop <= 10; hop++) {
-      const reply = await this.request(current);
+      const reply = await this.request(current, deadline);
+      if ("refused" in reply) {
+        const { host, address, range } = reply.refused;
+        const what = host === address ? `${address} is a ${range} address` : `${host} is ${address}, a ${range} address`;
+        const reason = hop === 0 ? `not asked: ${what}` : `redirects to ${current}, not followed: ${what}`;
+        return { kind: "unverified", reason: `${reason} (--allow-private asks such addresses)` };
+      }
       if ("failure" in reply) return reply.failure;
       firstStatus ??= reply.status;
       if (REDIRECTS.has(reply.status) && reply.location) {
@@ -311,40 +334,52 @@ export class LinkChecker {
       if (reply.status >= 200 && reply.status < 300) {
         return moved ? { kind: "moved", status: firstStatus, to: current, finalStatus: reply.status } : { kind: "ok", status: reply.status };
       }
-      if (reply.status === 429) return { kind: "unverified", reason: `the site kept answering 429 Too Many Requests${via}; try again later` };
+      if (reply.status === 429) return { kind: "unverified", status: 429, reason: `the site kept answering 429 Too Many Requests${via}; try again later` };
       return { kind: "dead", status: reply.status, reason: `${reply.status}${reply.statusText ? ` ${reply.statusText}` : ""}${via}` };
     }
     return { kind: "dead", reason: "more than 10 redirects" };
   }
 
+  /** The answer of a link that ran out of its time. */
+  private outOfTime(detail: string, status?: number): { failure: LinkAnswer } {
+    return { failure: { kind: "unverified", status, reason: `no final answer within the ${Math.round(this.o.linkBudgetMs / 1000)} s a link is given (${detail}); try again later` } };
+  }
+
   /**
    * One address's answer: HEAD, then GET where HEAD is refused or fails (some servers
-   * answer HEAD with an error); a 429 or 503 is asked again after its Retry-After.
+   * answer HEAD with an error); a 429 or 503 is asked again after its Retry-After, if the
+   * link's time allows. A host written as a local IP is refused here, before any request.
    */
-  private async request(url: string): Promise<Reply | { failure: LinkAnswer }> {
+  private async request(url: string, deadline: number): Promise<Reply | { failure: LinkAnswer } | { refused: Refused }> {
     let host: string;
+    let hostname: string;
     try {
-      host = new URL(url).host;
+      ({ host, hostname } = new URL(url));
     } catch {
       return { failure: { kind: "dead", reason: "not a valid address" } };
     }
+    const literal = refusal(hostname, this.o.allowPrivate);
+    if (literal) return { refused: { host: literal.address, ...literal } };
     for (let attempt = 0; ; attempt++) {
-      let reply: Reply | { error: string } = await this.limiter.run(host, () => this.once(url, "HEAD"));
+      const send = (method: "HEAD" | "GET") => this.limiter.run(host, () => this.once(url, method, deadline));
+      let reply = await send("HEAD");
       // HEAD refused (405, 501, or any error some servers give it) or failed: GET decides.
       // Not after a 429 or 503: that is the site asking for fewer requests, not more.
       // A host that does not exist, refuses or does not answer in time is not asked twice.
-      const failedForGood = "error" in reply && /DNS|refused|timeout/.test(reply.error);
-      if (("error" in reply && !failedForGood) || (!("error" in reply) && reply.status >= 400 && reply.status !== 429 && reply.status !== 503)) {
-        reply = await this.limiter.run(host, () => this.once(url, "GET"));
+      const failedForGood = "error" in reply && (reply.outOfTime || /DNS|refused|timeout/.test(reply.error));
+      if (("error" in reply && !failedForGood) || ("status" in reply && reply.status >= 400 && reply.status !== 429 && reply.status !== 503)) {
+        reply = await send("GET");
       }
-      if ("error" in reply) return { failure: { kind: "dead", reason: reply.error } };
+      if ("refused" in reply) return reply;
+      if ("error" in reply) return reply.outOfTime ? this.outOfTime(reply.error) : { failure: { kind: "dead", reason: reply.error } };
       if ((reply.status === 429 || reply.status === 503) && attempt < this.o.retries) {
         const asked = retryAfterMs(reply.retryAfter, this.o.now());
         const wait = asked ?? this.o.backoffMs * 2 ** attempt;
         if (wait > this.o.maxRetryAfterMs) {
-          if (reply.status === 429) return { failure: { kind: "unverified", reason: `429 Too Many Requests, asked to wait ${Math.round(wait / 1000)} s; try again later` } };
+          if (reply.status === 429) return { failure: { kind: "unverified", status: 429, reason: `429 Too Many Requests, asked to wait ${Math.round(wait / 1000)} s; try again later` } };
           return reply;
         }
+        if (performance.now() + wait > deadline) return this.outOfTime(`${reply.status} with Retry-After: ${reply.retryAfter ?? "none"}`, reply.status);
         await sleep(wait);
         continue;
       }
@@ -352,26 +387,48 @@ export class LinkChecker {
     }
   }
 
-  private async once(url: string, method: "HEAD" | "GET"): Promise<Reply | { error: string }> {
-    try {
-      const response = await fetch(url, {
-        method,
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.o.timeoutMs),
-        headers: { "User-Agent": USER_AGENT, Accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+  /**
+   * One request, answered by its status line and headers (the page is never downloaded). Made
+   * with node:http(s), whose `lookup` refuses a host name that resolves to a local address
+   * before connecting; it ends by the link's deadline.
+   */
+  private once(url: string, method: "HEAD" | "GET", deadline: number): Promise<Reply | { error: string; outOfTime?: boolean } | { refused: Refused }> {
+    const left = deadline - performance.now();
+    if (left <= 0) return Promise.resolve({ error: "out of time", outOfTime: true });
+    const timeoutMs = Math.min(this.o.timeoutMs, left);
+    const target = new URL(url);
+    const client = target.protocol === "https:" ? https : http;
+    return new Promise((resolve) => {
+      const request = client.request(
+        target,
+        {
+          method,
+          agent: false,
+          lookup: guardedLookup(this.o.allowPrivate) as never,
+          signal: AbortSignal.timeout(timeoutMs),
+          headers: { "User-Agent": USER_AGENT, Accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+        },
+        (response) => {
+          const header = (name: string) => [response.headers[name]].flat()[0];
+          resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? "", location: header("location"), retryAfter: header("retry-after") });
+          response.destroy();
+        },
+      );
+      request.on("error", (error) => {
+        if (error instanceof LocalAddressRefused) resolve({ refused: { host: error.host, address: error.address, range: error.range } });
+        else if (timeoutMs < this.o.timeoutMs && (error.name === "AbortError" || error.name === "TimeoutError")) resolve({ error: "a request still unanswered", outOfTime: true });
+        else resolve({ error: failureOf(error, timeoutMs) });
       });
-      // The answer's status is all we need: never download the page.
-      await response.body?.cancel().catch(() => {});
-      return {
-        status: response.status,
-        statusText: response.statusText,
-        location: response.headers.get("location") ?? undefined,
-        retryAfter: response.headers.get("retry-after") ?? undefined,
-      };
-    } catch (error) {
-      return { error: failureOf(error, this.o.timeoutMs) };
-    }
+      request.end();
+    });
   }
+}
+
+/** A local address a request was not sent to. */
+interface Refused {
+  host: string;
+  address: string;
+  range: LocalRange;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -386,6 +443,8 @@ export interface LinkReport {
   unverified: number;
   checked: number;
   cached: number;
+  /** No site answered at all (offline): nothing is listed, and `summary` says so. */
+  offline: boolean;
 }
 
 /** The terminal's report: each dead, moved or unverified link at each place that cites it. */
@@ -419,9 +478,29 @@ export function linkReport(
   const u = count("unverified");
   const pages = new Set([...links.values()].flat()).size;
   let summary = `Checked ${answers.size} external link${answers.size === 1 ? "" : "s"} on ${pages} page${pages === 1 ? "" : "s"}${cached > 0 ? ` (${cached} answered from the last day's checks)` : ""}: ${d} dead, ${m} moved permanently${u > 0 ? `, ${u} not verified` : ""}.`;
-  const network = [...answers.values()].filter((a) => a.answer.kind === "dead" && a.answer.status === undefined && isNetworkReason(a.answer.reason)).length;
-  if (answers.size > 0 && network === answers.size) summary += " No site answered at all: this command needs a network connection.";
-  return { lines: [...inOrder(dead), ...inOrder(moved), ...inOrder(unverified)], summary, dead: d, moved: m, unverified: u, checked: answers.size, cached };
+  if (isOffline(answers)) {
+    const failed = [...answers].filter(([, a]) => !a.cached && isNetworkFailure(a.answer));
+    const hosts = new Set(failed.map(([url]) => new URL(url).host)).size;
+    const reason = failed[0]![1].answer.kind === "dead" ? failed[0]![1].answer.reason : "";
+    summary = `No site answered at all: every one of the ${failed.length} links to ${hosts} sites failed before any answer (${reason}). Is this machine offline? No link is reported dead; check again once connected.`;
+    return { lines: [], summary, dead: 0, moved: m, unverified: u, checked: answers.size, cached, offline: true };
+  }
+  return { lines: [...inOrder(dead), ...inOrder(moved), ...inOrder(unverified)], summary, dead: d, moved: m, unverified: u, checked: answers.size, cached, offline: false };
+}
+
+/** A request that failed before any site answered (no such host, no route, refused, reset, timed out). */
+const isNetworkFailure = (answer: LinkAnswer) => answer.kind === "dead" && answer.status === undefined && isNetworkReason(answer.reason);
+
+/**
+ * True when this run reached no site at all: links of two sites or more were asked, every one
+ * failed on the network, and no site answered anything (a 429 is an answer). One site failing
+ * alone is that site's problem; a link not asked (a local address) says nothing either way.
+ */
+function isOffline(answers: ReadonlyMap<string, { answer: LinkAnswer; cached: boolean }>): boolean {
+  const asked = [...answers].filter(([, a]) => !a.cached);
+  const failed = asked.filter(([, a]) => isNetworkFailure(a.answer));
+  const answered = asked.some(([, { answer }]) => answer.kind === "ok" || answer.kind === "moved" || answer.status !== undefined);
+  return !answered && failed.length > 0 && new Set(failed.map(([url]) => new URL(url).host)).size >= 2;
 }
 
 /** Everything the command does after the build: the links of the pages, their sources, their answers. */
