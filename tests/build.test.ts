@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, writeFile, mkdir } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, symlink, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSite } from "../engine/pipeline/site-builder.js";
@@ -206,6 +206,33 @@ describe("bad input fails the build and keeps the last good output", () => {
     }
     // A file of the old folder that no build wrote is not served on as if it were part of the site.
     expect(existsSync(path.join(root, "dist", "old.txt"))).toBe(false);
+  });
+});
+
+describe("a symlink in public/", () => {
+  it("is published as the file it names, and a link to it is valid; a link to nothing is neither", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-public-links-"));
+    const publicDir = path.join(root, "public");
+    await mkdir(path.join(root, "shared"));
+    await mkdir(path.join(publicDir, "docs"), { recursive: true });
+    await writeFile(path.join(root, "shared", "relatorio.pdf"), "%PDF-1.4 o relatório\n");
+    await symlink(path.join(root, "shared", "relatorio.pdf"), path.join(publicDir, "docs", "relatorio.pdf"));
+    await symlink(path.join(root, "shared", "sumiu.pdf"), path.join(publicDir, "sumiu.pdf"));
+    const link = (href: string) => (t: string) => t.replace(/\n*$/, `\n\nVeja [o relatório](${href}).\n`);
+    const out = path.join(root, "dist");
+    const build = async (href: string) => {
+      const writer = new FolderWriter(out);
+      await writer.begin();
+      const contentDir = await editedFixture("basic", { "articles/guia/so-titulo.md": link(href) });
+      return buildSite({ contentDir, projectRoot, theme, writer, publicDir });
+    };
+    const published = await build("/docs/relatorio.pdf");
+    expect(published.errors.map((e) => e.message)).toEqual([]);
+    expect((await lstat(path.join(out, "docs", "relatorio.pdf"))).isFile()).toBe(true);
+    expect(await readFile(path.join(out, "docs", "relatorio.pdf"), "utf8")).toBe("%PDF-1.4 o relatório\n");
+    expect(existsSync(path.join(out, "sumiu.pdf"))).toBe(false);
+    const dangling = await build("/sumiu.pdf");
+    expect(dangling.errors.map((e) => e.message)).toEqual(["broken link: no page has the route /sumiu.pdf"]);
   });
 });
 

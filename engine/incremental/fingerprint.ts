@@ -13,8 +13,8 @@ import path from "node:path";
 
 const MANIFEST = ".cafe-build.json";
 
-/** Every file below `dir`, hidden ones included (an edit to any input counts). */
-const files = (dir: string) => listFiles(dir, { hidden: true });
+/** Every file below `dir`, hidden ones and links to files included (an edit to any input counts; public/'s links are published). */
+const files = (dir: string) => listFiles(dir, { hidden: true, links: true });
 
 /**
  * Hash of the inputs' paths, sizes and modification times, as make and ninja compare

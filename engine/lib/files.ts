@@ -3,16 +3,17 @@
  * public/, the inputs of the up-to-date check), and a file written whole or not at all.
  * Only Node's own modules: the up-to-date check runs before anything else is loaded.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
  * Every file below `dir` (absolute paths, sorted), none when it does not exist. Synchronous
  * on purpose: thousands of small async calls each take a trip through libuv's thread pool,
- * several times slower here. Hidden files and folders are left out unless `hidden` is true.
+ * several times slower here. Hidden files and folders are left out unless `hidden` is true;
+ * a symlink to a file counts as a file when `links` is true (a link to a folder is not followed).
  */
-export function listFiles(dir: string, { hidden = false }: { hidden?: boolean } = {}): string[] {
+export function listFiles(dir: string, { hidden = false, links = false }: { hidden?: boolean; links?: boolean } = {}): string[] {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true, recursive: true });
@@ -22,8 +23,8 @@ export function listFiles(dir: string, { hidden = false }: { hidden?: boolean } 
   }
   const files: string[] = [];
   for (const e of entries) {
-    if (!e.isFile()) continue;
     const file = path.join(e.parentPath, e.name);
+    if (!e.isFile() && !(links && e.isSymbolicLink() && statSync(file, { throwIfNoEntry: false })?.isFile())) continue;
     if (!hidden && path.relative(dir, file).split(path.sep).some((part) => part.startsWith("."))) continue;
     files.push(file);
   }

@@ -6,8 +6,9 @@
  */
 import { hashOf } from "../../lib/hash.js";
 import { constants, rmdirSync, rmSync, statSync } from "node:fs";
-import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { publicFiles } from "./public-files.js";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type HeldLock, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
 
 export interface SiteWriter {
@@ -305,15 +306,9 @@ export class FolderWriter implements SiteWriter {
     });
   }
 
-  /** Copies a folder (public/) into the site, file by file: those the standby holds already stay. */
+  /** Copies public/ into the site, file by file (as public-files.ts lists them): those the standby holds already stay. */
   async copyDir(from: string): Promise<void> {
-    const entries = await readdir(from, { recursive: true, withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const source = path.join(entry.parentPath, entry.name);
-      const isFile = entry.isFile() || (entry.isSymbolicLink() && (await stat(source).then((s) => s.isFile(), () => false)));
-      // Named with "/" as the engine names every file of a site, on every system.
-      if (isFile) await this.write(path.relative(from, source).split(path.sep).join("/"), await readFile(source));
-    }
+    for (const [file, source] of publicFiles(from)) await this.write(file, await readFile(source));
   }
 
   copyFile(from: string, to: string): Promise<boolean> {
@@ -465,9 +460,9 @@ export class LiveWriter implements SiteWriter {
     await rm(path.join(this.outDir, file), { force: true });
   }
 
+  /** Copies public/ into the served folder (as public-files.ts lists them): only the files whose bytes changed are written. */
   async copyDir(from: string): Promise<void> {
-    const exists = await stat(from).then((s) => s.isDirectory(), () => false);
-    if (exists) await cp(from, this.outDir, { recursive: true });
+    for (const [file, source] of publicFiles(from)) await this.write(file, await readFile(source));
   }
 
   copyFile(from: string, to: string): Promise<boolean> {
