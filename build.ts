@@ -3,7 +3,7 @@
  * together, parses flags and calls the engine. It runs bundled, through engine/launch.mjs
  * (what every npm script runs):
  *
- *   node engine/launch.mjs build   [--content DIR] [--out DIR] [--force] [--no-cache] [--verbose]
+ *   node engine/launch.mjs build   [--content DIR] [--out DIR] [--force] [--no-cache] [--verbose] [--new-published-routes]
  *   node engine/launch.mjs preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs new     "Título do artigo" [--content DIR]
@@ -23,7 +23,7 @@ process.env.NODE_ENV ??= "production";
 /** This site's theme: the module that exports it (bundled beside this file), and the folders its code lives in. */
 const THEME_MODULE = fileURLToPath(new URL("./templates/theme.js", import.meta.url));
 const THEME_FOLDERS = ["templates", "client"];
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force] [--allow-private]`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run build -- [--force] [--no-cache] [--verbose] [--new-published-routes]\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force] [--allow-private]`;
 
 /** check-links' exit code when no site answered at all (1 is dead links, 2 a wrong command line). */
 const OFFLINE = 3;
@@ -57,6 +57,8 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
         force: { type: "boolean", default: false },
         "no-cache": { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
+        // build: start a new content/published-routes.txt where it is missing although the site was built before.
+        "new-published-routes": { type: "boolean", default: false },
         "warn-only": { type: "boolean", default: false },
         // check-links: ask loopback, private and link-local addresses too (refused by default).
         "allow-private": { type: "boolean", default: false },
@@ -88,7 +90,7 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
       }
       const { buildProject } = await import("./engine/node.js");
       const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
-      const code = await buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], verbose: values.verbose, inputs });
+      const code = await buildProject({ projectRoot, theme, themeFolders: THEME_FOLDERS, contentDir, outDir, force: values.force, noCache: values["no-cache"], verbose: values.verbose, inputs, newPublishedRoutes: values["new-published-routes"] });
       if (code === 0) await updateEditorSchemas(projectRoot, contentDir, theme);
       return code;
     }

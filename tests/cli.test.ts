@@ -1,7 +1,7 @@
 /** The command line as an author runs it: exit codes, messages and the output folder. */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdtemp, readdir, readFile, readlink, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -10,8 +10,8 @@ import { editedFixture, fixture, projectCopy, projectRoot } from "./helpers.js";
 const run = promisify(execFile);
 
 /** As `npm run build` runs it: `node engine/launch.mjs build`. */
-async function build(content: string, out: string) {
-  return run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
+async function build(content: string, out: string, ...flags: string[]) {
+  return run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out, ...flags], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" } }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -110,4 +110,104 @@ describe("npm run build from another folder", () => {
     await utimes(path.join(content, "articles/primeiro.md"), later, later);
     expect(await build(elsewhere)).toMatch(/Built 4 pages into .* \(4 unchanged, from the cache\)/);
   }, 60_000);
+});
+
+describe("npm run build when the record of published addresses is missing", () => {
+  it("stops, when the site was built before, naming the command that starts a new record on purpose", async () => {
+    const content = await editedFixture("basic", { "articles/solto.md": "---\ntitle: Um artigo solto\n---\n\nTexto.\n" });
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-record-")), "site");
+    expect((await build(content, out)).code).toBe(0);
+    const record = path.join(content, "published-routes.txt");
+    expect(await readFile(record, "utf8")).toContain("/solto");
+    // Deleted together with an article: the protection must not fail open.
+    await rm(record);
+    await rm(path.join(content, "articles/solto.md"));
+    const stopped = await build(content, out);
+    expect(stopped.code).toBe(1);
+    const shown = path.relative(projectRoot, record);
+    expect(stopped.stderr.trim().split("\n")).toEqual([
+      `Build failed: ${shown} is missing, but ${path.relative(projectRoot, out)} has been built before: that file records every address the site has published, so that none stops answering unnoticed. ` +
+        `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${path.relative(projectRoot, out)} was left as it was.`,
+    ]);
+    await expect(readFile(record, "utf8")).rejects.toThrow();
+    expect(await readFile(path.join(out, "solto.html"), "utf8")).toContain("Um artigo solto");
+
+    const renewed = await build(content, out, "--new-published-routes");
+    expect(renewed.code).toBe(0);
+    expect(renewed.stdout).toContain("Recorded 3 new published addresses");
+    expect((await readFile(record, "utf8")).split("\n").filter((l) => l.startsWith("/"))).toEqual(["/", "/guia/so-titulo", "/primeiro"]);
+  }, 60_000);
+});
+
+/**
+ * Folders the build cannot write: for a user, a read-only folder. Root writes anything, so as
+ * root the build runs as `nobody` (setpriv), over a temporary folder of its own, with its own
+ * engine cache (the command bundles itself there once).
+ */
+describe("npm run build over folders it cannot write", () => {
+  const isRoot = process.getuid?.() === 0;
+  const NOBODY = 65534;
+
+  async function authorsSite() {
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-readonly-"));
+    const content = await editedFixture("basic", {});
+    await run("cp", ["-r", content, path.join(root, "content")]);
+    await chmod(root, 0o755);
+    if (isRoot) await run("chown", ["-R", `${NOBODY}:${NOBODY}`, root]);
+    const out = path.join(root, "dist");
+    const command = (...flags: string[]) => {
+      const args = ["engine/launch.mjs", "build", "--content", path.join(root, "content"), "--out", out, ...flags];
+      const [file, all] = isRoot ? ["setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, ...args]] : [process.execPath, args];
+      return run(file, all, { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1", CAFE_CACHE_DIR: path.join(root, "cache") } }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+      );
+    };
+    const edit = (text: string) => writeFile(path.join(root, "content/articles/primeiro.md"), `${text}\n`, { flag: "a" });
+    expect((await command()).code).toBe(0);
+    await edit("Segunda versão.");
+    expect((await command()).code).toBe(0);
+    const live = path.join(root, (await readlink(out)).replace(/^\.\//, ""));
+    const standby = path.join(`${out}.builds`, path.basename(live) === "a" ? "b" : "a");
+    const site = async () => Object.fromEntries(await Promise.all((await readdir(out)).filter((f) => f.endsWith(".html")).map(async (f) => [f, await readFile(path.join(out, f), "utf8")])));
+    return { root, out, standby, command, edit, site };
+  }
+
+  it("a read-only standby build folder: one line that says which folder, no stack trace, exit 1, the last good site kept", async () => {
+    const { standby, command, edit, site } = await authorsSite();
+    const before = await site();
+    await chmod(standby, 0o555);
+    await edit("Terceira versão.");
+    const result = await command();
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/\n\s+at |\[cause\]|errno/);
+    const shown = path.relative(projectRoot, standby);
+    expect(result.stderr.trim().split("\n").filter((l) => !l.startsWith("warning"))).toEqual([
+      expect.stringMatching(new RegExp(`^Build failed: cannot write ${shown}/[\\w./-]+ \\(permission denied\\)\\. .* is still the last good site: make ${shown}(/[\\w-]+)? writable \\(or remove it\\) and build again\\.$`)),
+    ]);
+    expect(await site()).toEqual(before);
+    // Made writable again, the next build publishes the edit.
+    await chmod(standby, 0o755);
+    expect((await command()).code).toBe(0);
+    expect((await site())["primeiro.html"]).toContain("Terceira versão.");
+  }, 120_000);
+
+  // Only root can leave a file the build's user may not replace in a folder it writes (root's, in a sticky folder).
+  it.runIf(isRoot)("a .cafe-build.json it cannot replace after publishing: one warning line, exit 0, the new site published", async () => {
+    const { standby, command, edit, site } = await authorsSite();
+    const note = path.join(standby, ".cafe-build.json");
+    await writeFile(note, "{}\n", { mode: 0o444 });
+    await chown(note, 0, 0);
+    await chown(standby, 0, 0);
+    await chmod(standby, 0o1777);
+    await edit("Terceira versão.");
+    const result = await command();
+    expect(result.stderr).not.toMatch(/\n\s+at |\[cause\]|errno/);
+    expect(result.stderr.trim().split("\n").filter((l) => !l.startsWith("warning ")).map((l) => l.replace(/\S*\.cafe-build\.json\S*/, "NOTE"))).toEqual([
+      `warning: ${path.relative(projectRoot, path.dirname(standby)).replace(/\.builds$/, "")} is built, but cannot write NOTE (operation not permitted): the next build cannot tell that nothing changed, and builds again`,
+    ]);
+    expect(result.code).toBe(0);
+    expect((await site())["primeiro.html"]).toContain("Terceira versão.");
+    expect((await readdir(standby)).filter((f) => f.includes(".tmp"))).toEqual([]);
+  }, 120_000);
 });

@@ -7,8 +7,8 @@
 import { cacheRoot } from "./cache-root.js";
 import { fileHash, hashOfAll } from "../lib/hash.js";
 import { statSync } from "node:fs";
-import { listFiles } from "../lib/files.js";
-import { readFile, writeFile } from "node:fs/promises";
+import { listFiles, writeFileAtomic } from "../lib/files.js";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 
 const MANIFEST = ".cafe-build.json";
@@ -57,7 +57,8 @@ export async function isUpToDate(outDir: string, inputs: string): Promise<boolea
 /** Records what `outDir` was built from, after a successful build. */
 export async function recordBuild(outDir: string, inputs: string): Promise<void> {
   const output = outputFingerprint(outDir);
-  await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`);
+  // Aside and renamed over the old one: never half a note, and a read-only old one is replaced.
+  await writeFileAtomic(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`, { mkdirs: false });
 }
 
 /**

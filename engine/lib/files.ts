@@ -4,7 +4,7 @@
  * Only Node's own modules: the up-to-date check runs before anything else is loaded.
  */
 import { readdirSync, statSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -38,6 +38,12 @@ export function listFiles(dir: string, { hidden = false, links = false }: { hidd
 export async function writeFileAtomic(file: string, data: string | Uint8Array, { mkdirs = true }: { mkdirs?: boolean } = {}): Promise<void> {
   if (mkdirs) await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
+  try {
+    await writeFile(temp, data);
+    await rename(temp, file);
+  } catch (error) {
+    // Nothing is left beside the file (a read-only one that could not be replaced, a full disk).
+    await rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
 }

@@ -4,12 +4,13 @@
  * last good site on any error or interruption, and print what the author needs to read.
  */
 import path from "node:path";
-import { SiteBuilder } from "./site-builder.js";
+import { existsSync } from "node:fs";
+import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { BuildCache } from "../incremental/build-cache.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { RECORD_FILE } from "../stages/routes/published-routes.js";
-import { printErrors, printWarnings } from "../lib/report.js";
+import { fileFailure, printErrors, printWarnings } from "../lib/report.js";
 import type { Theme } from "../theme.js";
 
 export interface ProjectBuildOptions {
@@ -34,6 +35,11 @@ export interface ProjectBuildOptions {
   verbose?: boolean;
   /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
   inputs?: string;
+  /**
+   * Start a new record of published addresses (`published-routes.txt`) where it is missing
+   * although the output was built before (otherwise that stops the build: it was deleted).
+   */
+  newPublishedRoutes?: boolean;
 }
 
 /** Builds the project and prints the outcome; resolves to the exit code (0 built or up to date, 1 content errors). */
@@ -66,9 +72,36 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.error(`Build failed: ${(error as Error).message}`);
     return 1;
   }
+  // The record of published addresses keeps every published address answering. Missing where
+  // this output was built before, it was deleted (with an article, say): a build would start a
+  // new one from today's addresses and let the others go without a word. Only on purpose.
+  const recordFile = path.join(contentDir, RECORD_FILE);
+  if (writer.hadSite && !options.newPublishedRoutes && existsSync(contentDir) && !existsSync(recordFile)) {
+    await writer.abort();
+    const shown = path.relative(process.cwd(), recordFile) || recordFile;
+    console.error(
+      `Build failed: ${shown} is missing, but ${shownOut} has been built before: that file records every address the site has published, so that none stops answering unnoticed. ` +
+        `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownOut} was left as it was.`,
+    );
+    return 1;
+  }
   // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
-  const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+  let result: BuildResult;
+  try {
+    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+  } catch (error) {
+    // A file that cannot be written (a read-only build folder, a full disk): one line, no stack.
+    const failure = fileFailure(error);
+    if (!failure) throw error;
+    await writer.abort();
+    console.error(
+      writer.published
+        ? `${shownOut} is built and published, but then the build could not finish: ${failure.message}.`
+        : `Build failed: ${failure.message}. ${shownOut} is still the last good site: make ${failure.folder ?? "the folder"} writable (or remove it) and build again.`,
+    );
+    return 1;
+  }
   printWarnings(result.warnings);
   if (options.verbose) for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
   if (!result.ok) {
@@ -78,10 +111,17 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   if (result.published?.length) {
     // New addresses joined the record of published addresses (commit it): the content changed.
-    const record = path.relative(process.cwd(), path.join(contentDir, RECORD_FILE));
+    const record = path.relative(process.cwd(), recordFile);
     console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
-    await recordBuild(outDir, await projectInputs(projectRoot, contentDir, inputFolders));
-  } else await recordBuild(outDir, inputs);
+  }
+  try {
+    await recordBuild(outDir, result.published?.length ? await projectInputs(projectRoot, contentDir, inputFolders) : inputs);
+  } catch (error) {
+    // Only the up-to-date check's note: the site is published; the next build just does not skip.
+    const failure = fileFailure(error);
+    if (!failure) throw error;
+    console.warn(`warning: ${shownOut} is built, but ${failure.message}: the next build cannot tell that nothing changed, and builds again`);
+  }
   const ms = Math.round(performance.now() - started);
   const unchanged = result.routes.length - result.rendered;
   console.log(`Built ${result.routes.length} pages into ${shownOut} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`);

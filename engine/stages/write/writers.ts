@@ -162,6 +162,17 @@ export class FolderWriter implements SiteWriter {
     return this.layout && `${this.layout.standby.dir}#${this.id}`;
   }
 
+  /** True once `begin` found a site at `<outDir>` (this output was built before). */
+  get hadSite(): boolean {
+    return this.layout?.live !== undefined;
+  }
+
+  /** True once this build's site is the one `<outDir>` names (whatever fails after that, it is published). */
+  get published(): boolean {
+    return this.switched;
+  }
+  private switched = false;
+
   /** The published build, read at `begin`: what `reuse` takes files from. */
   get reusable(): string | undefined {
     const record = this.layout?.live?.record;
@@ -347,6 +358,7 @@ export class FolderWriter implements SiteWriter {
       const moved = await switchOut(this.out, dir, { aside, symlink: this.symlink, onLinked: () => this.onStep("linked") }).catch((error: Error) => {
         throw new Error(`could not publish ${this.outDir}: ${error.message}. It is still the previous site; close what holds its files and build again.`, { cause: error });
       });
+      this.switched = true;
       this.onStep("swapped");
       if (moved && !live?.record) await rm(moved, { recursive: true, force: true });
       // An older version's build folder, no longer published.
