@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { readFileSync } from "node:fs";
-import { loadContent } from "../engine/stages/load/content.js";
+import { loadContent, markdownOf } from "../engine/stages/load/content.js";
 import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
@@ -114,11 +114,11 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
   });
 
   it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
-    expect(quotesNotInArticle(article.markdown)).toEqual([]);
+    expect(quotesNotInArticle(markdownOf(article))).toEqual([]);
   });
 
   it.each(cases)("%s ends with the hashtags block, #CaféComACris last", (_, article) => {
-    expect(hasHashtagsBlock(article.markdown)).toBe(true);
+    expect(hasHashtagsBlock(markdownOf(article))).toBe(true);
     const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
     const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
     const tags = [...variant.querySelectorAll(".hashtag")].map((li) => li.textContent?.trim());

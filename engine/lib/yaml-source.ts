@@ -5,6 +5,7 @@
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
+import matter from "gray-matter";
 import { ContentError } from "./errors.js";
 
 export interface Position {
@@ -90,12 +91,43 @@ function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number)
   };
 }
 
-/** A source whose values can be located: a YAML/JSON file, or an article's front matter. */
+/**
+ * A source whose values can be located: a YAML or JSON file (its whole text), or an article
+ * (`format: "front-matter"`: the YAML between its `---` lines). Plain data: the position of a
+ * value is worked out from the text when an error needs it (`locate`).
+ */
 export interface LocatableSource {
   file: string;
   source: string;
-  locate: Locator;
+  format?: "front-matter";
 }
+
+/** Where the value (or with `{ key: true }`, the key) at `path` is in a source; parsed again from its text. */
+export function locate(target: LocatableSource, path: readonly PropertyKey[], options?: { key?: boolean }): Position | undefined {
+  return locatorOf(target)(path, options);
+}
+
+/** A locator over a source, its text parsed once on the first call (for several positions in one error report). */
+export function locatorOf(target: LocatableSource): Locator {
+  let located: Locator | undefined;
+  return (path, options) => {
+    if (!located) {
+      try {
+        if (target.format === "front-matter") {
+          // Only the split: the front matter's text, located by the same YAML parser as the build's.
+          const text = matter(target.source, { engines: { yaml: () => ({}) } }).matter;
+          located = parseYamlSource(text, target.file, target.source, frontMatterLineOffset(text)).locate;
+        } else located = parseYamlSource(target.source, target.file, target.source).locate;
+      } catch {
+        located = () => undefined;
+      }
+    }
+    return located(path, options);
+  };
+}
+
+/** gray-matter's front matter starts with the newline that ends the opening `---` line. */
+export const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
 
 /** A ContentError pointing at the value found at `path` inside a located source. */
 export function errorAt(
@@ -103,7 +135,7 @@ export function errorAt(
   path: readonly PropertyKey[],
   init: { message: string; hint?: string; key?: string },
 ): ContentError {
-  const pos = target.locate(path);
+  const pos = locate(target, path);
   return new ContentError({
     file: target.file,
     source: target.source,

@@ -6,7 +6,8 @@
  */
 import type { ContentError } from "../../lib/errors.js";
 import type { SiteContent } from "../load/content.js";
-import { markdownLinkErrors, type LinkTargets } from "./rendered-links.js";
+import { markdownLinkErrors } from "./rendered-links.js";
+import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import type { RouteTable } from "../routes/routes.js";
 import type { Theme } from "../../theme.js";
@@ -15,11 +16,12 @@ export interface CheckInput {
   content: SiteContent;
   table: RouteTable;
   markdown: MarkdownBodies;
-  theme: Theme;
-  targets: LinkTargets;
+  addresses: Addresses;
+  earlier: EarlierArticles;
 }
 
 /** The errors of the whole-site checks. */
-export async function checkStage({ content, table, markdown, theme, targets }: CheckInput): Promise<ContentError[]> {
+export async function checkStage({ content, table, markdown, addresses, earlier }: CheckInput, theme: Theme): Promise<ContentError[]> {
+  const targets = linkTargets(content, table, addresses, earlier);
   return [...markdownLinkErrors(content, markdown, targets), ...((await theme.check?.(content, table)) ?? [])];
 }

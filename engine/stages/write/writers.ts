@@ -4,6 +4,7 @@
  * a symlink only when the whole site is written, so a failed or killed build never leaves a
  * half-written or missing site.
  */
+import { randomUUID } from "node:crypto";
 import { hashOf } from "../../lib/hash.js";
 import { constants, rmdirSync, rmSync, statSync } from "node:fs";
 import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
@@ -44,13 +45,11 @@ async function copyInto(writer: SiteWriter, from: string, to: string): Promise<b
   }
 }
 
-let memoryWriters = 0;
-
 /** Keeps the site in a Map: for tests and for measuring. */
 export class MemoryWriter implements SiteWriter {
   readonly files = new Map<string, string | Uint8Array>();
   /** This writer's own name: a builder reuses what it holds, and nothing of another writer. */
-  readonly output = `memory:${++memoryWriters}`;
+  readonly output = `memory:${randomUUID()}`;
   readonly reusable = this.output;
   async write(file: string, contents: string | Uint8Array) {
     const old = this.files.get(file);
