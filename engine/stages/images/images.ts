@@ -30,6 +30,7 @@ import { ContentError } from "../../lib/errors.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
+import { slugify } from "../../lib/slug.js";
 
 /** An image as the Markdown stage found it: `![alt](url)`, `{decorative}` after it or not. */
 export interface MarkdownImage {
@@ -483,13 +484,7 @@ function formatOf(meta: Metadata): OutputFormat | "svg" | undefined {
 
 /** `Foto da Equipe.JPG` → `foto-da-equipe`: a readable, URL-safe start for the hashed names. */
 function stemOf(file: string): string {
-  const stem = path
-    .basename(file, path.extname(file))
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
+  const stem = slugify(path.basename(file, path.extname(file)));
   return stem || "image";
 }
 

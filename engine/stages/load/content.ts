@@ -361,18 +361,10 @@ export function parseArticle(
   model: ArticleModel,
   sourceHash = hashOf(source),
 ): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[] } {
+  // A file that cannot be split into front matter and body: said at its first line.
+  const unreadable = (message: string, hint: string, cause?: unknown) => ({ errors: [new ContentError({ file, line: 1, source, message, hint, cause })] });
   if (!/^---\r?\n/.test(source)) {
-    return {
-      errors: [
-        new ContentError({
-          file,
-          line: 1,
-          source,
-          message: "missing front matter",
-          hint: "start the file with a YAML block between two `---` lines holding at least a `title:`",
-        }),
-      ],
-    };
+    return unreadable("missing front matter", "start the file with a YAML block between two `---` lines holding at least a `title:`");
   }
   let raw: matter.GrayMatterFile<string>;
   try {
@@ -385,18 +377,7 @@ export function parseArticle(
     });
   } catch (error) {
     if (error instanceof ContentError) return { errors: [error] };
-    return {
-      errors: [
-        new ContentError({
-          file,
-          line: 1,
-          source,
-          message: `cannot read front matter: ${(error as Error).message}`,
-          hint: "close the front matter with a line holding only `---`",
-          cause: error,
-        }),
-      ],
-    };
+    return unreadable(`cannot read front matter: ${(error as Error).message}`, "close the front matter with a line holding only `---`", error);
   }
   // The parsed YAML document is large and only needed to point at an error: let it go, and
   // parse the front matter again on the rare call (memory stays flat on huge sites).

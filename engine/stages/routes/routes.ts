@@ -41,7 +41,11 @@ export interface RouteModel<Content = any> {
   pages(content: Content): PageSpec[];
 }
 
-const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
+/** Routes no page may have, and so no old address either: the site's own files are there. */
+export const RESERVED_ROUTES: ReadonlySet<string> = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
+
+/** True for a route the site keeps for itself (its 404, its assets, its feed and sitemap). */
+export const isReservedRoute = (route: string) => RESERVED_ROUTES.has(route) || route.startsWith("/assets/");
 
 export interface RouteTable<Meta extends object = Record<string, unknown>> {
   routes: Route<Meta>[];
@@ -63,7 +67,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
   const byRoute = new Map<string, Map<string, Article>>();
 
   for (const article of content.articles) {
-    if (RESERVED.has(article.route) || article.route.startsWith("/assets/")) {
+    if (isReservedRoute(article.route)) {
       errors.push(
         errorAt(article, ["route"], {
           message: `the route ${article.route} is reserved by the site`,

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { hashOf } from "../../lib/hash.js";
 import { constants, rmdirSync, rmSync, statSync } from "node:fs";
 import { copyFile, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "../../lib/files.js";
 import path from "node:path";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
 
@@ -451,9 +452,7 @@ export class LiveWriter implements SiteWriter {
       await mkdir(dir, { recursive: true });
       this.made.add(dir);
     }
-    const temp = `${target}.${process.pid}.tmp`;
-    await writeFile(temp, contents);
-    await rename(temp, target);
+    await writeFileAtomic(target, contents, { mkdirs: false });
     this.hashes.set(file, hash);
     this.sizes.set(file, typeof contents === "string" ? Buffer.byteLength(contents) : contents.length);
     return true;
