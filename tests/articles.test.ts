@@ -9,12 +9,14 @@ import { loadContent } from "../engine/content.js";
 import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { hasHashtagsBlock, isHomePage, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
+import { hasHashtagsBlock, isHomePage, linksToLaterArticles, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
 
 const built = realSite();
 const { content } = await loadContent(path.join(projectRoot, "content"), theme);
 const articles = content!.articles as CafeArticle[];
 const routes = new Set(built.routes.map((r) => r.path));
+/** Each article's date (ISO), by route. */
+const dateOf = new Map(articles.filter((a) => a.meta.date).map((a) => [a.route, a.meta.date!.iso]));
 
 /** The article body as a reader sees it on its page: prose, tables, lists and blocks. */
 function bodyText(route: string, lang: "pt" | "en"): string {
@@ -111,6 +113,10 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
     const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
     const urls = [...variant.querySelectorAll(".references a[href]")].map((a) => a.getAttribute("href")!);
     expect(urls.filter(isHomePage)).toEqual([]);
+  });
+
+  it.each(cases)("%s cites no article dated after it, except in a dated update note (issue 33)", (_, article) => {
+    expect(linksToLaterArticles(article.markdown, article.meta.date!.iso, (route) => dateOf.get(route))).toEqual([]);
   });
 
   it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
