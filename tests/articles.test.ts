@@ -9,7 +9,7 @@ import { loadContent } from "../engine/content.js";
 import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { hasHashtagsBlock, isHomePage, linksToLaterArticles, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
+import { hasHashtagsBlock, homePageLinks, isHomePage, linksToLaterArticles, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
 
 const built = realSite();
 const { content } = await loadContent(path.join(projectRoot, "content"), theme);
@@ -117,6 +117,10 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
 
   it.each(cases)("%s cites no article dated after it, except in a dated update note (issue 33)", (_, article) => {
     expect(linksToLaterArticles(article.markdown, article.meta.date!.iso, (route) => dateOf.get(route))).toEqual([]);
+  });
+
+  it.each(cases)("%s: a link in the text opens the service or document, not a publisher's home page (issue 33)", (_, article) => {
+    expect(homePageLinks(article.markdown)).toEqual([]);
   });
 
   it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
