@@ -119,7 +119,7 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
   ];
 
   it("reads its list of terms from STYLE.md", () => {
-    expect(terms.map((t) => t.use)).toEqual(expect.arrayContaining(["online", "Caged", "você"]));
+    expect(terms.map((t) => t.use)).toEqual(expect.arrayContaining(["online", "Caged", "você", "Senac", "Senai", "Pegue o seu café"]));
   });
 
   it.each(portuguese)("%s spells each listed term one way", (_, source) => {
