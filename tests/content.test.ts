@@ -192,16 +192,21 @@ describe("editorial checks of content/STYLE.md, on examples", () => {
       "Depois deste texto, publiquei [um texto](/depois).",
       ":::",
       "",
-      ':::note{title="Atualização em 01/09/2025"}',
+      ':::note{title="Atualização: o que mudou em 01/09/2025"}',
       "Uma nota anterior ao texto que ela cita: [um texto](/depois).",
       ":::",
       "",
       "E, fora da nota, de novo [um texto](/depois) e um [site](https://example.org/depois).",
+      "",
+      ':::note{title="Nota da autora"}',
+      "Uma nota sem data não é atualização: [um texto](/depois).",
+      ":::",
     ].join("\n");
     expect(linksToLaterArticles(body, "2025-08-04", dateOf)).toEqual([
       "line 1: /depois (2025-10-11)",
       "line 8: /depois (2025-10-11)",
       "line 11: /depois (2025-10-11)",
+      "line 14: /depois (2025-10-11)",
     ]);
     expect(bodyLinks(body).filter((l) => l.updateNote).map((l) => l.updateNote)).toEqual(["2025-10-20", "2025-09-01"]);
   });

@@ -103,10 +103,11 @@ export interface BodyLink {
 }
 
 /**
- * The title a dated update note carries: `:::note{title="Atualização em 21/11/2025"}`. An
- * article may speak of what came after its date only inside such a note (content/STYLE.md).
+ * A dated update note: a `:::note` whose title starts with "Atualização" and carries the date
+ * of what it reports, as `:::note{title="Atualização: a ordem de 20/11/2025"}`. An article may
+ * speak of what came after its own date only inside such a note (content/STYLE.md).
  */
-const UPDATE_NOTE = /^:::note\{title="Atualização em (\d{2})\/(\d{2})\/(\d{4})[^"]*"\}[ \t]*$/;
+const UPDATE_NOTE = /^:::note\{title="Atualização[^"]*?(\d{2})\/(\d{2})\/(\d{4})[^"]*"\}[ \t]*$/;
 
 /** Every inline link of a Markdown body, each with its line and the dated update note around it. */
 export function bodyLinks(markdown: string): BodyLink[] {
