@@ -15,6 +15,7 @@ import {
   homePageLinks,
   isHomePage,
   linksToLaterArticles,
+  misplacedQuotes,
   missingSeriesLinks,
   quotesNotInArticle,
   readableText,
@@ -143,6 +144,10 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
 
   it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
     expect(quotesNotInArticle(article.markdown)).toEqual([]);
+  });
+
+  it.each(cases)("%s: a pull quote comes after its sentence, not right under it (issue 33)", (_, article) => {
+    expect(misplacedQuotes(article.markdown)).toEqual([]);
   });
 
   it.each(cases)("%s ends with the hashtags block, #CaféComACris last", (_, article) => {

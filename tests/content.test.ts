@@ -11,6 +11,7 @@ import {
   isAfter,
   isHomePage,
   linksToLaterArticles,
+  misplacedQuotes,
   missingSeriesLinks,
   quotesNotInArticle,
   readableText,
@@ -227,6 +228,13 @@ describe("editorial checks of content/STYLE.md, on examples", () => {
     expect(quotesNotInArticle(`Um texto.\n\n${quote("Uma frase que não está lá.")}\n`)).toEqual(["Uma frase que não está lá."]);
     expect(quotesNotInArticle(`Antes. Uma frase **que está** lá.\nDepois.\n\n${quote("Uma frase que está lá.")}\n`)).toEqual([]);
     expect(quotesNotInArticle("Sem destaque.\n")).toEqual([]);
+  });
+
+  it("flags a pull quote set before its sentence or right under it, and passes one set at a later pause", () => {
+    const quote = `:::quote{author="Cris"}\nA frase que importa.\n:::`;
+    expect(misplacedQuotes(`Começo.\n\n${quote}\n\nDepois vem a frase que importa.\n`)).toEqual(["before its sentence: A frase que importa."]);
+    expect(misplacedQuotes(`Um parágrafo. A frase que importa.\n\n${quote}\n`)).toEqual(["right after its sentence: A frase que importa."]);
+    expect(misplacedQuotes(`Um parágrafo. A frase que importa.\n\nOutro parágrafo.\n\n${quote}\n`)).toEqual([]);
   });
 
   it("sees whether the hashtags block is placed", () => {

@@ -187,3 +187,21 @@ export function missingSeriesLinks(series: { route: string; links: Set<string> }
   }
   return missing;
 }
+
+/**
+ * The `:::quote` blocks placed where a reader meets them out of turn: before the sentence they
+ * repeat ("before its sentence"), or right under the paragraph that says it, so the same words
+ * are read twice in a row ("right after its sentence"). A pull quote comes later, at a pause.
+ */
+export function misplacedQuotes(markdown: string): string[] {
+  const block = /^:::quote(?:\{[^}\n]*\})?[ \t]*\n([\s\S]*?)\n:::[ \t]*$/gm;
+  const found: string[] = [];
+  for (const match of markdown.matchAll(block)) {
+    const quote = normalize(readableText(match[1]!));
+    const before = markdown.slice(0, match.index).replace(block, " ");
+    const paragraphs = before.split(/\n[ \t]*\n/).filter((p) => p.trim() !== "");
+    if (!normalize(readableText(before)).includes(quote)) found.push(`before its sentence: ${quote}`);
+    else if (normalize(readableText(paragraphs.at(-1) ?? "")).includes(quote)) found.push(`right after its sentence: ${quote}`);
+  }
+  return found;
+}
