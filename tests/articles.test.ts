@@ -102,7 +102,7 @@ describe("the articles", () => {
   });
 
   it.each(cases)("%s links at least one other article of the blog in its text", (_, article) => {
-    const others = bodyLinks(article.markdown).filter((l) => routes.has(l.target.split("#")[0]!) && l.target.split("#")[0] !== article.route && l.target !== "/");
+    const others = bodyLinks(markdownOf(article)).filter((l) => routes.has(l.target.split("#")[0]!) && l.target.split("#")[0] !== article.route && l.target !== "/");
     expect(others.length, "no link to another article").toBeGreaterThan(0);
   });
 
@@ -135,11 +135,11 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
   });
 
   it.each(cases)("%s cites no article dated after it, except in a dated update note (issue 33)", (_, article) => {
-    expect(linksToLaterArticles(article.markdown, article.meta.date!.iso, (route) => dateOf.get(route))).toEqual([]);
+    expect(linksToLaterArticles(markdownOf(article), article.meta.date!.iso, (route) => dateOf.get(route))).toEqual([]);
   });
 
   it.each(cases)("%s: a link in the text opens the service or document, not a publisher's home page (issue 33)", (_, article) => {
-    expect(homePageLinks(article.markdown)).toEqual([]);
+    expect(homePageLinks(markdownOf(article))).toEqual([]);
   });
 
   it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
@@ -147,7 +147,7 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
   });
 
   it.each(cases)("%s: a pull quote comes after its sentence, not right under it (issue 33)", (_, article) => {
-    expect(misplacedQuotes(article.markdown)).toEqual([]);
+    expect(misplacedQuotes(markdownOf(article))).toEqual([]);
   });
 
   it.each(cases)("%s ends with the hashtags block, #CaféComACris last", (_, article) => {
