@@ -42,7 +42,7 @@ const loaded = await loadContent(path.join(root, "content"), theme);
 if (!loaded.content) throw new Error("the site does not load");
 const content = loaded.content;
 const site = content.site.value as SiteSettings;
-const routes = buildRoutes(content, theme).routes;
+const routes = buildRoutes(content, theme).value.routes;
 const url = theme.siteMeta(site).url;
 
 /** Total of each run's drawing; the first also loads satori, resvg and the fonts. */
@@ -53,7 +53,7 @@ for (let run = 0; run < runs; run++) {
   const fresh = { ...theme, version: `${theme.version}-bench-${Date.now()}-${run}` };
   const input = { routes, content, siteUrl: url, projectRoot: root };
   let memory: CardMemory = noCardMemory();
-  drawn.push(await time(async () => void ({ memory } = await cardStage({ ...input, memory }, fresh))));
+  drawn.push(await time(async () => void ({ memory } = (await cardStage({ ...input, memory }, fresh)).value)));
   fromMemory.push((await time(() => cardStage({ ...input, memory }, fresh))) / routes.length);
   fromDisk.push((await time(() => cardStage({ ...input, memory: noCardMemory() }, fresh))) / routes.length);
 }
@@ -117,7 +117,7 @@ for (const source of sources) {
   let files = 0;
   let remembered = noImageMemory();
   const encoded = await time(async () => {
-    const result = await imageStage(input());
+    const result = (await imageStage(input())).value;
     files = result.images.files.size;
     remembered = result.memory;
   });

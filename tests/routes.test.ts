@@ -7,8 +7,8 @@ import { theme } from "../templates/theme.js";
 describe("the route table", () => {
   it("lists every article, the home page and the 404 page, each with its own file", async () => {
     const { content } = await loadContent(fixture("basic"), theme);
-    const table = buildRoutes(content!, theme);
-    expect(table.errors).toEqual([]);
+    const { value: table, errors } = buildRoutes(content!, theme);
+    expect(errors).toEqual([]);
     expect(table.routes.map((r) => [r.path, r.outFile])).toEqual([
       ["/", "index.html"],
       ["/404", "404.html"],
@@ -44,8 +44,8 @@ describe("the route table", () => {
       "cards.yaml": (s) => s.replace("route: /guia/so-titulo", "route: /guia/nao-existe"),
     });
     const { content } = await loadContent(dir, theme);
-    const table = buildRoutes(content!, theme);
-    expect(table.errors).toEqual([]);
+    const { value: table, errors: routeErrors } = buildRoutes(content!, theme);
+    expect(routeErrors).toEqual([]);
     // Cards are this blog's: its theme checks them once the route table is known.
     const errors = await theme.check!(content!, table);
     expect(errors).toHaveLength(1);

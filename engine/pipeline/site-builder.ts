@@ -12,14 +12,14 @@
  * and runs the same stages.
  */
 import path from "node:path";
-import { articleModel, displayPath, isLeftOut, loadArticleFile, loadContent, type ArticleStore, type FailedArticle, type SiteContent } from "../stages/load/content.js";
-import type { ContentError, ContentWarning } from "../lib/errors.js";
+import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
+import { staged, type ContentError, type ContentWarning, type Staged } from "../lib/errors.js";
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
-import { addressStage, linkTargets, type EarlierArticles } from "../stages/routes/addresses.js";
+import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
-import { renderedLinkErrors, type CheckedPage } from "../stages/checks/rendered-links.js";
+import type { CheckedPage } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
-import { checkStage } from "../stages/checks/checks.js";
+import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { cardStage, noCardMemory, type CardMemory } from "../stages/cards/cards.js";
 import { assetStage } from "../stages/assets/assets.js";
@@ -66,13 +66,12 @@ export interface BuildResult {
 }
 
 /** What the load stage gives the others: the content, and the articles that did not load. */
-export interface Loaded {
-  content?: SiteContent;
-  errors: ContentError[];
-  failed: Map<string, FailedArticle>;
-  warnings: ContentWarning[];
-  /** The articles parsed in this load, for the cache to keep. */
-  parsed: ArticleStore;
+export type Loaded = Staged<LoadedContent>;
+
+/** What a run's stages made for the cache to keep, stored once the run is over. */
+interface Kept {
+  articles?: ArticleStore;
+  markdown?: MarkdownStageOutput["keep"];
 }
 
 /**
@@ -123,7 +122,7 @@ export class SiteBuilder {
    * rendered is stored once the run is over (the cache is what earlier runs read while it lasts).
    */
   private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
-    const kept: { articles?: ArticleStore; markdown?: MarkdownStageOutput["keep"] } = {};
+    const kept: Kept = {};
     try {
       return await this.stages(load, writer, kept, options);
     } finally {
@@ -134,47 +133,47 @@ export class SiteBuilder {
     }
   }
 
-  /** The stages, in order. `load` reads the whole content folder, or (watch mode) what changed. */
-  private async stages(
-    load: () => Promise<Loaded> | Loaded,
-    writer: SiteWriter,
-    kept: { articles?: ArticleStore; markdown?: MarkdownStageOutput["keep"] },
-    { newAssets = false },
-  ): Promise<BuildResult> {
+  /**
+   * The stages, in order. `load` reads the whole content folder, or (watch mode) what changed.
+   * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
+   * found wrong, and the build stops before anything is published if any of it is an error.
+   */
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false }): Promise<BuildResult> {
     const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
     const { publicDir, cache, previous } = this;
     const pass = this.handOver;
     const lap = stopwatch();
-    const loaded = lap("load", pass(await load()));
+    const found = findings();
+    const loaded = found.add(lap("load", pass(await load())));
     this.previous = { ...previous, loaded };
-    kept.articles = loaded.parsed;
-    const { content } = loaded;
-    if (!content) return fail(writer, loaded.errors, loaded.warnings);
-    const table = lap("routes", pass(buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route)))));
+    kept.articles = loaded.value.parsed;
+    const { content, failed } = loaded.value;
+    if (!content) return fail(writer, found);
+    const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: previous.known, cachedArticles: cache.files };
-    const addresses = lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier })));
-    const { bodies: markdown, keep } = lap("Markdown", pass(markdownStage({ content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled }, theme)));
+    const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier })))).value;
+    const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
+    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
-    const checks = lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme)));
+    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme))));
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
-    const images = lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })));
+    const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
     this.previous = { ...this.previous, images: images.memory };
-    const bodies = [...markdown.values()].map((m) => m.result);
-    const errors = [...loaded.errors, ...table.errors, ...addresses.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
-    const warnings = [...loaded.warnings, ...bodies.flatMap((b) => b.warnings)];
-    if (errors.length > 0) return fail(writer, errors, warnings);
+    if (found.errors.length > 0) return fail(writer, found);
     const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
     // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
     const siteUrl = theme.siteMeta(content.site.value).url;
-    const [cards, assets] = lap("cards + assets", pass(await Promise.all([
+    const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
       cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards }, theme),
       assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse }),
     ])));
+    const cards = found.add(drawn).value;
     this.previous = { ...this.previous, cards: cards.memory };
-    if ("errors" in assets) return fail(writer, assets.errors, warnings);
+    const assets = found.add(bundled).value;
+    if (!assets) return fail(writer, found);
     const renderInput = pass({ content, table, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     const media = new Map([...images.images.files, ...cards.cards.files]);
     // Render yields each page as it is made and write takes it: each is timed on its own.
@@ -182,8 +181,8 @@ export class SiteBuilder {
     const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
-    const linkErrors = lap("rendered links", renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, assets.record.files), markdown));
-    if (linkErrors.length > 0) return fail(writer, linkErrors, warnings);
+    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files })));
+    if (found.errors.length > 0) return fail(writer, found);
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: [...media.keys()], redirects: written.redirectFiles };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
@@ -191,13 +190,13 @@ export class SiteBuilder {
     // The addresses published for the first time join the record (never from a build with drafts).
     const published = addresses.record && !this.options.drafts ? await updatePublishedRoutes(addresses.record, addresses.answered) : [];
     const changed = written.changed.concat(gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings, changed, rendered: written.rendered, timings: lap.laps, published };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, timings: lap.laps, published };
   }
 
   /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
   private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
-    return loadContent(contentDir, theme, { drafts, projectRoot, previous: this.cache.files });
+    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files }, theme);
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */
@@ -214,7 +213,7 @@ export class SiteBuilder {
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
     const before = this.previous.loaded;
-    if (!before?.content) return this.build(writer);
+    if (!before?.value.content) return this.build(writer);
     const { contentDir } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
@@ -229,7 +228,7 @@ export class SiteBuilder {
     if (rest.length === 0 && this.previous.routes) {
       result = { ok: true, routes: this.previous.routes, errors: [], warnings: [], changed: [], rendered: 0 };
     } else if (!rest.some((f) => inside(contentDir, f))) {
-      result = await this.run(() => ({ ...before, warnings: [], parsed: new Map() }), writer, { newAssets: true });
+      result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() }, warnings: [] }), writer, { newAssets: true });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
       result = await this.build(writer);
     } else {
@@ -240,12 +239,12 @@ export class SiteBuilder {
 
   /** Load, for watch mode: the last content with the given article files read again (added, edited or deleted). */
   private reloadArticles(before: Loaded, files: readonly string[], articlesDir: string): Loaded {
-    const content = before.content!;
+    const content = before.value.content!;
     const { theme, drafts, projectRoot } = this.options;
     const model = articleModel(theme);
     const display = displayPath(projectRoot);
     const articles = new Map(content.articles.map((a) => [a.file, a]));
-    const failed = new Map(before.failed);
+    const failed = new Map(before.value.failed);
     const draftRoutes = new Set(content.draftRoutes);
     const parsed: ArticleStore = new Map();
     for (const file of files) {
@@ -265,7 +264,7 @@ export class SiteBuilder {
       if (article && isLeftOut(article, drafts)) draftRoutes.add(article.route);
     }
     const next = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
-    return { content: next, failed, errors: [...failed.values()].flatMap((f) => f.errors), warnings: [], parsed };
+    return staged({ content: next, failed, parsed }, [...failed.values()].flatMap((f) => f.errors));
   }
 }
 
@@ -274,9 +273,22 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
   return new SiteBuilder(options).build(options.writer);
 }
 
-async function fail(writer: SiteWriter, errors: ContentError[], warnings: ContentWarning[]): Promise<BuildResult> {
+/** What the stages of a run found wrong, gathered as they return. */
+function findings() {
+  const errors: ContentError[] = [];
+  const warnings: ContentWarning[] = [];
+  /** Notes a stage's errors and warnings; gives back the stage's result. */
+  const add = <T,>(result: Staged<T>): Staged<T> => {
+    errors.push(...result.errors);
+    warnings.push(...result.warnings);
+    return result;
+  };
+  return { errors, warnings, add };
+}
+
+async function fail(writer: SiteWriter, found: { errors: ContentError[]; warnings: ContentWarning[] }): Promise<BuildResult> {
   await writer.abort();
-  return { ok: false, routes: [], errors, warnings, changed: [], rendered: 0 };
+  return { ok: false, routes: [], errors: found.errors, warnings: found.warnings, changed: [], rendered: 0 };
 }
 
 /** Every page as the rendered-link check sees it: its links, ids and what it read. */

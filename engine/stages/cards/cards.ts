@@ -17,6 +17,7 @@ import type { Route } from "../routes/routes.js";
 import type { SocialCard, Theme, ThemeSocialCard } from "../../theme.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { absoluteUrl } from "../render/site-files.js";
+import { staged, type Staged } from "../../lib/errors.js";
 
 interface LoadedFont {
   name: string;
@@ -57,7 +58,7 @@ export interface CardStageInput {
 }
 
 /** Stage 6: draws (or finds) the card of every route; returns them and what to remember. */
-export async function cardStage({ routes, content, siteUrl, projectRoot, memory }: CardStageInput, theme: Theme): Promise<{ cards: SiteCards; memory: CardMemory }> {
+export async function cardStage({ routes, content, siteUrl, projectRoot, memory }: CardStageInput, theme: Theme): Promise<Staged<{ cards: SiteCards; memory: CardMemory }>> {
   const card = theme.socialCard;
   const byRoute = new Map<string, SocialCard>();
   const files = new Map<string, Uint8Array>();
@@ -91,7 +92,7 @@ export async function cardStage({ routes, content, siteUrl, projectRoot, memory 
       });
     }
   }
-  return { cards: { byRoute, files }, memory: { setup, drawn } };
+  return staged({ cards: { byRoute, files }, memory: { setup, drawn } });
 }
 
 /** The fonts, and the part of every key that does not depend on the page. */

@@ -26,7 +26,7 @@ import { fileHash } from "../../lib/hash.js";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Metadata } from "sharp";
-import { ContentError } from "../../lib/errors.js";
+import { ContentError, staged, type Staged } from "../../lib/errors.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
@@ -229,10 +229,10 @@ export interface ImageStageInput {
 }
 
 /** Stage 5: resolves, inspects and encodes every image the articles show; returns the images, what is wrong, and what to remember. */
-export async function imageStage(input: ImageStageInput): Promise<{ images: SiteImages; errors: ContentError[]; memory: ImageMemory }> {
+export async function imageStage(input: ImageStageInput): Promise<Staged<{ images: SiteImages; memory: ImageMemory }>> {
   const work = new ImageWork(input.projectRoot, input.publicDir, input.options, input.memory);
   const { errors, images } = await work.prepare(input.content, (article) => input.bodyImages.get(article.file) ?? []);
-  return { images, errors, memory: { sources: work.sources, encoded: work.encoded } };
+  return staged({ images, memory: { sources: work.sources, encoded: work.encoded } }, errors);
 }
 
 /** One run of the image stage: starts from what the last run remembered, and ends with what this one will. */

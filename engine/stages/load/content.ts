@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
-import { ContentError, type ContentWarning } from "../../lib/errors.js";
+import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
@@ -163,6 +163,24 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   // The one place the theme's types are given to the content: its schemas validated every value.
   const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
   return { content, errors, failed, warnings, parsed };
+}
+
+/** What the load stage makes: the content (undefined only when a file every page needs could not be read), and the articles parsed or not. */
+export interface LoadedContent {
+  content?: SiteContent;
+  /** Articles that did not load, by file: the build goes on without them and reports their errors. */
+  failed: Map<string, FailedArticle>;
+  /** The articles parsed in this load (not taken from `previous`), for the cache to keep. */
+  parsed: ArticleStore;
+}
+
+/** Stage 1: the whole content folder, read and validated; an article `previous` parsed from the same text is not parsed again. */
+export async function loadStage(
+  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore },
+  theme: ContentModel,
+): Promise<Staged<LoadedContent>> {
+  const { content, errors, failed, warnings, parsed } = await loadContent(input.contentDir, theme, input);
+  return staged({ content, failed, parsed }, errors, warnings);
 }
 
 /** The draft rule: a `draft: true` article is left out of a build, unless it builds drafts (dev). */

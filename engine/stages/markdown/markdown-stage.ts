@@ -12,6 +12,7 @@ import { DepValues, type Deps, type DepId } from "../../incremental/dependencies
 import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
 import { markdownSession, renderMarkdown, siteBlockData, type MarkdownResult } from "./article-markdown.js";
 import type { RouteTable } from "../routes/routes.js";
+import { staged, type Staged } from "../../lib/errors.js";
 import type { Theme } from "../../theme.js";
 
 /** One article's Markdown, with the text and the values it was rendered from. */
@@ -46,7 +47,7 @@ export interface MarkdownStageOutput {
 }
 
 /** Renders every article's Markdown that changed; returns every article's. */
-export function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): MarkdownStageOutput {
+export function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): Staged<MarkdownStageOutput> {
   const session = markdownSession();
   const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name, session.blockData) });
   const bodies = new Map<string, MarkdownEntry>();
@@ -72,5 +73,6 @@ export function markdownStage({ content, table, previous, cached, reference, kee
     }
     bodies.set(article.file, entry);
   }
-  return { bodies, keep };
+  const results = [...bodies.values()].map((b) => b.result);
+  return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
 }

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import type { SiteContent } from "../load/content.js";
-import type { ContentError } from "../../lib/errors.js";
+import { staged, type Staged } from "../../lib/errors.js";
 import { buildRedirects, type RedirectTable } from "./aliases.js";
 import type { LinkTargets } from "../checks/rendered-links.js";
 import { listPublicFiles, publicFileErrors } from "../write/public-files.js";
@@ -33,7 +33,6 @@ export interface Addresses {
   answered: Set<string>;
   /** The files of public/, as paths in the site. */
   publicFiles: Set<string>;
-  errors: ContentError[];
 }
 
 /** Where earlier runs saw each article: what says where the page of a vanished address went. */
@@ -52,7 +51,7 @@ export function linkTargets(content: SiteContent, table: RouteTable, addresses: 
   return { content, table, redirects: addresses.redirects.byFrom, publicFiles: addresses.publicFiles, generated, movedTo };
 }
 
-export function addressStage({ content, table, contentDir, publicDir, recordFile, earlier }: AddressInput): Addresses {
+export function addressStage({ content, table, contentDir, publicDir, recordFile, earlier }: AddressInput): Staged<Addresses> {
   const publicFiles = listPublicFiles(publicDir);
   const generated = [...SITE_FILES, ...REDIRECT_FILES];
   const redirects = buildRedirects({ content, table, publicFiles, generated });
@@ -67,5 +66,5 @@ export function addressStage({ content, table, contentDir, publicDir, recordFile
     ...(record ? vanishedRouteErrors({ record, answered: answeredOrBroken, content, table, movedTo }) : []),
     ...publicFileErrors(publicFiles, table, generated),
   ];
-  return { redirects, record, answered, publicFiles: new Set(publicFiles), errors };
+  return staged({ redirects, record, answered, publicFiles }, errors);
 }
