@@ -20,6 +20,15 @@ import {
 } from "./editorial-checks.js";
 
 describe("content loading", () => {
+  it("a data file with a key written twice in one object fails at the second one (JSON.parse would keep the last without a word)", async () => {
+    const dir = await editedFixture("basic", { "data/twice.json": '{\n  "rows": [\n    { "name": "a", "name": "b" }\n  ]\n}\n' });
+    const { content, errors } = await loadContent(dir, theme);
+    expect(content).toBeUndefined();
+    expect(errors.map(formatError).join("\n")).toContain("data/twice.json:3:20");
+    expect(errors.map((e) => e.message)).toEqual(['invalid JSON: the key "name" appears twice in one object']);
+  });
+
+
   it("loads a valid content folder with typed, validated entries", async () => {
     const { content, errors } = await loadContent(fixture("basic"), theme);
     expect(errors).toEqual([]);
