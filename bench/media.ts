@@ -51,11 +51,12 @@ const fromDisk: number[] = [];
 const fromMemory: number[] = [];
 for (let run = 0; run < runs; run++) {
   const fresh = { ...theme, version: `${theme.version}-bench-${Date.now()}-${run}` };
-  const input = { routes, content, siteUrl: url, projectRoot: root };
+  const input = { routes, content, siteUrl: url, projectRoot: root, previous: {} };
+  const noReuse = async () => false;
   let memory: CardMemory = noCardMemory();
-  drawn.push(await time(async () => void ({ memory } = (await cardStage({ ...input, memory }, fresh)).value)));
-  fromMemory.push((await time(() => cardStage({ ...input, memory }, fresh))) / routes.length);
-  fromDisk.push((await time(() => cardStage({ ...input, memory: noCardMemory() }, fresh))) / routes.length);
+  drawn.push(await time(async () => void ({ memory } = (await cardStage({ ...input, memory }, fresh, noReuse)).value)));
+  fromMemory.push((await time(() => cardStage({ ...input, memory }, fresh, noReuse))) / routes.length);
+  fromDisk.push((await time(() => cardStage({ ...input, memory: noCardMemory() }, fresh, noReuse))) / routes.length);
 }
 
 // satori and resvg apart, on the same cards (modules already loaded).

@@ -25,6 +25,7 @@ import { hashOf, type Sealed } from "../lib/hash.js";
 import type { MarkdownImage } from "../stages/images/images.js";
 import type { InternalLink } from "../stages/markdown/article-markdown.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
+import type { KeptCard } from "../stages/cards/cards.js";
 
 /** Bumped whenever the shape of the store changes. */
 const FORMAT = 2;
@@ -68,6 +69,8 @@ export interface BuildRecord {
   assets?: AssetRecord;
   /** The images' and social cards' files. */
   media: string[];
+  /** Each social card by the key it was drawn from: taken as it is by a build whose key is the same. */
+  cards?: Record<string, KeptCard>;
   /** The old addresses' files (`_redirects`, a page at each old address). */
   redirects?: string[];
 }
@@ -132,8 +135,8 @@ export class BuildCache {
 
   /** The record of the last build this cache saw. */
   lastRecord(): BuildRecord {
-    const { output, pages, assets, media, redirects } = this.store;
-    return { output, pages, assets, media, redirects };
+    const { output, pages, assets, media, redirects, cards } = this.store;
+    return { output, pages, assets, media, redirects, cards };
   }
 
   /** Records a finished build. */

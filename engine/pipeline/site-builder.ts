@@ -167,7 +167,7 @@ export class SiteBuilder {
     // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
     const siteUrl = theme.siteMeta(content.site.value).url;
     const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
-      cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards }, theme),
+      cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse),
       assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse }),
     ])));
     const cards = found.add(drawn).value;
@@ -183,7 +183,8 @@ export class SiteBuilder {
     const pages = checkedPages(table.routes, written.pages);
     found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files })));
     if (found.errors.length > 0) return fail(writer, found);
-    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: [...media.keys()], redirects: written.redirectFiles };
+    const mediaFiles = [...new Set([...media.keys(), ...Object.values(cards.cards.kept).map((card) => card.file)])];
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: knownAfter(previous.known, content.articles), output: next };

@@ -32,7 +32,17 @@ const slugOf = (routePath: string) => (routePath === "/" ? "home" : routePath.sl
 /** The social cards of one build: each route's, and the files to write. */
 export interface SiteCards {
   byRoute: ReadonlyMap<string, SocialCard>;
+  /** The cards drawn or read in this build, to write. */
   files: ReadonlyMap<string, Uint8Array>;
+  /** The cards the last build wrote that the output holds still, by the key they were drawn from: not read again. */
+  kept: Record<string, KeptCard>;
+}
+
+/** A card as the build record keeps it: enough to take its file from the last build without reading it. */
+export interface KeptCard {
+  route: string;
+  file: string;
+  length: number;
 }
 
 /** What the card stage remembers from one run to the next (watch mode): the fonts, and each card drawn, by key. */
@@ -55,26 +65,49 @@ export interface CardStageInput {
   siteUrl: string;
   projectRoot: string;
   memory: CardMemory;
+  /** The cards of the last build, by key (its record). */
+  previous: Readonly<Record<string, KeptCard>>;
 }
 
-/** Stage 6: draws (or finds) the card of every route; returns them and what to remember. */
-export async function cardStage({ routes, content, siteUrl, projectRoot, memory }: CardStageInput, theme: Theme): Promise<Staged<{ cards: SiteCards; memory: CardMemory }>> {
+/**
+ * Stage 6: draws (or finds) the card of every route; returns them and what to remember. A
+ * card whose key (the fonts, the component's code, the page's props) is the last build's and
+ * whose file the output still holds (`reuse`) is neither drawn nor read: a body edit that
+ * changes no card's text costs a key per page.
+ */
+export async function cardStage(
+  { routes, content, siteUrl, projectRoot, memory, previous }: CardStageInput,
+  theme: Theme,
+  reuse: (file: string, size: number) => Promise<boolean>,
+): Promise<Staged<{ cards: SiteCards; memory: CardMemory }>> {
   const card = theme.socialCard;
   const byRoute = new Map<string, SocialCard>();
   const files = new Map<string, Uint8Array>();
+  const kept: Record<string, KeptCard> = {};
   const drawn = new Map<string, Uint8Array>();
+  const require = createRequire(path.join(projectRoot, "package.json"));
   let setup = memory.setup;
   if (card && cardsEnabled(theme, content.site.value)) {
     const cache = new MediaCache<Record<string, never>>(projectRoot, "cards");
-    setup ??= await loadFonts(card, theme, createRequire(path.join(projectRoot, "package.json")));
-    const { fonts, key: base } = setup;
+    // The part of every key that does not depend on the page: without the fonts' bytes read
+    // again while the fonts' files are as they were.
+    const base = (setup ??= await loadFonts(card, theme, require)).key;
     for (const route of routes) {
       const props = card.props({ route, site: content.site.value, content });
       if (props === undefined) continue;
       const key = cacheKey([base, JSON.stringify(props)]);
-      let png = drawn.get(key) ?? memory.drawn.get(key) ?? (await cache.get(key))?.files.get("card.png");
+      const alt = card.alt(props);
+      const before = previous[key];
+      const known = before && before.route === route.path ? before : undefined;
+      let png = drawn.get(key) ?? memory.drawn.get(key);
+      if (!png && known && (await reuse(known.file, known.length))) {
+        kept[key] = known;
+        byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${known.file}`), width: card.width, height: card.height, alt, type: "image/png", length: known.length });
+        continue;
+      }
+      png ??= (await cache.get(key))?.files.get("card.png");
       if (!png) {
-        png = await draw(card, props, fonts);
+        png = await draw(card, props, setup.fonts);
         await cache.put(key, { meta: {}, files: new Map([["card.png", png]]) });
       }
       // Cards of titles no longer on the site are let go: only this run's are remembered.
@@ -82,17 +115,11 @@ export async function cardStage({ routes, content, siteUrl, projectRoot, memory 
       const hash = fileHash(png);
       const file = `assets/cards/${slugOf(route.path)}-${hash}.png`;
       files.set(file, png);
-      byRoute.set(route.path, {
-        url: absoluteUrl(siteUrl, `/${file}`),
-        width: card.width,
-        height: card.height,
-        alt: card.alt(props),
-        type: "image/png",
-        length: png.length,
-      });
+      kept[key] = { route: route.path, file, length: png.length };
+      byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png", length: png.length });
     }
   }
-  return staged({ cards: { byRoute, files }, memory: { setup, drawn } });
+  return staged({ cards: { byRoute, files, kept }, memory: { setup, drawn } });
 }
 
 /** The fonts, and the part of every key that does not depend on the page. */
