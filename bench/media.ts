@@ -20,8 +20,8 @@ import { parseArgs } from "node:util";
 import sharp from "sharp";
 import { loadContent, type Article, type SiteContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
-import { DEFAULT_WIDTHS, ImageStage } from "../engine/stages/images/images.js";
-import { SocialCards } from "../engine/stages/cards/cards.js";
+import { DEFAULT_WIDTHS, imageStage, noImageMemory } from "../engine/stages/images/images.js";
+import { cardStage, noCardMemory, type CardMemory } from "../engine/stages/cards/cards.js";
 import { theme } from "../templates/theme.js";
 import type { SiteSettings } from "../templates/schema.js";
 
@@ -42,7 +42,7 @@ const loaded = await loadContent(path.join(root, "content"), theme);
 if (!loaded.content) throw new Error("the site does not load");
 const content = loaded.content;
 const site = content.site.value as SiteSettings;
-const routes = buildRoutes(content, theme).routes;
+const routes = buildRoutes(content, theme).value.routes;
 const url = theme.siteMeta(site).url;
 
 /** Total of each run's drawing; the first also loads satori, resvg and the fonts. */
@@ -51,10 +51,12 @@ const fromDisk: number[] = [];
 const fromMemory: number[] = [];
 for (let run = 0; run < runs; run++) {
   const fresh = { ...theme, version: `${theme.version}-bench-${Date.now()}-${run}` };
-  const cards = new SocialCards(root, fresh);
-  drawn.push(await time(() => cards.build(routes, content, url)));
-  fromMemory.push((await time(() => cards.build(routes, content, url))) / routes.length);
-  fromDisk.push((await time(() => new SocialCards(root, fresh).build(routes, content, url))) / routes.length);
+  const input = { routes, content, siteUrl: url, projectRoot: root, previous: {} };
+  const noReuse = async () => false;
+  let memory: CardMemory = noCardMemory();
+  drawn.push(await time(async () => void ({ memory } = (await cardStage({ ...input, memory }, fresh, noReuse)).value)));
+  fromMemory.push((await time(() => cardStage({ ...input, memory }, fresh, noReuse))) / routes.length);
+  fromDisk.push((await time(() => cardStage({ ...input, memory: noCardMemory() }, fresh, noReuse))) / routes.length);
 }
 
 // satori and resvg apart, on the same cards (modules already loaded).
@@ -105,17 +107,22 @@ for (const s of sources) await writeFile(path.join(dir, s.name), s.bytes);
 
 /** The smallest site content the image stage reads: one article per image, in `dir`. */
 const siteOf = (name: string): SiteContent =>
-  ({ root: dir, articles: [{ file: path.join(dir, "bench.md"), meta: {}, source: "", locate: () => undefined } as unknown as Article] }) as unknown as SiteContent;
+  ({ root: dir, articles: [{ file: path.join(dir, "bench.md"), meta: {}, source: "", format: "front-matter" } as unknown as Article] }) as unknown as SiteContent;
 const options = { sizes: "100vw", widths: DEFAULT_WIDTHS };
 console.log(`Images, each made into AVIF, WebP and its own format at ${DEFAULT_WIDTHS.join(", ")} px (up to its width):`);
 console.log(`| source | bytes | files | encoded (not in the cache) | from the disk cache | from memory (watch mode) |`);
 console.log(`|---|---|---|---|---|---|`);
 for (const source of sources) {
   const image = [{ url: `./${source.name}`, alt: "x", decorative: false }];
-  const stage = new ImageStage(root, dir, options);
+  const input = (memory = noImageMemory()) => ({ content: siteOf(source.name), bodyImages: new Map([[path.join(dir, "bench.md"), image]]), projectRoot: root, publicDir: dir, options, memory });
   let files = 0;
-  const encoded = await time(async () => void (files = (await stage.prepare(siteOf(source.name), () => image)).images.files.size));
-  const memory = await time(() => stage.prepare(siteOf(source.name), () => image));
-  const disk = await time(() => new ImageStage(root, dir, options).prepare(siteOf(source.name), () => image));
+  let remembered = noImageMemory();
+  const encoded = await time(async () => {
+    const result = (await imageStage(input())).value;
+    files = result.images.files.size;
+    remembered = result.memory;
+  });
+  const memory = await time(() => imageStage(input(remembered)));
+  const disk = await time(() => imageStage(input()));
   console.log(`| ${source.name} | ${(source.bytes.length / 1024).toFixed(0)} KB | ${files} | ${ms(encoded)} | ${ms(disk)} | ${ms(memory)} |`);
 }

@@ -5,16 +5,30 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { readFileSync } from "node:fs";
-import { loadContent } from "../engine/stages/load/content.js";
+import { loadContent, markdownOf } from "../engine/stages/load/content.js";
 import { languageOf, type CafeArticle } from "../templates/page-context.js";
 import { realSite, buildInMemory, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { hasHashtagsBlock, isHomePage, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
+import {
+  bodyLinks,
+  hasHashtagsBlock,
+  homePageLinks,
+  isHomePage,
+  linksToLaterArticles,
+  misplacedQuotes,
+  missingSeriesLinks,
+  quotesNotInArticle,
+  readableText,
+  termRulesFrom,
+  termViolations,
+} from "./editorial-checks.js";
 
 const built = realSite();
 const { content } = await loadContent(path.join(projectRoot, "content"), theme);
 const articles = content!.articles as CafeArticle[];
 const routes = new Set(built.routes.map((r) => r.path));
+/** Each article's date (ISO), by route. */
+const dateOf = new Map(articles.filter((a) => a.meta.date).map((a) => [a.route, a.meta.date!.iso]));
 
 /** The article body as a reader sees it on its page: prose, tables, lists and blocks. */
 function bodyText(route: string, lang: "pt" | "en"): string {
@@ -75,14 +89,21 @@ describe("the articles", () => {
     }
   });
 
-  it("the tariffs series: each of its five pages links to the other four", () => {
+  it("the tariffs series: each of its five pages links to the other four in its own text (DECISIONS.md)", () => {
+    // The series list the template puts under each page does not count: a reader of the text
+    // meets the other four where the text speaks of them (issue 33).
     const series = articles.filter((a) => a.meta.series === "tarifas-2025").map((a) => a.route).sort();
     expect(series).toHaveLength(5);
-    for (const route of series) {
+    const bodies = series.map((route) => {
       const doc = parseHtml(built.writer.text(`${route.slice(1)}.html`));
-      const linked = new Set([...doc.querySelectorAll("article a[href^='/artigo/']")].map((a) => a.getAttribute("href")));
-      for (const other of series.filter((r) => r !== route)) expect(linked.has(other), `${route} → ${other}`).toBe(true);
-    }
+      return { route, links: new Set([...doc.querySelectorAll(".prose a[href]")].map((a) => a.getAttribute("href")!.split("#")[0]!)) };
+    });
+    expect(missingSeriesLinks(bodies)).toEqual([]);
+  });
+
+  it.each(cases)("%s links at least one other article of the blog in its text", (_, article) => {
+    const others = bodyLinks(markdownOf(article)).filter((l) => routes.has(l.target.split("#")[0]!) && l.target.split("#")[0] !== article.route && l.target !== "/");
+    expect(others.length, "no link to another article").toBeGreaterThan(0);
   });
 
   it("uses the spec's figures where the spec gives them", () => {
@@ -99,7 +120,7 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
   ];
 
   it("reads its list of terms from STYLE.md", () => {
-    expect(terms.map((t) => t.use)).toEqual(expect.arrayContaining(["online", "Caged", "você"]));
+    expect(terms.map((t) => t.use)).toEqual(expect.arrayContaining(["online", "Caged", "você", "Senac", "Senai", "Pegue o seu café"]));
   });
 
   it.each(portuguese)("%s spells each listed term one way", (_, source) => {
@@ -113,12 +134,24 @@ describe("the rules of content/STYLE.md (issue 23)", () => {
     expect(urls.filter(isHomePage)).toEqual([]);
   });
 
+  it.each(cases)("%s cites no article dated after it, except in a dated update note (issue 33)", (_, article) => {
+    expect(linksToLaterArticles(markdownOf(article), article.meta.date!.iso, (route) => dateOf.get(route))).toEqual([]);
+  });
+
+  it.each(cases)("%s: a link in the text opens the service or document, not a publisher's home page (issue 33)", (_, article) => {
+    expect(homePageLinks(markdownOf(article))).toEqual([]);
+  });
+
   it.each(cases)("%s: a pull quote repeats words of its own article", (_, article) => {
-    expect(quotesNotInArticle(article.markdown)).toEqual([]);
+    expect(quotesNotInArticle(markdownOf(article))).toEqual([]);
+  });
+
+  it.each(cases)("%s: a pull quote comes after its sentence, not right under it (issue 33)", (_, article) => {
+    expect(misplacedQuotes(markdownOf(article))).toEqual([]);
   });
 
   it.each(cases)("%s ends with the hashtags block, #CaféComACris last", (_, article) => {
-    expect(hasHashtagsBlock(article.markdown)).toBe(true);
+    expect(hasHashtagsBlock(markdownOf(article))).toBe(true);
     const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
     const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
     const tags = [...variant.querySelectorAll(".hashtag")].map((li) => li.textContent?.trim());

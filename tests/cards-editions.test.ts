@@ -48,7 +48,7 @@ async function check(edits: Record<string, string | ((old: string) => string)>) 
   const dir = await editedFixture("basic", edits);
   const { content, errors } = await loadContent(dir, theme);
   expect(errors).toEqual([]);
-  const table = buildRoutes(content!, theme);
+  const table = buildRoutes(content!, theme).value;
   return theme.check!(content!, table);
 }
 

@@ -4,9 +4,31 @@ import { parseSiteDate } from "../engine/stages/load/content-model.js";
 import { formatError } from "../engine/lib/errors.js";
 import { editedFixture, fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { hasHashtagsBlock, isHomePage, quotesNotInArticle, readableText, termRulesFrom, termViolations } from "./editorial-checks.js";
+import {
+  bodyLinks,
+  hasHashtagsBlock,
+  homePageLinks,
+  isAfter,
+  isHomePage,
+  linksToLaterArticles,
+  misplacedQuotes,
+  missingSeriesLinks,
+  quotesNotInArticle,
+  readableText,
+  termRulesFrom,
+  termViolations,
+} from "./editorial-checks.js";
 
 describe("content loading", () => {
+  it("a data file with a key written twice in one object fails at the second one (JSON.parse would keep the last without a word)", async () => {
+    const dir = await editedFixture("basic", { "data/twice.json": '{\n  "rows": [\n    { "name": "a", "name": "b" }\n  ]\n}\n' });
+    const { content, errors } = await loadContent(dir, theme);
+    expect(content).toBeUndefined();
+    expect(errors.map(formatError).join("\n")).toContain("data/twice.json:3:20");
+    expect(errors.map((e) => e.message)).toEqual(['invalid JSON: the key "name" appears twice in one object']);
+  });
+
+
   it("loads a valid content folder with typed, validated entries", async () => {
     const { content, errors } = await loadContent(fixture("basic"), theme);
     expect(errors).toEqual([]);
@@ -141,7 +163,73 @@ describe("editorial checks of content/STYLE.md, on examples", () => {
     expect(isHomePage("https://www.ilo.org")).toBe(true);
     expect(isHomePage("https://www.ilo.org/")).toBe(true);
     expect(isHomePage("https://startupgenome.com/report/gser2024")).toBe(false);
-    expect(isHomePage("https://www.gov.br/previdencia")).toBe(false);
+    expect(isHomePage("https://www.gov.br/previdencia/pt-br/noticias/2024/dezembro/anuario")).toBe(false);
+    // gov.br hosts every ministry: an organ's front page is a home page too, with or without /pt-br.
+    expect(isHomePage("https://www.gov.br/trabalho-e-emprego")).toBe(true);
+    expect(isHomePage("https://www.gov.br/previdencia/pt-br/")).toBe(true);
+    expect(isHomePage("https://www.gov.br/pt-br/servicos/solicitar-o-seguro-desemprego")).toBe(false);
+  });
+
+  it("finds a publisher's home page in a body, and lets a service that is its own front page pass", () => {
+    const body = [
+      "As regras estão no site do [Ministério do Trabalho e Emprego](https://www.gov.br/trabalho-e-emprego).",
+      "Veja o [FGTS](https://www.caixa.gov.br/beneficios-trabalhador/fgts/Paginas/default.aspx) e a [Caixa](https://www.caixa.gov.br).",
+      "Cursos na [Escola Virtual de Governo](https://www.escolavirtual.gov.br) e no [Sebrae](https://sebrae.com.br/).",
+    ].join("\n");
+    expect(homePageLinks(body)).toEqual([
+      "line 1: https://www.gov.br/trabalho-e-emprego",
+      "line 2: https://www.caixa.gov.br",
+      "line 3: https://sebrae.com.br/",
+    ]);
+    expect(homePageLinks("O [Registrato](https://www.bcb.gov.br/cidadaniafinanceira/registrato), no [Consumidor.gov.br](https://www.consumidor.gov.br).")).toEqual([]);
+  });
+
+  it("compares dates at the coarser of their two precisions", () => {
+    expect(isAfter("2025-10-11", "2025-08-04")).toBe(true);
+    expect(isAfter("2025-08-04", "2025-10-11")).toBe(false);
+    expect(isAfter("2025-08", "2025-08-04")).toBe(false);
+    expect(isAfter("2025-08-04", "2025-08")).toBe(false);
+    expect(isAfter("2025-09-19", "2025-08")).toBe(true);
+  });
+
+  it("finds a link to an article dated later, unless it sits in an update note dated after that article", () => {
+    const dates: Record<string, string> = { "/antigo": "2025-07-01", "/mesmo-mes": "2025-08", "/depois": "2025-10-11" };
+    const dateOf = (route: string) => dates[route];
+    const body = [
+      "Escrevi sobre isso em [um texto](/depois) e em [outro](/antigo), e no [mesmo mês](/mesmo-mes#parte).",
+      "",
+      ':::note{title="Atualização em 20/10/2025"}',
+      "Depois deste texto, publiquei [um texto](/depois).",
+      ":::",
+      "",
+      ':::note{title="Atualização: o que mudou em 01/09/2025"}',
+      "Uma nota anterior ao texto que ela cita: [um texto](/depois).",
+      ":::",
+      "",
+      "E, fora da nota, de novo [um texto](/depois) e um [site](https://example.org/depois).",
+      "",
+      ':::note{title="Nota da autora"}',
+      "Uma nota sem data não é atualização: [um texto](/depois).",
+      ":::",
+    ].join("\n");
+    expect(linksToLaterArticles(body, "2025-08-04", dateOf)).toEqual([
+      "line 1: /depois (2025-10-11)",
+      "line 8: /depois (2025-10-11)",
+      "line 11: /depois (2025-10-11)",
+      "line 14: /depois (2025-10-11)",
+    ]);
+    expect(bodyLinks(body).filter((l) => l.updateNote).map((l) => l.updateNote)).toEqual(["2025-10-20", "2025-09-01"]);
+  });
+
+  it("names each series link missing from a body", () => {
+    const links = (...routes: string[]) => new Set(routes);
+    expect(
+      missingSeriesLinks([
+        { route: "/a", links: links("/b", "/c") },
+        { route: "/b", links: links("/a") },
+        { route: "/c", links: links("/a", "/b", "/fora") },
+      ]),
+    ).toEqual(["/b → /c"]);
   });
 
   it("flags a pull quote whose words are not in its article, and passes one that repeats them", () => {
@@ -149,6 +237,13 @@ describe("editorial checks of content/STYLE.md, on examples", () => {
     expect(quotesNotInArticle(`Um texto.\n\n${quote("Uma frase que não está lá.")}\n`)).toEqual(["Uma frase que não está lá."]);
     expect(quotesNotInArticle(`Antes. Uma frase **que está** lá.\nDepois.\n\n${quote("Uma frase que está lá.")}\n`)).toEqual([]);
     expect(quotesNotInArticle("Sem destaque.\n")).toEqual([]);
+  });
+
+  it("flags a pull quote set before its sentence or right under it, and passes one set at a later pause", () => {
+    const quote = `:::quote{author="Cris"}\nA frase que importa.\n:::`;
+    expect(misplacedQuotes(`Começo.\n\n${quote}\n\nDepois vem a frase que importa.\n`)).toEqual(["before its sentence: A frase que importa."]);
+    expect(misplacedQuotes(`Um parágrafo. A frase que importa.\n\n${quote}\n`)).toEqual(["right after its sentence: A frase que importa."]);
+    expect(misplacedQuotes(`Um parágrafo. A frase que importa.\n\nOutro parágrafo.\n\n${quote}\n`)).toEqual([]);
   });
 
   it("sees whether the hashtags block is placed", () => {

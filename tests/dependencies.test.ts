@@ -10,7 +10,7 @@ import { fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const { content } = await loadContent(fixture("basic"), theme);
-const table = buildRoutes(content!, theme);
+const table = buildRoutes(content!, theme).value;
 const values = new DepValues({ content: content!, table, listing: () => [], block: () => null });
 
 describe("dependency values", () => {

@@ -10,7 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { SiteBuilder, type BuildResult } from "../engine/pipeline/site-builder.js";
 import { formatError } from "../engine/lib/errors.js";
-import { ImageStage } from "../engine/stages/images/images.js";
+import { ImageWork } from "../engine/stages/images/images.js";
 import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
 import { comparable, fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
@@ -159,7 +159,7 @@ describe("the image cache", () => {
     const unique = await sharp({ create: { width: 700, height: 400, channels: 3, background: colour } }).jpeg().toBuffer();
     await writeFile(path.join(dir.content, "articles/com-fotos/nova.jpg"), unique);
     await editArticle(dir.content, (t) => `${t}\n![Uma foto nova](./nova.jpg)\n`);
-    const encode = vi.spyOn(ImageStage.prototype as unknown as { encode: () => Promise<unknown> }, "encode");
+    const encode = vi.spyOn(ImageWork.prototype as unknown as { encode: () => Promise<unknown> }, "encode");
 
     const first = await build(dir.content, { publicDir: dir.public });
     expect(first.ok).toBe(true);

@@ -7,8 +7,8 @@ import { theme } from "../templates/theme.js";
 describe("the route table", () => {
   it("lists every article, the home page and the 404 page, each with its own file", async () => {
     const { content } = await loadContent(fixture("basic"), theme);
-    const table = buildRoutes(content!, theme);
-    expect(table.errors).toEqual([]);
+    const { value: table, errors } = buildRoutes(content!, theme);
+    expect(errors).toEqual([]);
     expect(table.routes.map((r) => [r.path, r.outFile])).toEqual([
       ["/", "index.html"],
       ["/404", "404.html"],
@@ -44,8 +44,8 @@ describe("the route table", () => {
       "cards.yaml": (s) => s.replace("route: /guia/so-titulo", "route: /guia/nao-existe"),
     });
     const { content } = await loadContent(dir, theme);
-    const table = buildRoutes(content!, theme);
-    expect(table.errors).toEqual([]);
+    const { value: table, errors: routeErrors } = buildRoutes(content!, theme);
+    expect(routeErrors).toEqual([]);
     // Cards are this blog's: its theme checks them once the route table is known.
     const errors = await theme.check!(content!, table);
     expect(errors).toHaveLength(1);
@@ -63,9 +63,9 @@ describe("the route table", () => {
       "articles/guia/so-titulo.md": `---\ntitle: Outro\nroute: /guia/${"c".repeat(MAX_ROUTE_LENGTH)}\n---\nTexto\n`,
     });
     const { content } = await loadContent(dir, theme);
-    const table = buildRoutes(content!, theme);
+    const { value: table, errors } = buildRoutes(content!, theme);
     expect(table.byPath.has(longest)).toBe(true);
-    expect(table.errors.map((e) => `${e.file.split("/").pop()}:${e.line}: ${e.message} (${e.hint})`)).toEqual([
+    expect(errors.map((e) => `${e.file.split("/").pop()}:${e.line}: ${e.message} (${e.hint})`)).toEqual([
       `${tooLong.slice(1)}.md:1: the route ${tooLong} is ${MAX_ROUTE_LENGTH + 1} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH} (give the file a shorter name, or set a shorter \`route:\`)`,
       `so-titulo.md:3: the route /guia/${"c".repeat(MAX_ROUTE_LENGTH)} is ${MAX_ROUTE_LENGTH + 6} characters long; a route, alias or redirect may have at most ${MAX_ROUTE_LENGTH} (set a shorter \`route:\`)`,
     ]);

@@ -10,6 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MediaCache } from "../engine/incremental/media-cache.js";
+import { BuildCache } from "../engine/incremental/build-cache.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
@@ -75,6 +76,28 @@ describe("social cards", () => {
     await writeFile(file, (await readFile(file, "utf8")).replace(`title: ${title}`, `title: ${title} (2)`));
     await build(dir);
     expect(cardsDrawn()).toBe(2);
+  }, 60_000);
+
+  it("a new build after a body edit that changes no card's text neither draws nor reads a card: it takes each from the last build", async () => {
+    const dir = await copy();
+    const cache = await BuildCache.open(await mkdtemp(path.join(tmpdir(), "cafe-cards-cache-")), "test");
+    const writer = new MemoryWriter();
+    const builder = () => new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public, cache });
+    expect((await builder().build(writer)).ok).toBe(true);
+    const cardsBefore = [...writer.files.keys()].filter((f) => f.startsWith("assets/cards/")).sort();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    await writeFile(file, `${await readFile(file, "utf8")}\nUm parágrafo a mais.\n`);
+    const get = vi.spyOn(MediaCache.prototype, "get");
+    const put = vi.spyOn(MediaCache.prototype, "put");
+    const onCards = (mock: { contexts: unknown[] }) => (mock.contexts as MediaCache<unknown>[]).filter((c) => c.dir.endsWith(`${path.sep}cards`)).length;
+    // A new builder, as a new `npm run build` is: nothing in memory.
+    const result = await builder().build(writer);
+    expect(result.ok).toBe(true);
+    expect(result.rendered).toBeGreaterThan(0);
+    expect([onCards(get.mock), onCards(put.mock)]).toEqual([0, 0]);
+    expect([...writer.files.keys()].filter((f) => f.startsWith("assets/cards/")).sort()).toEqual(cardsBefore);
+    const page = parseHtml(writer.text("sem-fotos.html"));
+    expect(page.querySelector('meta[property="og:image"]')?.getAttribute("content")).toMatch(/\/assets\/cards\/sem-fotos-[0-9a-f]{10}\.png$/);
   }, 60_000);
 
   it("in watch mode, a new title gives the page a new card and removes the old one", async () => {

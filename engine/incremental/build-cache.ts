@@ -25,6 +25,7 @@ import { hashOf, type Sealed } from "../lib/hash.js";
 import type { MarkdownImage } from "../stages/images/images.js";
 import type { InternalLink } from "../stages/markdown/article-markdown.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
+import type { KeptCard } from "../stages/cards/cards.js";
 
 /** Bumped whenever the shape of the store changes. */
 const FORMAT = 2;
@@ -68,6 +69,8 @@ export interface BuildRecord {
   assets?: AssetRecord;
   /** The images' and social cards' files. */
   media: string[];
+  /** Each social card by the key it was drawn from: taken as it is by a build whose key is the same. */
+  cards?: Record<string, KeptCard>;
   /** The old addresses' files (`_redirects`, a page at each old address). */
   redirects?: string[];
 }
@@ -82,8 +85,28 @@ export class BuildCache {
     private readonly dir: string,
     private readonly code: string,
     private store: Store,
-    readonly files: Map<string, FileEntry>,
+    private readonly entries: Map<string, FileEntry>,
   ) {}
+
+  /** Each article file's entry, as earlier builds left it (stages read it; only the orchestrator stores). */
+  get files(): ReadonlyMap<string, FileEntry> {
+    return this.entries;
+  }
+
+  /** Keeps articles parsed by a run; an entry of another text is replaced whole (its Markdown with it). */
+  keepArticles(parsed: ReadonlyMap<string, Pick<FileEntry, "sourceHash" | "article">>): void {
+    if (!this.enabled) return;
+    for (const [file, entry] of parsed) this.entries.set(file, { sourceHash: entry.sourceHash, article: entry.article });
+  }
+
+  /** Keeps bodies rendered by a run, with the entry of the same text. */
+  keepMarkdown(bodies: ReadonlyMap<string, Pick<FileEntry, "sourceHash" | "markdown">>): void {
+    if (!this.enabled) return;
+    for (const [file, { sourceHash, markdown }] of bodies) {
+      const entry = this.entries.get(file);
+      if (entry?.sourceHash === sourceHash) this.entries.set(file, { ...entry, markdown });
+    }
+  }
 
   /** An empty cache that is never saved (`--no-cache`, tests). */
   static none(): BuildCache {
@@ -110,10 +133,10 @@ export class BuildCache {
     return this.dir !== "";
   }
 
-  /** The last build's record, if a writer can take files from its output (else an empty one). */
-  lastBuildFor(writer: { reusable?: string }): BuildRecord {
-    const { output, pages, assets, media, redirects } = this.store;
-    return output !== undefined && output === writer.reusable ? { output, pages, assets, media, redirects } : { pages: {}, media: [] };
+  /** The record of the last build this cache saw. */
+  lastRecord(): BuildRecord {
+    const { output, pages, assets, media, redirects, cards } = this.store;
+    return { output, pages, assets, media, redirects, cards };
   }
 
   /** Records a finished build. */
@@ -126,7 +149,7 @@ export class BuildCache {
     if (!this.dir) return;
     await mkdir(this.dir, { recursive: true });
     const shards: Record<string, FileEntry>[] = Array.from({ length: SHARDS }, () => ({}));
-    for (const [file, entry] of this.files) shards[shardOf(file)]![file] = entry;
+    for (const [file, entry] of this.entries) shards[shardOf(file)]![file] = entry;
     // The shards first: a store.json that names a build is only written once they are all in.
     await Promise.all(shards.map((shard, i) => writeFileAtomic(path.join(this.dir, `files-${i}.json`), JSON.stringify(shard), { mkdirs: false })));
     await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(this.store), { mkdirs: false });

@@ -15,7 +15,7 @@
  * before it, and never changes afterwards.
  */
 import { hashOf, hashOfAll } from "../lib/hash.js";
-import { sourceHashOf, type Article, type SiteContent } from "../stages/load/content.js";
+import { type Article, type SiteContent } from "../stages/load/content.js";
 import type { RouteTable } from "../stages/routes/routes.js";
 import { articleOf } from "../stages/routes/routes.js";
 
@@ -78,7 +78,7 @@ export interface DepSources {
 }
 
 const json = (value: unknown) => hashOf(JSON.stringify(value ?? null));
-const articleTexts = (articles: readonly Article[]) => articles.flatMap((a) => [a.file, sourceHashOf(a)]);
+const articleTexts = (articles: readonly Article[]) => articles.flatMap((a) => [a.file, a.sourceHash]);
 
 /** How each kind is hashed; undefined when the sources of this set of values do not have it. */
 const KINDS = {

@@ -7,6 +7,7 @@
  * file system without atomic renames, a disk that filled up, a hand edit) counts as missing
  * and is made again.
  */
+import { feed } from "../lib/hash.js";
 import { createHash } from "node:crypto";
 import { fileHash } from "../lib/hash.js";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -28,12 +29,7 @@ const sha256 = (data: Uint8Array) => fileHash(data, 64);
 
 /** The hash every key is built from: the parts in order, each length-prefixed so no two lists collide. */
 export function cacheKey(parts: readonly (string | Uint8Array)[]): string {
-  const hash = createHash("sha256"); // length-prefixed parts: binary parts never collide
-  for (const part of parts) {
-    const bytes = typeof part === "string" ? Buffer.from(part) : part;
-    hash.update(`${bytes.length}:`).update(bytes);
-  }
-  return hash.digest("hex");
+  return feed(createHash("sha256"), parts).digest("hex");
 }
 
 export class MediaCache<Meta> {

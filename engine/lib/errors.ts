@@ -75,3 +75,16 @@ export function formatError(error: ContentError): string {
   if (error.hint) parts.push(`hint: ${error.hint}`);
   return parts.join("\n");
 }
+
+/**
+ * What every stage returns: the value it made, and what it found wrong. Errors stop the build
+ * before anything is published (all of them reported together); warnings are printed.
+ */
+export interface Staged<T> {
+  value: T;
+  errors: ContentError[];
+  warnings: ContentWarning[];
+}
+
+/** A stage's result. */
+export const staged = <T,>(value: T, errors: ContentError[] = [], warnings: ContentWarning[] = []): Staged<T> => ({ value, errors, warnings });

@@ -1,13 +1,23 @@
 /** Hashes of content, and values sealed with the hash of their JSON (the cache's entries). */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 
 export const hashOf = (...parts: (string | Uint8Array)[]): string => hashOfAll(parts);
 
 /** The hash of a list of parts of any length (a site's every article: no spread into a call). */
 export function hashOfAll(parts: Iterable<string | Uint8Array>): string {
-  const hash = createHash("sha1");
-  for (const part of parts) hash.update(part).update("\0");
-  return hash.digest("base64url");
+  return feed(createHash("sha1"), parts).digest("base64url");
+}
+
+/**
+ * Feeds parts to a hash, each preceded by its length in bytes: no two lists of parts feed the
+ * same bytes (["a\0", "b"] and ["a", "\0b"] would, joined by a separator).
+ */
+export function feed(hash: Hash, parts: Iterable<string | Uint8Array>): Hash {
+  for (const part of parts) {
+    const bytes = typeof part === "string" ? Buffer.from(part) : part;
+    hash.update(`${bytes.length}:`).update(bytes);
+  }
+  return hash;
 }
 
 /** A value with the hash of its JSON: one that was damaged on disk does not match and is not used. */

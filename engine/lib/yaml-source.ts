@@ -4,7 +4,8 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node } from "yaml";
 import type { z } from "zod";
-import { parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { parseTree, printParseErrorCode, visit as visitJson, type ParseError } from "jsonc-parser";
+import matter from "gray-matter";
 import { ContentError } from "./errors.js";
 
 export interface Position {
@@ -90,12 +91,43 @@ function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number)
   };
 }
 
-/** A source whose values can be located: a YAML/JSON file, or an article's front matter. */
+/**
+ * A source whose values can be located: a YAML or JSON file (its whole text), or an article
+ * (`format: "front-matter"`: the YAML between its `---` lines). Plain data: the position of a
+ * value is worked out from the text when an error needs it (`locate`).
+ */
 export interface LocatableSource {
   file: string;
   source: string;
-  locate: Locator;
+  format?: "front-matter";
 }
+
+/** Where the value (or with `{ key: true }`, the key) at `path` is in a source; parsed again from its text. */
+export function locate(target: LocatableSource, path: readonly PropertyKey[], options?: { key?: boolean }): Position | undefined {
+  return locatorOf(target)(path, options);
+}
+
+/** A locator over a source, its text parsed once on the first call (for several positions in one error report). */
+export function locatorOf(target: LocatableSource): Locator {
+  let located: Locator | undefined;
+  return (path, options) => {
+    if (!located) {
+      try {
+        if (target.format === "front-matter") {
+          // Only the split: the front matter's text, located by the same YAML parser as the build's.
+          const text = matter(target.source, { engines: { yaml: () => ({}) } }).matter;
+          located = parseYamlSource(text, target.file, target.source, frontMatterLineOffset(text)).locate;
+        } else located = parseYamlSource(target.source, target.file, target.source).locate;
+      } catch {
+        located = () => undefined;
+      }
+    }
+    return located(path, options);
+  };
+}
+
+/** gray-matter's front matter starts with the newline that ends the opening `---` line. */
+export const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
 
 /** A ContentError pointing at the value found at `path` inside a located source. */
 export function errorAt(
@@ -103,7 +135,7 @@ export function errorAt(
   path: readonly PropertyKey[],
   init: { message: string; hint?: string; key?: string },
 ): ContentError {
-  const pos = target.locate(path);
+  const pos = locate(target, path);
   return new ContentError({
     file: target.file,
     source: target.source,
@@ -117,6 +149,30 @@ export function errorAt(
 
 /** Reads a JSON file strictly; a syntax error names its line and column. */
 export function parseJsonSource(text: string, file: string): ParsedSource {
+  // The value from JSON.parse, many times faster than a parser that keeps positions; the
+  // positions are found when an error needs one (the YAML parser reads JSON too).
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined; // Said below with its line and column.
+  }
+  if (value !== undefined) {
+    // JSON.parse keeps the last of two equal keys without a word: each key may appear once.
+    const repeated = repeatedKey(text);
+    if (repeated) {
+      const before = text.slice(0, repeated.offset);
+      throw new ContentError({
+        file,
+        line: before.split("\n").length,
+        column: repeated.offset - before.lastIndexOf("\n"),
+        source: text,
+        message: `invalid JSON: the key "${repeated.key}" appears twice in one object`,
+        hint: "each key may appear once; remove or rename the repeated one",
+      });
+    }
+    return { value, locate: locatorOf({ file, source: text }) };
+  }
   const errors: ParseError[] = [];
   parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
@@ -133,6 +189,22 @@ export function parseJsonSource(text: string, file: string): ParsedSource {
   }
   // JSON is YAML: the YAML parser gives the value and the lines of its keys.
   return parseYamlSource(text, file, text);
+}
+
+/** The first key written twice in one object, with where the second one is. */
+function repeatedKey(text: string): { key: string; offset: number } | undefined {
+  const objects: Set<string>[] = [];
+  let found: { key: string; offset: number } | undefined;
+  visitJson(text, {
+    onObjectBegin: () => void objects.push(new Set()),
+    onObjectEnd: () => void objects.pop(),
+    onObjectProperty: (key, offset) => {
+      const keys = objects.at(-1)!;
+      if (keys.has(key)) found ??= { key, offset };
+      keys.add(key);
+    },
+  });
+  return found;
 }
 
 /** jsonc-parser's error codes, in words. */

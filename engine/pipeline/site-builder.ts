@@ -1,33 +1,31 @@
 /**
  * The orchestrator. A build runs these stages in this order, each a function of its own
- * module that takes what it needs and returns what it made:
+ * module that takes plain data (what survives `structuredClone`) and returns plain data:
  *
- *   load → routes (and old addresses) → Markdown → checks → images → cards → assets → render → write
+ *   load → routes (and old addresses) → Markdown → checks → images → cards + assets → render → write → commit
  *
  * Content errors are collected across the stages up to the images and reported together;
- * the site is written only when there are none. Each stage asks the cache (cache.ts) first:
- * an article whose text did not change is not parsed again, a body whose text and data did
- * not change is not rendered again, and a page none of whose dependencies changed
- * (dependencies.ts) is taken from the last build. `SiteBuilder` keeps the last run, so watch
- * mode's `update` decides what to read again and runs the same stages.
+ * the site is written only when there are none. A stage never writes to the cache or to
+ * another stage's data: it returns what it made (and what the cache should keep), and the
+ * orchestrator stores it. Each run starts from one record of the previous build
+ * (`PreviousBuild`) and returns the next one: watch mode's `update` decides what to read again
+ * and runs the same stages.
  */
 import path from "node:path";
-import { articleModel, displayPath, loadArticleFile, loadContent, type FailedArticle, type SiteContent } from "../stages/load/content.js";
-import type { ContentError, ContentWarning } from "../lib/errors.js";
+import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
+import { staged, type ContentError, type ContentWarning, type Staged } from "../lib/errors.js";
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
-import { addressStage } from "../stages/routes/addresses.js";
-import { RouteHistory, updatePublishedRoutes } from "../stages/routes/published-routes.js";
-import { renderedLinkErrors, type CheckedPage, type LinkTargets } from "../stages/checks/rendered-links.js";
-import { markdownStage, type MarkdownBodies } from "../stages/markdown/markdown-stage.js";
-import { siteBlockData } from "../stages/markdown/article-markdown.js";
-import { checkStage } from "../stages/checks/checks.js";
-import { DEFAULT_WIDTHS, ImageStage } from "../stages/images/images.js";
-import { SocialCards } from "../stages/cards/cards.js";
+import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
+import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
+import type { CheckedPage } from "../stages/checks/rendered-links.js";
+import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
+import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
+import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
+import { cardStage, noCardMemory, type CardMemory } from "../stages/cards/cards.js";
 import { assetStage } from "../stages/assets/assets.js";
-import { renderStage } from "../stages/render/render.js";
-import { writeStage } from "../stages/write/write.js";
-import { BuildCache, type PageEntry } from "../incremental/build-cache.js";
-import { DepValues } from "../incremental/dependencies.js";
+import { renderStage, type RenderedFile } from "../stages/render/render.js";
+import { commitStage, writeStage } from "../stages/write/write.js";
+import { BuildCache, type BuildRecord, type PageEntry } from "../incremental/build-cache.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
 
@@ -48,6 +46,8 @@ export interface BuildOptions {
    * unless told otherwise; false: none. A build without drafts adds its new addresses to it.
    */
   publishedRoutes?: string | false;
+  /** Hands each stage's data to the next through `structuredClone`, as a worker thread would see it (tests). */
+  cloneBetweenStages?: boolean;
 }
 
 export interface BuildResult {
@@ -66,30 +66,48 @@ export interface BuildResult {
 }
 
 /** What the load stage gives the others: the content, and the articles that did not load. */
-interface Loaded {
-  content?: SiteContent;
-  errors: ContentError[];
-  failed: Map<string, FailedArticle>;
-  warnings: ContentWarning[];
+export type Loaded = Staged<LoadedContent>;
+
+/** What a run's stages made for the cache to keep, stored once the run is over. */
+interface Kept {
+  articles?: ArticleStore;
+  markdown?: MarkdownStageOutput["keep"];
 }
+
+/**
+ * The one record of the previous build, handed from a run to the next and never changed:
+ * its load (watch mode reads again only what changed), its Markdown, its routes, the
+ * articles earlier runs read (where a vanished page went), what the image and card stages
+ * remember, and what its output holds (`output`, which the cache stores).
+ */
+export interface PreviousBuild {
+  /** The last attempt's load, successful or not. */
+  loaded?: Loaded;
+  markdown: MarkdownBodies;
+  /** The routes of the last successful build. */
+  routes?: Route[];
+  known: KnownArticles;
+  images: ImageMemory;
+  cards: CardMemory;
+  /** What the output holds: each page with its dependencies, the assets, media and old addresses' files. */
+  output: BuildRecord;
+}
+
+/** How stage data crosses from one stage to the next: as it is, or (tests) through `structuredClone`, as a thread would see it. */
+type HandOver = <T>(value: T) => T;
 
 export class SiteBuilder {
   private readonly cache: BuildCache;
   private readonly publicDir: string;
-  /** Images and social cards keep what they encoded or drew across watch-mode runs. */
-  private readonly images: ImageStage;
-  private readonly cards: SocialCards;
-  /** The last run's content and Markdown: watch mode's next edit starts from them. */
-  private last: { loaded?: Loaded; markdown: MarkdownBodies; routes?: Route[] } = { markdown: new Map() };
-  /** What earlier builds read: where the page of a vanished address went. */
-  private readonly history = new RouteHistory();
+  private readonly handOver: HandOver;
+  /** The one record of the previous build: each run starts from it and replaces it whole. */
+  private previous: PreviousBuild;
 
   constructor(readonly options: BuildOptions) {
-    const { projectRoot, theme } = options;
     this.cache = options.cache ?? BuildCache.none();
-    this.publicDir = options.publicDir ?? path.join(projectRoot, "public");
-    this.images = new ImageStage(projectRoot, this.publicDir, { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS });
-    this.cards = new SocialCards(projectRoot, theme);
+    this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
+    this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
+    this.previous = { markdown: new Map(), known: new Map(), images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
   }
 
   /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
@@ -99,58 +117,87 @@ export class SiteBuilder {
     return result;
   }
 
-  /** The stages, in order. `load` reads the whole content folder, or (watch mode) what changed. */
-  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, { newAssets = false } = {}): Promise<BuildResult> {
-    const { theme, projectRoot, reference } = this.options;
+  /**
+   * One run of the stages. What the cache should keep of the articles parsed and the bodies
+   * rendered is stored once the run is over (the cache is what earlier runs read while it lasts).
+   */
+  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
+    const kept: Kept = {};
+    try {
+      return await this.stages(load, writer, kept, options);
+    } finally {
+      if (kept.articles) this.cache.keepArticles(kept.articles);
+      if (kept.markdown) this.cache.keepMarkdown(kept.markdown);
+      // The record the next run starts from: plain data, like everything a stage hands on.
+      this.previous = this.handOver(this.previous);
+    }
+  }
+
+  /**
+   * The stages, in order. `load` reads the whole content folder, or (watch mode) what changed.
+   * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
+   * found wrong, and the build stops before anything is published if any of it is an error.
+   */
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false }): Promise<BuildResult> {
+    const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
+    const { publicDir, cache, previous } = this;
+    const pass = this.handOver;
     const lap = stopwatch();
-    const loaded = (this.last.loaded = lap("load", await load()));
-    const { content } = loaded;
-    if (!content) return fail(writer, loaded.errors, loaded.warnings);
-    const table = lap("routes", buildRoutes(content, theme, new Set([...loaded.failed.values()].map((f) => f.route))));
-    const { contentDir, publishedRoutes: recordFile } = this.options;
-    const addresses = lap("addresses", addressStage({ content, table, contentDir, publicDir: this.publicDir, recordFile, history: this.history }));
-    const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name) });
-    const markdown = (this.last.markdown = lap("Markdown", markdownStage({ content, theme, values, previous: this.last.markdown, cache: this.cache, reference })));
-    const checks = lap("checks", await checkStage({ content, table, markdown, theme, targets: addresses.targets }));
-    const images = lap("images", await this.images.prepare(content, (article) => markdown.get(article.file)?.result.images ?? []));
-    const bodies = [...markdown.values()].map((m) => m.result);
-    const errors = [...loaded.errors, ...table.errors, ...addresses.errors, ...bodies.flatMap((b) => b.errors), ...checks, ...images.errors];
-    const warnings = [...loaded.warnings, ...bodies.flatMap((b) => b.warnings)];
-    if (errors.length > 0) return fail(writer, errors, warnings);
-    const previous = this.cache.lastBuildFor(writer);
+    const found = findings();
+    const loaded = found.add(lap("load", pass(await load())));
+    this.previous = { ...previous, loaded };
+    kept.articles = loaded.value.parsed;
+    const { content, failed } = loaded.value;
+    if (!content) return fail(writer, found);
+    const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
+    const earlier: EarlierArticles = { known: previous.known, cachedArticles: cache.files };
+    const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier })))).value;
+    const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
+    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
+    kept.markdown = keep;
+    this.previous = { ...this.previous, markdown };
+    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme))));
+    const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
+    const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
+    const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
+    this.previous = { ...this.previous, images: images.memory };
+    if (found.errors.length > 0) return fail(writer, found);
+    const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
     // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
-    const [cards, assets] = lap("cards + assets", await Promise.all([
-      this.cards.build(table.routes, content, theme.siteMeta(content.site.value).url),
-      assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, force: newAssets, reuse }),
-    ]));
-    if ("errors" in assets) return fail(writer, assets.errors, warnings);
-    const { redirects } = addresses.redirects;
-    const pages = await renderStage({ content, table, theme, markdown, images: images.images, cards, assets: assets.record, redirects, previous: previous.pages, reuse });
-    const media = new Map([...images.images.files, ...cards.files]);
-    const next = { output: writer.output, pages: pages.pages, assets: assets.record, media: [...media.keys()], redirects: pages.redirectFiles };
-    const verify = () => renderedLinkErrors(checkedPages(table.routes, pages.pages), withFiles(addresses.targets, assets.record.files), markdown);
-    // Pages are rendered as the writer takes them: the two stages are timed together.
-    const written = lap("render + write", await writeStage(writer, { assets: assets.files, pages: pages.files, media, publicDir: this.publicDir, previous, next, verify }));
-    if ("errors" in written) return fail(writer, written.errors, warnings);
-    this.cache.record(next);
-    this.last.routes = table.routes;
+    const siteUrl = theme.siteMeta(content.site.value).url;
+    const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
+      cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse),
+      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse }),
+    ])));
+    const cards = found.add(drawn).value;
+    this.previous = { ...this.previous, cards: cards.memory };
+    const assets = found.add(bundled).value;
+    if (!assets) return fail(writer, found);
+    const renderInput = pass({ content, table, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
+    const media = new Map([...images.images.files, ...cards.cards.files]);
+    // Render yields each page as it is made and write takes it: each is timed on its own.
+    const rendering = timed(renderStage(renderInput, theme, reuse), pass);
+    const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
+    lap.split("render", rendering.ms, "write");
+    const pages = checkedPages(table.routes, written.pages);
+    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files })));
+    if (found.errors.length > 0) return fail(writer, found);
+    const mediaFiles = [...new Set([...media.keys(), ...Object.values(cards.cards.kept).map((card) => card.file)])];
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };
+    const gone = lap("commit", await commitStage(writer, { previous: output, next }));
+    cache.record(next);
+    this.previous = { ...this.previous, routes: table.routes, known: knownAfter(previous.known, content.articles), output: next };
     // The addresses published for the first time join the record (never from a build with drafts).
     const published = addresses.record && !this.options.drafts ? await updatePublishedRoutes(addresses.record, addresses.answered) : [];
-    return { ok: true, routes: table.routes, errors: [], warnings, changed: written.changed.sort(byCodePoint), rendered: pages.rendered, timings: lap.laps, published };
+    const changed = written.changed.concat(gone).sort(byCodePoint);
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, timings: lap.laps, published };
   }
 
-  /** Where the loader keeps parsed articles: the cache's, when there is one. */
-  private get articleStore() {
-    return this.cache.enabled ? this.cache.files : undefined;
-  }
-
-  /** Load: the whole content folder. */
+  /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
   private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
-    // Where each article was before this build reads any file (the hint of a vanished address).
-    this.history.snapshot(this.articleStore);
-    return loadContent(contentDir, theme, { drafts, projectRoot, cache: this.articleStore });
+    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files }, theme);
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */
@@ -166,8 +213,8 @@ export class SiteBuilder {
    * The pages' dependencies decide which are rendered.
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
-    const before = this.last.loaded;
-    if (!before?.content) return this.build(writer);
+    const before = this.previous.loaded;
+    if (!before?.value.content) return this.build(writer);
     const { contentDir } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
@@ -177,12 +224,12 @@ export class SiteBuilder {
       if (!(await writer.copyFile(file, rel))) await writer.remove(rel);
       copied.push(rel);
     }
-    const rest = changed.filter((f) => !inside(this.publicDir, f) || this.images.uses(f));
+    const rest = changed.filter((f) => !inside(this.publicDir, f) || showsImage(this.previous.images, f));
     let result: BuildResult;
-    if (rest.length === 0 && this.last.routes) {
-      result = { ok: true, routes: this.last.routes, errors: [], warnings: [], changed: [], rendered: 0 };
+    if (rest.length === 0 && this.previous.routes) {
+      result = { ok: true, routes: this.previous.routes, errors: [], warnings: [], changed: [], rendered: 0 };
     } else if (!rest.some((f) => inside(contentDir, f))) {
-      result = await this.run(() => ({ ...before, warnings: [] }), writer, { newAssets: true });
+      result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() }, warnings: [] }), writer, { newAssets: true });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
       result = await this.build(writer);
     } else {
@@ -193,16 +240,17 @@ export class SiteBuilder {
 
   /** Load, for watch mode: the last content with the given article files read again (added, edited or deleted). */
   private reloadArticles(before: Loaded, files: readonly string[], articlesDir: string): Loaded {
-    const content = before.content!;
+    const content = before.value.content!;
     const { theme, drafts, projectRoot } = this.options;
     const model = articleModel(theme);
     const display = displayPath(projectRoot);
     const articles = new Map(content.articles.map((a) => [a.file, a]));
-    const failed = new Map(before.failed);
+    const failed = new Map(before.value.failed);
     const draftRoutes = new Set(content.draftRoutes);
+    const parsed: ArticleStore = new Map();
     for (const file of files) {
       const shown = display(file);
-      const loaded = loadArticleFile(articlesDir, file, model, display, this.articleStore);
+      const loaded = loadArticleFile(articlesDir, file, model, display, this.cache.files, parsed);
       failed.delete(shown);
       if (loaded && "errors" in loaded) {
         // Its last good version stays in the site until it is fixed: its route, else its path's.
@@ -212,12 +260,12 @@ export class SiteBuilder {
       const old = articles.get(shown);
       if (old) draftRoutes.delete(old.route);
       const article = loaded?.article;
-      if (article && (drafts || !article.meta.draft)) articles.set(shown, article);
+      if (article && !isLeftOut(article, drafts)) articles.set(shown, article);
       else articles.delete(shown);
-      if (article?.meta.draft && !drafts) draftRoutes.add(article.route);
+      if (article && isLeftOut(article, drafts)) draftRoutes.add(article.route);
     }
     const next = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
-    return { content: next, failed, errors: [...failed.values()].flatMap((f) => f.errors), warnings: [] };
+    return staged({ content: next, failed, parsed }, [...failed.values()].flatMap((f) => f.errors));
   }
 }
 
@@ -226,33 +274,65 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
   return new SiteBuilder(options).build(options.writer);
 }
 
-async function fail(writer: SiteWriter, errors: ContentError[], warnings: ContentWarning[]): Promise<BuildResult> {
+/** What the stages of a run found wrong, gathered as they return. */
+function findings() {
+  const errors: ContentError[] = [];
+  const warnings: ContentWarning[] = [];
+  /** Notes a stage's errors and warnings; gives back the stage's result. */
+  const add = <T,>(result: Staged<T>): Staged<T> => {
+    errors.push(...result.errors);
+    warnings.push(...result.warnings);
+    return result;
+  };
+  return { errors, warnings, add };
+}
+
+async function fail(writer: SiteWriter, found: { errors: ContentError[]; warnings: ContentWarning[] }): Promise<BuildResult> {
   await writer.abort();
-  return { ok: false, routes: [], errors, warnings, changed: [], rendered: 0 };
+  return { ok: false, routes: [], errors: found.errors, warnings: found.warnings, changed: [], rendered: 0 };
 }
 
 /** Every page as the rendered-link check sees it: its links, ids and what it read. */
-function checkedPages(routes: readonly Route[], pages: Record<string, PageEntry>): CheckedPage[] {
+function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
   return routes.map((route) => {
     const entry = pages[route.path];
     return { route, links: entry?.links ?? [], ids: entry?.ids ?? [], reads: Object.keys(entry?.deps ?? {}) };
   });
 }
 
-/** Link targets with the assets' files too (a page may link to a stylesheet or a font). */
-function withFiles(targets: LinkTargets, files: readonly string[]): LinkTargets {
-  return { ...targets, generated: new Set([...targets.generated, ...files.map((file) => `/${file}`)]) };
-}
-
 /** Times stages one after another: `lap(name, value)` notes the time since the last lap and gives the value back. */
 function stopwatch() {
   let last = performance.now();
   const laps: [string, number][] = [];
+  const round = (ms: number) => Math.round(ms * 10) / 10;
   const lap = <T,>(stage: string, value: T): T => {
     const now = performance.now();
-    laps.push([stage, Math.round((now - last) * 10) / 10]);
+    laps.push([stage, round(now - last)]);
     last = now;
     return value;
   };
-  return Object.assign(lap, { laps });
+  /** Two stages that ran interleaved: `ms` of the time since the last lap was the first's, the rest the second's. */
+  const split = (first: string, ms: number, second: string) => {
+    const now = performance.now();
+    laps.push([first, round(ms)], [second, round(now - last - ms)]);
+    last = now;
+  };
+  return Object.assign(lap, { laps, split });
 }
+
+/** The render stage's pages, each handed over as a thread would see it, with the time spent making them. */
+function timed(pages: AsyncGenerator<RenderedFile>, pass: HandOver): AsyncGenerator<RenderedFile> & { ms: number } {
+  const clock = { ms: 0 };
+  const wrapper = (async function* () {
+    while (true) {
+      const started = performance.now();
+      const next = await pages.next();
+      clock.ms += performance.now() - started;
+      if (next.done) return;
+      yield pass(next.value);
+    }
+  })();
+  return Object.defineProperty(wrapper, "ms", { get: () => clock.ms }) as AsyncGenerator<RenderedFile> & { ms: number };
+}
+
+const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });

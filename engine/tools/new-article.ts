@@ -2,16 +2,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ContentError } from "../lib/errors.js";
+import { slugify } from "../lib/slug.js";
 
-/** "Gestão de Pessoas em 2025!" → "gestao-de-pessoas-em-2025". */
-export function slugify(title: string): string {
-  return title
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
+export { slugify };
 
 const pad = (n: number) => String(n).padStart(2, "0");
 

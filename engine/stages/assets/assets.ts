@@ -10,7 +10,7 @@ import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { build, type BuildFailure } from "esbuild";
-import { ContentError } from "../../lib/errors.js";
+import { ContentError, staged, type Staged } from "../../lib/errors.js";
 import { hashOf } from "../../lib/hash.js";
 import subsetFont from "subset-font";
 import type { AssetManifest, Theme, ThemeFont } from "../../theme.js";
@@ -167,20 +167,20 @@ export interface AssetStageInput extends AssetOptions {
  * same, otherwise bundled. Returns their record and the files to write (none when reused),
  * or the errors esbuild found in the theme's code.
  */
-export async function assetStage(input: AssetStageInput): Promise<{ record: AssetRecord; files: Map<string, Uint8Array> } | { errors: ContentError[] }> {
+export async function assetStage(input: AssetStageInput): Promise<Staged<{ record: AssetRecord; files: Map<string, Uint8Array> } | undefined>> {
   const { projectRoot, theme, site, previous, force, reuse } = input;
   const key = hashOf(JSON.stringify((theme.assets.fonts ?? []).map((f) => [f.name, f.text(site) ?? null])));
   if (!force && previous?.key === key && previous.files.length > 0) {
     let all = true;
     for (const file of previous.files) all &&= await reuse(file);
-    if (all) return { record: previous, files: new Map() };
+    if (all) return staged({ record: previous, files: new Map() });
   }
   try {
     const built = await buildAssets({ projectRoot, theme, site, minify: input.minify });
-    return { record: { key, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files };
+    return staged({ record: { key, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files });
   } catch (error) {
     const errors = assetErrors(error, projectRoot);
     if (!errors) throw error;
-    return { errors };
+    return staged(undefined, errors);
   }
 }

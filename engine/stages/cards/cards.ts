@@ -17,10 +17,11 @@ import type { Route } from "../routes/routes.js";
 import type { SocialCard, Theme, ThemeSocialCard } from "../../theme.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { absoluteUrl } from "../render/site-files.js";
+import { staged, type Staged } from "../../lib/errors.js";
 
 interface LoadedFont {
   name: string;
-  data: Buffer;
+  data: Uint8Array;
   weight?: ThemeSocialCard["fonts"][number]["weight"];
   style?: "normal" | "italic";
 }
@@ -31,94 +32,124 @@ const slugOf = (routePath: string) => (routePath === "/" ? "home" : routePath.sl
 /** The social cards of one build: each route's, and the files to write. */
 export interface SiteCards {
   byRoute: ReadonlyMap<string, SocialCard>;
+  /** The cards drawn or read in this build, to write. */
   files: ReadonlyMap<string, Uint8Array>;
+  /** The cards the last build wrote that the output holds still, by the key they were drawn from: not read again. */
+  kept: Record<string, KeptCard>;
 }
 
-export class SocialCards {
-  private readonly cache: MediaCache<Record<string, never>>;
-  private readonly require: NodeRequire;
-  /** The fonts and the part of every key that does not depend on the page. */
-  private setup?: Promise<{ fonts: LoadedFont[]; key: string }>;
-  /** Cards drawn or read this session, by key: watch mode draws a card once per version. */
-  private readonly drawn = new Map<string, Uint8Array>();
+/** A card as the build record keeps it: enough to take its file from the last build without reading it. */
+export interface KeptCard {
+  route: string;
+  file: string;
+  length: number;
+}
 
-  constructor(
-    projectRoot: string,
-    private readonly theme: Theme,
-  ) {
-    this.cache = new MediaCache(projectRoot, "cards");
-    this.require = createRequire(path.join(projectRoot, "package.json"));
-  }
+/** What the card stage remembers from one run to the next (watch mode): the fonts, and each card drawn, by key. */
+export interface CardMemory {
+  setup?: { fonts: LoadedFont[]; key: string };
+  drawn: ReadonlyMap<string, Uint8Array>;
+}
 
-  /** Whether this site has cards: the theme draws them and the settings do not turn them off. */
-  enabledFor(site: unknown): boolean {
-    const card = this.theme.socialCard;
-    return card !== undefined && card.enabled?.(site) !== false;
-  }
+export const noCardMemory = (): CardMemory => ({ drawn: new Map() });
 
-  /** Draws (or finds) the card of every route. */
-  async build(routes: readonly Route[], content: SiteContent, siteUrl: string): Promise<SiteCards> {
-    const card = this.theme.socialCard;
-    const byRoute = new Map<string, SocialCard>();
-    const files = new Map<string, Uint8Array>();
-    const used = new Set<string>();
-    if (card && this.enabledFor(content.site.value)) {
-      const { fonts, key: base } = await (this.setup ??= this.load(card));
-      for (const route of routes) {
-        const props = card.props({ route, site: content.site.value, content });
-        if (props === undefined) continue;
-        const key = cacheKey([base, JSON.stringify(props)]);
-        let png = this.drawn.get(key) ?? (await this.cache.get(key))?.files.get("card.png");
-        if (!png) {
-          png = await draw(card, props, fonts);
-          await this.cache.put(key, { meta: {}, files: new Map([["card.png", png]]) });
-        }
-        this.drawn.set(key, png);
-        used.add(key);
-        const hash = fileHash(png);
-        const file = `assets/cards/${slugOf(route.path)}-${hash}.png`;
-        files.set(file, png);
-        byRoute.set(route.path, {
-          url: absoluteUrl(siteUrl, `/${file}`),
-          width: card.width,
-          height: card.height,
-          alt: card.alt(props),
-          type: "image/png",
-          length: png.length,
-        });
+/** Whether this site has cards: the theme draws them and the settings do not turn them off. */
+export function cardsEnabled(theme: Theme, site: unknown): boolean {
+  const card = theme.socialCard;
+  return card !== undefined && card.enabled?.(site) !== false;
+}
+
+export interface CardStageInput {
+  routes: readonly Route[];
+  content: SiteContent;
+  siteUrl: string;
+  projectRoot: string;
+  memory: CardMemory;
+  /** The cards of the last build, by key (its record). */
+  previous: Readonly<Record<string, KeptCard>>;
+}
+
+/**
+ * Stage 6: draws (or finds) the card of every route; returns them and what to remember. A
+ * card whose key (the fonts, the component's code, the page's props) is the last build's and
+ * whose file the output still holds (`reuse`) is neither drawn nor read: a body edit that
+ * changes no card's text costs a key per page.
+ */
+export async function cardStage(
+  { routes, content, siteUrl, projectRoot, memory, previous }: CardStageInput,
+  theme: Theme,
+  reuse: (file: string, size: number) => Promise<boolean>,
+): Promise<Staged<{ cards: SiteCards; memory: CardMemory }>> {
+  const card = theme.socialCard;
+  const byRoute = new Map<string, SocialCard>();
+  const files = new Map<string, Uint8Array>();
+  const kept: Record<string, KeptCard> = {};
+  const drawn = new Map<string, Uint8Array>();
+  const require = createRequire(path.join(projectRoot, "package.json"));
+  let setup = memory.setup;
+  if (card && cardsEnabled(theme, content.site.value)) {
+    const cache = new MediaCache<Record<string, never>>(projectRoot, "cards");
+    // The part of every key that does not depend on the page: without the fonts' bytes read
+    // again while the fonts' files are as they were.
+    const base = (setup ??= await loadFonts(card, theme, require)).key;
+    for (const route of routes) {
+      const props = card.props({ route, site: content.site.value, content });
+      if (props === undefined) continue;
+      const key = cacheKey([base, JSON.stringify(props)]);
+      const alt = card.alt(props);
+      const before = previous[key];
+      const known = before && before.route === route.path ? before : undefined;
+      let png = drawn.get(key) ?? memory.drawn.get(key);
+      if (!png && known && (await reuse(known.file, known.length))) {
+        kept[key] = known;
+        byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${known.file}`), width: card.width, height: card.height, alt, type: "image/png", length: known.length });
+        continue;
       }
+      png ??= (await cache.get(key))?.files.get("card.png");
+      if (!png) {
+        png = await draw(card, props, setup.fonts);
+        await cache.put(key, { meta: {}, files: new Map([["card.png", png]]) });
+      }
+      // Cards of titles no longer on the site are let go: only this run's are remembered.
+      drawn.set(key, png);
+      const hash = fileHash(png);
+      const file = `assets/cards/${slugOf(route.path)}-${hash}.png`;
+      files.set(file, png);
+      kept[key] = { route: route.path, file, length: png.length };
+      byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png", length: png.length });
     }
-    // Cards of titles no longer on the site are let go.
-    for (const key of this.drawn.keys()) if (!used.has(key)) this.drawn.delete(key);
-    return { byRoute, files };
   }
+  return staged({ cards: { byRoute, files, kept }, memory: { setup, drawn } });
+}
 
-  private async load(card: ThemeSocialCard): Promise<{ fonts: LoadedFont[]; key: string }> {
-    const fonts = await Promise.all(
-      card.fonts.map(async (font) => {
-        if (font.source.endsWith(".woff2")) throw new Error(`the social card's font ${font.source} is WOFF2, which satori cannot read: use the .woff beside it`);
-        return { name: font.name, data: await readFile(this.require.resolve(font.source)), weight: font.weight, style: font.style };
-      }),
-    );
-    const version = async (name: string) => (JSON.parse(await readFile(this.require.resolve(`${name}/package.json`), "utf8")) as { version: string }).version;
-    const key = cacheKey([
-      "card-v1",
-      this.theme.name,
-      this.theme.version,
-      `${card.width}x${card.height}`,
-      // The component's own code: an edit to the card's look draws every card again.
-      card.component.toString(),
-      ...fonts.flatMap((f) => [`${f.name}:${f.weight}:${f.style}`, f.data]),
-      await version("satori"),
-      await version("@resvg/resvg-js"),
-    ]);
-    return { fonts, key };
-  }
+/** The fonts, and the part of every key that does not depend on the page. */
+async function loadFonts(card: ThemeSocialCard, theme: Theme, require: NodeRequire): Promise<{ fonts: LoadedFont[]; key: string }> {
+  const fonts = await Promise.all(
+    card.fonts.map(async (font) => {
+      if (font.source.endsWith(".woff2")) throw new Error(`the social card's font ${font.source} is WOFF2, which satori cannot read: use the .woff beside it`);
+      return { name: font.name, data: await readFile(require.resolve(font.source)), weight: font.weight, style: font.style };
+    }),
+  );
+  const version = async (name: string) => (JSON.parse(await readFile(require.resolve(`${name}/package.json`), "utf8")) as { version: string }).version;
+  const key = cacheKey([
+    "card-v1",
+    theme.name,
+    theme.version,
+    `${card.width}x${card.height}`,
+    // The component's own code: an edit to the card's look draws every card again.
+    card.component.toString(),
+    ...fonts.flatMap((f) => [`${f.name}:${f.weight}:${f.style}`, f.data]),
+    await version("satori"),
+    await version("@resvg/resvg-js"),
+  ]);
+  return { fonts, key };
 }
 
 async function draw(card: ThemeSocialCard, props: unknown, fonts: LoadedFont[]): Promise<Uint8Array> {
   const [{ default: satori }, { Resvg }] = await Promise.all([import("satori"), import("@resvg/resvg-js")]);
-  const svg = await satori(card.component(props), { width: card.width, height: card.height, fonts });
+  // A font handed over between threads arrives as a plain Uint8Array: satori reads Buffers.
+  const buffers = fonts.map((f) => ({ ...f, data: Buffer.isBuffer(f.data) ? f.data : Buffer.from(f.data) }));
+  const svg = await satori(card.component(props), { width: card.width, height: card.height, fonts: buffers });
   // satori has drawn the text as paths: resvg needs no font, and must not pick the machine's.
   return new Resvg(svg, { fitTo: { mode: "width", value: card.width }, font: { loadSystemFonts: false } }).render().asPng();
 }

@@ -25,11 +25,12 @@ import { renderToString } from "react-dom/server";
 import { fileHash } from "../../lib/hash.js";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import type sharpType from "sharp";
 import type { Metadata } from "sharp";
-import { ContentError } from "../../lib/errors.js";
+import { ContentError, staged, type Staged } from "../../lib/errors.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
+import { locate } from "../../lib/yaml-source.js";
+import { slugify } from "../../lib/slug.js";
 
 /** An image as the Markdown stage found it: `![alt](url)`, `{decorative}` after it or not. */
 export interface MarkdownImage {
@@ -95,7 +96,7 @@ const MIME: Record<OutputFormat | "svg", string> = {
 const EXTENSION: Record<OutputFormat | "svg", string> = { avif: "avif", webp: "webp", jpeg: "jpg", png: "png", gif: "gif", svg: "svg" };
 
 /** What one encoded source holds: each file by `<width>.<ext>`, with its size and content hash. */
-interface Encoded {
+export interface Encoded {
   width: number;
   height: number;
   format: OutputFormat | "svg";
@@ -103,7 +104,7 @@ interface Encoded {
 }
 
 /** A source file as last read: its bytes' key and what its header says. */
-interface Source {
+export interface Source {
   size: number;
   mtimeMs: number;
   key: string;
@@ -172,65 +173,83 @@ export function Picture({ image, alt, sizes, priority, className }: PictureProps
   );
 }
 
-let sharpModule: Promise<typeof sharpType> | undefined;
-/** sharp (libvips) is loaded by the first build that shows an image, not by every build. */
-const loadSharp = () => (sharpModule ??= import("sharp").then((m) => m.default));
+/** sharp (libvips) is loaded by the first build that shows an image, not by every build (Node keeps the module once loaded). */
+const loadSharp = () => import("sharp").then((m) => m.default);
 
-/** The images of one build: what each address stands for, and the files to write. */
-export class SiteImages {
-  constructor(
-    /** `file\0url` → the source path it resolved to. */
-    private readonly resolved: ReadonlyMap<string, string>,
-    /** The processed image of each source path. */
-    private readonly ready: ReadonlyMap<string, ProcessedImage>,
-    /** Every encoded file, by its path in the site. */
-    readonly files: ReadonlyMap<string, Uint8Array>,
-    private readonly sizes: string,
-  ) {}
+/** The images of one build: what each address stands for, and the files to write. Plain data. */
+export interface SiteImages {
+  /** `file\0url` → the source path it resolved to. */
+  resolved: ReadonlyMap<string, string>;
+  /** The processed image of each source path. */
+  ready: ReadonlyMap<string, ProcessedImage>;
+  /** Every encoded file, by its path in the site. */
+  files: ReadonlyMap<string, Uint8Array>;
+  sizes: string;
+}
 
-  /** None: a site without images. */
-  static none(): SiteImages {
-    return new SiteImages(new Map(), new Map(), new Map(), "100vw");
-  }
+/** The processed image `url` stands for in the article of `file`. */
+export function imageOf(images: SiteImages, file: string, url: string): ProcessedImage | undefined {
+  const source = images.resolved.get(`${file}\0${url}`);
+  return source === undefined ? undefined : images.ready.get(source);
+}
 
-  /** The processed image `url` stands for in the article of `file`. */
-  imageOf(file: string, url: string): ProcessedImage | undefined {
-    const source = this.resolved.get(`${file}\0${url}`);
-    return source === undefined ? undefined : this.ready.get(source);
-  }
-
-  /** An article's body HTML with each image marker replaced by its `<picture>`. */
-  fill(html: string, file: string, images: readonly MarkdownImage[]): string {
-    if (images.length === 0) return html;
-    return html.replace(MARKER, (marker, index: string) => {
-      const ref = images[Number(index)];
-      const image = ref && this.imageOf(file, ref.url);
-      if (!ref || !image) return marker;
-      return renderToString(Picture({ image, alt: ref.decorative ? "" : ref.alt.trim(), sizes: this.sizes }));
-    });
-  }
+/** An article's body HTML with each image marker replaced by its `<picture>`. */
+export function fillImages(images: SiteImages, html: string, file: string, list: readonly MarkdownImage[]): string {
+  if (list.length === 0) return html;
+  return html.replace(MARKER, (marker, index: string) => {
+    const ref = list[Number(index)];
+    const image = ref && imageOf(images, file, ref.url);
+    if (!ref || !image) return marker;
+    return renderToString(Picture({ image, alt: ref.decorative ? "" : ref.alt.trim(), sizes: images.sizes }));
+  });
 }
 
 /**
- * The images of a site: kept by the builder across watch-mode rebuilds, so a source whose
- * size and modification time did not change is not even read again.
+ * What the image stage remembers from one run to the next (watch mode): each source's size,
+ * time and key, so an unchanged source is not even read again, and what it encoded.
  */
-export class ImageStage {
+export interface ImageMemory {
+  sources: ReadonlyMap<string, Source>;
+  encoded: ReadonlyMap<string, Encoded & { files: Map<string, Uint8Array> }>;
+}
+
+export const noImageMemory = (): ImageMemory => ({ sources: new Map(), encoded: new Map() });
+
+/** True when `file` (absolute) is the source of an image the site shows. */
+export const showsImage = (memory: ImageMemory, file: string) => memory.sources.has(file);
+
+export interface ImageStageInput {
+  content: SiteContent;
+  /** Each article's body images (from the Markdown stage), by file. */
+  bodyImages: ReadonlyMap<string, readonly MarkdownImage[]>;
+  projectRoot: string;
+  publicDir: string;
+  options: ImageOptions;
+  memory: ImageMemory;
+}
+
+/** Stage 5: resolves, inspects and encodes every image the articles show; returns the images, what is wrong, and what to remember. */
+export async function imageStage(input: ImageStageInput): Promise<Staged<{ images: SiteImages; memory: ImageMemory }>> {
+  const work = new ImageWork(input.projectRoot, input.publicDir, input.options, input.memory);
+  const { errors, images } = await work.prepare(input.content, (article) => input.bodyImages.get(article.file) ?? []);
+  return staged({ images, memory: { sources: work.sources, encoded: work.encoded } }, errors);
+}
+
+/** One run of the image stage: starts from what the last run remembered, and ends with what this one will. */
+export class ImageWork {
   private readonly cache: MediaCache<Encoded>;
-  private readonly sources = new Map<string, Source>();
-  private readonly encoded = new Map<string, Encoded & { files: Map<string, Uint8Array> }>();
+  readonly sources: Map<string, Source>;
+  readonly encoded: Map<string, Encoded & { files: Map<string, Uint8Array> }>;
 
   constructor(
     private readonly projectRoot: string,
     private readonly publicDir: string,
     private readonly options: ImageOptions,
+    memory: ImageMemory,
   ) {
     this.cache = new MediaCache(projectRoot, "images");
-  }
-
-  /** True when `file` (absolute) is the source of an image the site shows. */
-  uses(file: string): boolean {
-    return this.sources.has(file);
+    this.sources = new Map(memory.sources);
+    this.encoded = new Map(memory.encoded);
   }
 
   /**
@@ -273,7 +292,8 @@ export class ImageStage {
     for (const file of this.sources.keys()) if (!references.has(file)) this.sources.delete(file);
     const keys = new Set([...this.sources.values()].map((s) => s.key));
     for (const key of this.encoded.keys()) if (!keys.has(key)) this.encoded.delete(key);
-    return { errors, images: new SiteImages(resolved, ready, files, this.options.sizes) };
+    const images: SiteImages = { resolved, ready, files, sizes: this.options.sizes };
+    return { errors, images };
   }
 
   /** A source file's encoded files, from memory, the disk cache, or sharp. */
@@ -383,7 +403,7 @@ function referencesOf(article: Article, body: readonly MarkdownImage[]): Referen
   const refs: Reference[] = [];
   const cover = article.meta.image as CoverImage | undefined;
   if (cover) {
-    const at = article.locate(["image", "src"]);
+    const at = locate(article, ["image", "src"]);
     refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, line: at?.line, column: at?.column, source: article.source, key: "image.src" });
   }
   for (const image of body) refs.push({ ...image, cover: false, file: article.file, source: article.source });
@@ -464,13 +484,7 @@ function formatOf(meta: Metadata): OutputFormat | "svg" | undefined {
 
 /** `Foto da Equipe.JPG` → `foto-da-equipe`: a readable, URL-safe start for the hashed names. */
 function stemOf(file: string): string {
-  const stem = path
-    .basename(file, path.extname(file))
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
+  const stem = slugify(path.basename(file, path.extname(file)));
   return stem || "image";
 }
 

@@ -8,10 +8,10 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
-import { ContentError, type ContentWarning } from "../../lib/errors.js";
+import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
-import { nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
+import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
 export type ArticleMeta = BaseMeta & Record<string, unknown>;
@@ -26,18 +26,29 @@ export interface Article<Meta extends object = Record<string, unknown>> {
   meta: BaseMeta & Meta;
   /** The whole front matter, including block data keys. */
   frontMatter: Record<string, unknown>;
-  /** The Markdown body, preceded by blank lines so that line numbers match the file. */
-  markdown: string;
+  /** The file's whole text. */
   source: string;
-  locate: Locator;
+  /** The hash of `source`: the article's identity in caches and dependencies. */
+  sourceHash: string;
+  /** Where the Markdown body starts in `source` (`markdownOf` gives the body). */
+  bodyOffset: number;
+  /** Its values are located in its front matter (`locate`, `errorAt`). */
+  format: "front-matter";
 }
 
-/** A YAML or JSON file whose values can be traced back to their lines. */
+/** The Markdown body of an article, preceded by blank lines so that line numbers match the file. */
+export function markdownOf(article: Pick<Article, "source" | "bodyOffset">): string {
+  const { source, bodyOffset } = article;
+  let lines = 0;
+  for (let i = source.indexOf("\n"); i !== -1 && i < bodyOffset; i = source.indexOf("\n", i + 1)) lines++;
+  return "\n".repeat(lines) + source.slice(bodyOffset);
+}
+
+/** A YAML or JSON file whose values can be traced back to their lines (`locate`, `errorAt`). */
 export interface LocatedFile<T> {
   file: string;
   source: string;
   value: T;
-  locate: Locator;
 }
 
 /**
@@ -67,6 +78,8 @@ export interface LoadResult<Content = SiteContent> {
   /** Articles that did not load, by file: the build goes on without them and reports their errors. */
   failed: Map<string, FailedArticle>;
   warnings: ContentWarning[];
+  /** The articles parsed in this load (not taken from `previous`), for the cache to keep. */
+  parsed: ArticleStore;
 }
 
 /** An article that could not be read or parsed: its errors, and the route its path gives it. */
@@ -104,25 +117,23 @@ export interface ArticleModel {
   languages: readonly string[];
 }
 
-const models = new WeakMap<ContentModel, ArticleModel>();
-
-/** The article model of a theme: the engine's front-matter keys plus the theme's. */
+/** The article model of a theme: the engine's front-matter keys plus the theme's (made once per load). */
 export function articleModel(theme: ContentModel): ArticleModel {
-  let model = models.get(theme);
-  if (!model) {
-    const shape = { ...baseFrontMatter, ...theme.frontMatter };
-    const schema = z.looseObject(shape) as unknown as z.ZodType<ArticleMeta>;
-    model = { schema, keys: Object.keys(shape), languages: theme.languages };
-    models.set(theme, model);
-  }
-  return model;
+  const shape = { ...baseFrontMatter, ...theme.frontMatter };
+  const schema = z.looseObject(shape) as unknown as z.ZodType<ArticleMeta>;
+  return { schema, keys: frontMatterKeys(theme), languages: theme.languages };
+}
+
+/** Every front-matter key an article of this theme may have: the engine's and the theme's. */
+export function frontMatterKeys(theme: Pick<ContentModel, "frontMatter">): string[] {
+  return Object.keys({ ...baseFrontMatter, ...theme.frontMatter });
 }
 
 /** Reads and validates everything under `root` (normally `content/`) with a theme's schemas. */
 export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
   root: string,
   theme: ContentModel<Site, Shape, Collections>,
-  options: { drafts?: boolean; cache?: ArticleStore; projectRoot?: string } = {},
+  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string } = {},
 ): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
@@ -138,20 +149,43 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   }
   const data = await loadDataFiles(path.join(root, "data"), display, errors);
   const failed = new Map<string, FailedArticle>();
-  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.cache);
+  const parsed: ArticleStore = new Map();
+  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
   // The settings, collections and data files are what every page needs: without them, no build.
   const unusable = !site || errors.length > 0;
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
   if (site) warnings.push(...placeholderWarnings(site));
 
-  const hidden = (a: Article) => !options.drafts && a.meta.draft === true;
-  const visible = articles.filter((a) => !hidden(a));
-  const draftRoutes = new Set(articles.filter(hidden).map((a) => a.route));
-  if (!site || unusable) return { errors, failed, warnings };
+  const visible = articles.filter((a) => !isLeftOut(a, options.drafts));
+  const draftRoutes = new Set(articles.filter((a) => isLeftOut(a, options.drafts)).map((a) => a.route));
+  if (!site || unusable) return { errors, failed, warnings, parsed };
   // The one place the theme's types are given to the content: its schemas validated every value.
   const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
-  return { content, errors, failed, warnings };
+  return { content, errors, failed, warnings, parsed };
+}
+
+/** What the load stage makes: the content (undefined only when a file every page needs could not be read), and the articles parsed or not. */
+export interface LoadedContent {
+  content?: SiteContent;
+  /** Articles that did not load, by file: the build goes on without them and reports their errors. */
+  failed: Map<string, FailedArticle>;
+  /** The articles parsed in this load (not taken from `previous`), for the cache to keep. */
+  parsed: ArticleStore;
+}
+
+/** Stage 1: the whole content folder, read and validated; an article `previous` parsed from the same text is not parsed again. */
+export async function loadStage(
+  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore },
+  theme: ContentModel,
+): Promise<Staged<LoadedContent>> {
+  const { content, errors, failed, warnings, parsed } = await loadContent(input.contentDir, theme, input);
+  return staged({ content, failed, parsed }, errors, warnings);
+}
+
+/** The draft rule: a `draft: true` article is left out of a build, unless it builds drafts (dev). */
+export function isLeftOut(article: Article, drafts: boolean | undefined): boolean {
+  return !drafts && article.meta.draft === true;
 }
 
 /** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
@@ -163,7 +197,7 @@ function placeholderWarnings(site: LocatedFile<unknown>): ContentWarning[] {
         const key = at.join(".");
         warnings.push({
           file: site.file,
-          line: site.locate(at)?.line,
+          line: locate(site, at)?.line,
           message: `\`${key}\` is still a placeholder (${value}); set the real address in ${site.file} before publishing`,
         });
       }
@@ -225,7 +259,7 @@ async function loadYamlFile<T>(
     return undefined;
   }
   if (engine && !engine.settings) return undefined;
-  return { file: shown, source, value: result.data, locate: parsed.locate };
+  return { file: shown, source, value: result.data };
 }
 
 /** The files of `dir` with this extension (hidden ones left out), sorted. */
@@ -244,7 +278,7 @@ async function loadDataFiles(
     try {
       const parsed = parseJsonSource(source, shown);
       const name = path.relative(dir, file).replace(/\.json$/, "").split(path.sep).join("/");
-      data.set(name, { file: shown, source, value: parsed.value, locate: parsed.locate });
+      data.set(name, { file: shown, source, value: parsed.value });
     } catch (error) {
       errors.push(error as ContentError);
     }
@@ -252,13 +286,20 @@ async function loadDataFiles(
   return data;
 }
 
-function loadArticles(dir: string, model: ArticleModel, display: (p: string) => string, failed: Map<string, FailedArticle>, cache?: ArticleStore): Article[] {
+function loadArticles(
+  dir: string,
+  model: ArticleModel,
+  display: (p: string) => string,
+  failed: Map<string, FailedArticle>,
+  previous: ReadonlyArticleStore | undefined,
+  parsed: ArticleStore,
+): Article[] {
   const files = filesOf(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFile(dir, file, model, display, cache);
+    const result = loadArticleFile(dir, file, model, display, previous, parsed);
     if (!result) continue;
     if ("errors" in result) failed.set(display(file), result);
     else articles.push(result.article);
@@ -272,14 +313,21 @@ function loadArticles(dir: string, model: ArticleModel, display: (p: string) => 
  */
 export const displayPath = (projectRoot: string) => (file: string) => path.relative(projectRoot, file) || file;
 
-/** gray-matter's front matter starts with the newline that ends the opening `---` line. */
-const frontMatterLineOffset = (text: string) => (text.startsWith("\n") || text.startsWith("\r\n") ? 0 : 1);
-
 /** An article read, one that failed (with the route its path gives it), or none: the file is gone. */
 type ArticleLoad = { article: Article } | FailedArticle | undefined;
 
-/** Reads and parses one article file; undefined when it no longer exists. */
-export function loadArticleFile(articlesDir: string, file: string, model: ArticleModel, display: (p: string) => string, cache?: ArticleStore): ArticleLoad {
+/**
+ * Reads and parses one article file; undefined when it no longer exists. An article `previous`
+ * parsed from the same text is taken as it was; one parsed here is added to `parsed`.
+ */
+export function loadArticleFile(
+  articlesDir: string,
+  file: string,
+  model: ArticleModel,
+  display: (p: string) => string,
+  previous: ReadonlyArticleStore | undefined,
+  parsed: ArticleStore,
+): ArticleLoad {
   const shown = display(file);
   const failed = (errors: ContentError[]): FailedArticle => ({ route: routeFromPath(path.relative(articlesDir, file), model.languages).route, errors });
   let source: string;
@@ -290,31 +338,17 @@ export function loadArticleFile(articlesDir: string, file: string, model: Articl
     return failed([new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })]);
   }
   const sourceHash = hashOf(source);
-  const entry = cache?.get(shown);
+  const entry = previous?.get(shown);
   const parsedBefore = entry?.sourceHash === sourceHash ? unseal(entry.article) : undefined;
-  if (parsedBefore) {
-    const article = cachedArticle(parsedBefore as ParsedArticle, source, shown);
-    sourceHashes.set(article, sourceHash);
-    return { article };
-  }
-  const result = parseArticle(source, shown, path.relative(articlesDir, file), model);
+  if (parsedBefore) return { article: articleFrom(parsedBefore as ParsedArticle, source, sourceHash, shown) };
+  const result = parseArticle(source, shown, path.relative(articlesDir, file), model, sourceHash);
   if ("article" in result) {
-    sourceHashes.set(result.article, sourceHash);
     // Kept only when JSON gives back exactly what was parsed.
-    const { parsed } = result;
-    if (cache && parsed && isJsonSafe(parsed.meta) && isJsonSafe(parsed.frontMatter)) cache.set(shown, { sourceHash, article: seal(parsed) });
+    const { parsed: parts } = result;
+    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, article: seal(parts) });
     return { article: result.article };
   }
   return failed(result.errors);
-}
-
-const sourceHashes = new WeakMap<Article, string>();
-
-/** The hash of an article's text (computed once per article). */
-export function sourceHashOf(article: Article): string {
-  let hash = sourceHashes.get(article);
-  if (hash === undefined) sourceHashes.set(article, (hash = hashOf(article.source)));
-  return hash;
 }
 
 /**
@@ -343,19 +377,12 @@ export function parseArticle(
   file: string,
   relative: string,
   model: ArticleModel,
+  sourceHash = hashOf(source),
 ): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[] } {
+  // A file that cannot be split into front matter and body: said at its first line.
+  const unreadable = (message: string, hint: string, cause?: unknown) => ({ errors: [new ContentError({ file, line: 1, source, message, hint, cause })] });
   if (!/^---\r?\n/.test(source)) {
-    return {
-      errors: [
-        new ContentError({
-          file,
-          line: 1,
-          source,
-          message: "missing front matter",
-          hint: "start the file with a YAML block between two `---` lines holding at least a `title:`",
-        }),
-      ],
-    };
+    return unreadable("missing front matter", "start the file with a YAML block between two `---` lines holding at least a `title:`");
   }
   let raw: matter.GrayMatterFile<string>;
   try {
@@ -368,27 +395,11 @@ export function parseArticle(
     });
   } catch (error) {
     if (error instanceof ContentError) return { errors: [error] };
-    return {
-      errors: [
-        new ContentError({
-          file,
-          line: 1,
-          source,
-          message: `cannot read front matter: ${(error as Error).message}`,
-          hint: "close the front matter with a line holding only `---`",
-          cause: error,
-        }),
-      ],
-    };
+    return unreadable(`cannot read front matter: ${(error as Error).message}`, "close the front matter with a line holding only `---`", error);
   }
   // The parsed YAML document is large and only needed to point at an error: let it go, and
   // parse the front matter again on the rare call (memory stays flat on huge sites).
-  const frontMatterText = raw.matter;
-  let located: Locator | undefined;
-  const locate: Locator = (path, options) => {
-    located ??= parseYamlSource(frontMatterText, file, source, frontMatterLineOffset(frontMatterText)).locate;
-    return located(path, options);
-  };
+  const locate = locatorOf({ file, source, format: "front-matter" });
   const data = raw.data as Record<string, unknown>;
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     return {
@@ -434,11 +445,12 @@ export function parseArticle(
     frontMatter: data,
     bodyOffset: source.length - raw.content.length,
   };
-  return { article: articleFrom(parsed, source, file, locate), parsed };
+  return { article: articleFrom(parsed, source, sourceHash, file), parsed };
 }
 
 /** Where parsed articles are kept between builds, by file (the persistent cache's entries). */
 export type ArticleStore = Map<string, { sourceHash: string; article?: Sealed<ParsedArticle> }>;
+export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly article?: Sealed<ParsedArticle> }>;
 
 /** What parsing an article gives, besides its text: the part the cache keeps. */
 export interface ParsedArticle {
@@ -450,37 +462,7 @@ export interface ParsedArticle {
 }
 
 /** An article from its parsed parts and its text. */
-function articleFrom(parsed: ParsedArticle, source: string, file: string, locate: Locator): Article {
+function articleFrom(parsed: ParsedArticle, source: string, sourceHash: string, file: string): Article {
   const { route, lang, meta, frontMatter, bodyOffset } = parsed;
-  const linesBefore = source.slice(0, bodyOffset).split("\n").length - 1;
-  return {
-    file,
-    route,
-    lang,
-    meta,
-    frontMatter,
-    // Derived when asked for, not stored: on a huge site a second copy of every text adds up.
-    get markdown() {
-      return "\n".repeat(linesBefore) + source.slice(bodyOffset);
-    },
-    source,
-    locate,
-  };
-}
-
-/** An article the cache parsed before: its text is the same, so its parts are too. */
-export function cachedArticle(parsed: ParsedArticle, source: string, file: string): Article {
-  let located: Locator | undefined;
-  const locate: Locator = (path, options) => {
-    located ??= frontMatterLocator(source, file);
-    return located(path, options);
-  };
-  return articleFrom(parsed, source, file, locate);
-}
-
-/** Where each front-matter key of an article is (parsed again only to point at an error). */
-function frontMatterLocator(source: string, file: string): Locator {
-  // Only the split: the front matter's text, located by the same YAML parser as the build's.
-  const text = matter(source, { engines: { yaml: () => ({}) } }).matter;
-  return parseYamlSource(text, file, source, frontMatterLineOffset(text)).locate;
+  return { file, route, lang, meta, frontMatter, source, sourceHash, bodyOffset, format: "front-matter" };
 }

@@ -21,9 +21,9 @@ import type { Root, Nodes, Parents, Text } from "mdast";
 import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
 import { ContentError, type ContentWarning } from "../../lib/errors.js";
-import { articleModel, type Article, type SiteContent } from "../load/content.js";
+import { frontMatterKeys, markdownOf, type Article, type SiteContent } from "../load/content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
-import { nearest, schemaErrors } from "../../lib/yaml-source.js";
+import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.js";
 import { ImageSlot, type MarkdownImage } from "../images/images.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
@@ -63,6 +63,7 @@ interface PipelineData {
   theme: Theme;
   blocks: ResolvedBlock[];
   result: Omit<MarkdownResult, "html">;
+  session: MarkdownSession;
 }
 
 /** The blocks of the article being rendered, read by the `cafe-block` slots. */
@@ -90,14 +91,23 @@ function BlockSlot({ "data-block": index, children }: { "data-block"?: string; c
  * prose and changes no output (bench/README.md has the figure).
  */
 type Pipelines = { full: Processor; lean: Processor };
-const pipelines = new WeakMap<Theme, Map<string, Pipelines>>();
 const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
 /** Written right after an image, marks it as decorative: no alt text, skipped by screen readers. */
 const DECORATIVE = "{decorative}";
 
-function pipelinesFor(theme: Theme, lang: string): Pipelines {
-  let byLang = pipelines.get(theme);
-  if (!byLang) pipelines.set(theme, (byLang = new Map()));
+/**
+ * What one run of the Markdown stage makes once and uses for every body: the pipelines per
+ * language, and the site blocks' data. Made by the stage, never kept between runs.
+ */
+export interface MarkdownSession {
+  pipelines: Map<string, Pipelines>;
+  blockData: Map<string, unknown>;
+}
+
+export const markdownSession = (): MarkdownSession => ({ pipelines: new Map(), blockData: new Map() });
+
+function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pipelines {
+  const byLang = session.pipelines;
   let found = byLang.get(lang);
   if (!found) {
     const toReact = {
@@ -122,14 +132,19 @@ function pipelinesFor(theme: Theme, lang: string): Pipelines {
  * bad content: errors are returned. `lean: false` always uses the full pipeline (the
  * reference the lean one must equal).
  */
-export function renderMarkdown(article: Article, content: SiteContent, theme: Theme, options: { lean?: boolean } = {}): MarkdownResult {
+export function renderMarkdown(
+  article: Article,
+  content: SiteContent,
+  theme: Theme,
+  { lean: leanAllowed, session = markdownSession() }: { lean?: boolean; session?: MarkdownSession } = {},
+): MarkdownResult {
   const result: PipelineData["result"] = { reads: [], links: [], headings: [], images: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
-  const markdown = article.markdown;
+  const markdown = markdownOf(article);
   const file = new VFile({ path: article.file, value: markdown });
-  file.data.pipeline = { article, content, theme, blocks, result } satisfies PipelineData;
-  const { full, lean } = pipelinesFor(theme, article.lang);
-  const pipeline = options.lean !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
+  file.data.pipeline = { article, content, theme, blocks, result, session } satisfies PipelineData;
+  const { full, lean } = pipelinesFor(theme, article.lang, session);
+  const pipeline = leanAllowed !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
   const body = pipeline.processSync(file).result as ReactElement;
   const html = result.errors.length > 0 ? "" : renderToString(createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body));
   return { html, ...result };
@@ -145,13 +160,9 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** Site-level block data (from a collection), computed once per build. */
-const siteData = new WeakMap<SiteContent, Map<string, unknown>>();
-
-/** The data a site block (`source: { from: "site" }`) shows, computed once per version of the content. */
-export function siteBlockData(content: SiteContent, theme: Theme, name: string): unknown {
-  let byName = siteData.get(content);
-  if (!byName) siteData.set(content, (byName = new Map()));
+/** The data a site block (`source: { from: "site" }`) shows, computed once per run (`memo`, by block name). */
+export function siteBlockData(content: SiteContent, theme: Theme, name: string, memo: Map<string, unknown>): unknown {
+  const byName = memo;
   if (!byName.has(name)) {
     const source = theme.blocks.find((b) => b.name === name)?.source;
     byName.set(name, source?.from === "site" ? source.data(content) : undefined);
@@ -162,8 +173,8 @@ export function siteBlockData(content: SiteContent, theme: Theme, name: string):
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
 function remarkBlocks() {
   return (tree: Root, file: VFile) => {
-    const { article, content, theme, blocks, result } = file.data.pipeline!;
-    const model = articleModel(theme);
+    const { article, content, theme, blocks, result, session } = file.data.pipeline!;
+    const knownKeys = frontMatterKeys(theme);
     const consumedKeys = new Set<string>();
     const slugger = new GithubSlugger();
     // The page title is the h1; a block's headings go one level below the last heading.
@@ -227,9 +238,9 @@ function remarkBlocks() {
     });
 
     for (const key of Object.keys(article.frontMatter)) {
-      if (model.keys.includes(key) || consumedKeys.has(key)) continue;
-      const guess = nearest(key, model.keys);
-      const pos = article.locate([key], { key: true });
+      if (knownKeys.includes(key) || consumedKeys.has(key)) continue;
+      const guess = nearest(key, knownKeys);
+      const pos = locate(article, [key], { key: true });
       result.errors.push(
         new ContentError({
           file: article.file,
@@ -241,7 +252,7 @@ function remarkBlocks() {
           hint:
             guess !== undefined
               ? `did you mean \`${guess}\`?`
-              : `front-matter keys are ${model.keys.join(", ")}${
+              : `front-matter keys are ${knownKeys.join(", ")}${
                   theme.blocks.some((b) => b.source.from === "data")
                     ? ", plus data for a block placed in the body (\`::some-block\` reads \`someBlock\`)"
                     : ""
@@ -291,7 +302,7 @@ function remarkBlocks() {
         block.data = data;
       } else if (source.from === "site") {
         result.reads.push(dep.block(name));
-        block.data = siteBlockData(content, theme, name);
+        block.data = siteBlockData(content, theme, name, session.blockData);
       }
       for (const [attribute, hint] of Object.entries(definition.required ?? {})) {
         if (!attributes[attribute]) fail(node, `\`${marker(definition)}${name}\` needs the attribute \`${attribute}\``, hint);
@@ -316,7 +327,7 @@ function remarkBlocks() {
         }
         const parsed = schema.safeParse(table.value);
         if (!parsed.success) {
-          result.errors.push(...schemaErrors(parsed.error.issues, table.file, table.source, table.locate));
+          result.errors.push(...schemaErrors(parsed.error.issues, table.file, table.source, locatorOf(table)));
           return undefined;
         }
         return parsed.data;
@@ -333,7 +344,7 @@ function remarkBlocks() {
       }
       const parsed = schema.safeParse(article.frontMatter[key]);
       if (!parsed.success) {
-        result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, article.locate, [key]));
+        result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, locatorOf(article), [key]));
         return undefined;
       }
       return parsed.data;

@@ -1,14 +1,18 @@
 /**
- * Stage 3 — Markdown: every article's body rendered to HTML (markdown.ts), again only when
- * its text or a value it read (a data file, a block's site data) changed. An unchanged body
- * comes from the last run (watch mode) or from the persistent cache.
+ * Stage 3 — Markdown: every article's body rendered to HTML (article-markdown.ts), again only
+ * when its text or a value it read (a data file, a block's site data) changed. An unchanged
+ * body comes from the last run (watch mode) or from what the persistent cache kept.
+ *
+ * Plain data in and out: the stage reads the cache's entries and returns what the cache
+ * should keep; the orchestrator stores it.
  */
 import type { SiteContent } from "../load/content.js";
-import { sourceHashOf } from "../load/content.js";
-import type { BuildCache } from "../../incremental/build-cache.js";
-import type { DepValues, Deps, DepId } from "../../incremental/dependencies.js";
-import { isJsonSafe, seal, unseal } from "../../lib/hash.js";
-import { renderMarkdown, type MarkdownResult } from "./article-markdown.js";
+import type { FileEntry } from "../../incremental/build-cache.js";
+import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
+import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
+import { markdownSession, renderMarkdown, siteBlockData, type MarkdownResult } from "./article-markdown.js";
+import type { RouteTable } from "../routes/routes.js";
+import { staged, type Staged } from "../../lib/errors.js";
 import type { Theme } from "../../theme.js";
 
 /** One article's Markdown, with the text and the values it was rendered from. */
@@ -16,6 +20,8 @@ export interface MarkdownEntry {
   sourceHash: string;
   deps: Deps;
   result: MarkdownResult;
+  /** The hash of `result.html` (a page's dependency on a body without images). */
+  htmlHash: string;
 }
 
 /** Each article's rendered Markdown, by file. */
@@ -23,39 +29,50 @@ export type MarkdownBodies = ReadonlyMap<string, MarkdownEntry>;
 
 export interface MarkdownStageInput {
   content: SiteContent;
-  theme: Theme;
-  /** The values bodies may read (content only: data files, collections, block data). */
-  values: DepValues;
+  table: RouteTable;
   /** The bodies of the last run (watch mode); empty for a one-shot build. */
   previous: MarkdownBodies;
-  cache: BuildCache;
+  /** What the persistent cache kept, by file (read only). */
+  cached: ReadonlyMap<string, FileEntry>;
   /** The full pipeline for every file: the reference the lean one must equal (tests). */
   reference?: boolean;
+  /** Whether there is a persistent cache to keep bodies for (sealing them costs a hash each). */
+  keep: boolean;
+}
+
+export interface MarkdownStageOutput {
+  bodies: Map<string, MarkdownEntry>;
+  /** Bodies rendered in this run that the cache should keep with their article's entry. */
+  keep: Map<string, Pick<FileEntry, "sourceHash" | "markdown">>;
 }
 
 /** Renders every article's Markdown that changed; returns every article's. */
-export function markdownStage({ content, theme, values, previous, cache, reference }: MarkdownStageInput): Map<string, MarkdownEntry> {
+export function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): Staged<MarkdownStageOutput> {
+  const session = markdownSession();
+  const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name, session.blockData) });
   const bodies = new Map<string, MarkdownEntry>();
+  const keep: MarkdownStageOutput["keep"] = new Map();
   for (const article of content.articles) {
-    const sourceHash = sourceHashOf(article);
+    const { sourceHash } = article;
     let entry = previous.get(article.file);
     if (entry?.sourceHash !== sourceHash || !values.unchanged(entry.deps)) {
-      const cached = cache.files.get(article.file);
-      const before = cached?.sourceHash === sourceHash ? unseal(cached.markdown) : undefined;
+      const kept = cached.get(article.file);
+      const before = kept?.sourceHash === sourceHash ? unseal(kept.markdown) : undefined;
       if (before && values.unchanged(before.deps)) {
         const { deps, ...result } = before;
-        entry = { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] } };
+        entry = { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash: hashOf(result.html) };
       } else {
-        const result = renderMarkdown(article, content, theme, { lean: !reference });
+        const result = renderMarkdown(article, content, theme, { lean: !reference, session });
         const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
-        entry = { sourceHash, deps, result };
+        entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
         const { html, headings, links, warnings, images } = result;
-        if (cache.enabled && cached?.sourceHash === sourceHash && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
-          cached.markdown = seal({ deps, html, headings, links, warnings, images });
+        if (keeping && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
+          keep.set(article.file, { sourceHash, markdown: seal({ deps, html, headings, links, warnings, images }) });
         }
       }
     }
     bodies.set(article.file, entry);
   }
-  return bodies;
+  const results = [...bodies.values()].map((b) => b.result);
+  return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
 }

@@ -5,7 +5,8 @@
  * A template reads the site through a context that records every value it reads
  * (dependencies.ts). Every value exists before the first page renders: the stages before
  * this one made them all. A page of the last build none of whose values changed is taken as
- * it is (`reuse`); the others are rendered one at a time, as the writer takes them.
+ * it is (`reuse`); the others are rendered one at a time and yielded to the write stage,
+ * which writes each as it comes.
  */
 import { renderToString } from "react-dom/server";
 import type { AssetRecord } from "../assets/assets.js";
@@ -13,8 +14,8 @@ import type { PageEntry } from "../../incremental/build-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dependencies.js";
 import { hashOf } from "../../lib/hash.js";
-import type { SiteImages } from "../images/images.js";
-import { siteBlockData, type MarkdownResult } from "../markdown/article-markdown.js";
+import { fillImages, imageOf, type SiteImages } from "../images/images.js";
+import { siteBlockData } from "../markdown/article-markdown.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
@@ -27,7 +28,6 @@ import type { PageContext, Theme } from "../../theme.js";
 export interface RenderInput {
   content: SiteContent;
   table: RouteTable;
-  theme: Theme;
   markdown: MarkdownBodies;
   images: SiteImages;
   cards: SiteCards;
@@ -36,71 +36,61 @@ export interface RenderInput {
   redirects: readonly Redirect[];
   /** The pages of the last build, by route. */
   previous: Record<string, PageEntry>;
-  /** Takes a page of the last build into this one (of `size` bytes); false when it cannot. */
-  reuse(file: string, size: number): Promise<boolean>;
 }
 
-export interface RenderOutput {
-  /** Every page's record (filled as `files` is read: complete once it has been). */
-  pages: Record<string, PageEntry>;
-  /** The pages to write (rendered when read), then the site files and the old addresses' files. */
-  files: Iterable<[string, string]>;
-  /** How many pages are rendered (the others were taken from the last build). */
-  rendered: number;
-  /** The old addresses' files among `files`. */
-  redirectFiles: string[];
-}
+/** What the render stage yields, in order: every page (made now, or kept from the last build), then the site's other files. */
+export type RenderedFile =
+  | { kind: "page"; route: string; file: string; html: string; entry: PageEntry }
+  | { kind: "kept"; route: string; entry: PageEntry }
+  | { kind: "file"; file: string; html: string; redirect: boolean };
 
-/** Decides which pages to render, and renders them lazily. */
-export async function renderStage(input: RenderInput): Promise<RenderOutput> {
-  const { content, table, theme, markdown, images, cards, assets, redirects, previous, reuse } = input;
+/**
+ * Renders every page none of whose dependencies kept its last version, yielding each as it
+ * is made (nothing holds every page's HTML). `reuse` asks the writer to take a page of the
+ * last build of `size` bytes as it is; false when it cannot (then it is rendered).
+ */
+export async function* renderStage(input: RenderInput, theme: Theme, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
+  const { content, table, markdown, images, cards, assets, redirects, previous } = input;
   const site = theme.siteMeta(content.site.value);
   const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
   const bodyOf = (file: string) => {
     const result = markdown.get(file)?.result;
-    return result ? images.fill(result.html, file, result.images) : undefined;
+    return result ? fillImages(images, result.html, file, result.images) : undefined;
   };
-  // A body without images is its Markdown's HTML: its hash is kept with it, across watch-mode runs.
+  // A body without images is its Markdown's HTML, whose hash the Markdown stage gave.
   const bodyHash = (file: string) => {
-    const result = markdown.get(file)?.result;
-    if (!result || result.images.length > 0) return hashOf(bodyOf(file) ?? "");
-    let hash = bodyHashes.get(result);
-    if (hash === undefined) bodyHashes.set(result, (hash = hashOf(result.html)));
-    return hash;
+    const entry = markdown.get(file);
+    return entry && entry.result.images.length === 0 ? entry.htmlHash : hashOf(bodyOf(file) ?? "");
   };
+  const listings = new Map<string, unknown>();
+  const blockData = new Map<string, unknown>();
+  const listing = (name: string) => listingOf(content, theme, name, listings);
   const values = new DepValues({
     content,
     table,
     bodyHash,
-    listing: (name) => listingOf(content, theme, name),
-    block: (name) => siteBlockData(content, theme, name),
+    listing,
+    block: (name) => siteBlockData(content, theme, name, blockData),
     assets: hashOf(JSON.stringify(assets.manifest), csp),
     card: (routePath) => cards.byRoute.get(routePath),
-    cover: (file, url) => images.imageOf(file, url),
+    cover: (file, url) => imageOf(images, file, url),
   });
-  const pages: Record<string, PageEntry> = {};
-  const toRender: Route[] = [];
+  const context: PageInput = { content, table, theme, csp, assets, bodyOf, values, images, cards, listing };
   for (const route of table.routes) {
     const entry = previous[route.path];
-    if (entry?.outFile === route.outFile && values.unchanged(entry.deps) && (await reuse(route.outFile, entry.size))) pages[route.path] = entry;
-    else toRender.push(route);
+    if (entry?.outFile === route.outFile && values.unchanged(entry.deps) && (await reuse(route.outFile, entry.size))) {
+      yield { kind: "kept", route: route.path, entry };
+      continue;
+    }
+    const { html, entry: made } = renderRoute(route, context);
+    yield { kind: "page", route: route.path, file: route.outFile, html, entry: made };
   }
+  for (const [file, html] of siteFiles(site, table.routes, csp, theme.summary, (route) => cards.byRoute.get(route.path))) yield { kind: "file", file, html, redirect: false };
   const titleOf = (routePath: string) => {
     const route = table.byPath.get(routePath);
     return route?.kind === "article" ? route.article.main.meta.title : site.name;
   };
-  const moved = redirectFiles(redirects, { siteUrl: site.url, language: site.language, moved: site.moved, titleOf });
-  const context: PageInput = { content, table, theme, csp, assets, bodyOf, values, images, cards };
-  function* files(): Generator<[string, string]> {
-    for (const route of toRender) {
-      const { html, entry } = renderRoute(route, context);
-      pages[route.path] = entry;
-      yield [route.outFile, html];
-    }
-    yield* siteFiles(site, table.routes, csp, theme.summary, (route) => cards.byRoute.get(route.path));
-    yield* moved;
-  }
-  return { pages, files: files(), rendered: toRender.length, redirectFiles: [...moved.keys()] };
+  for (const [file, html] of redirectFiles(redirects, { siteUrl: site.url, language: site.language, moved: site.moved, titleOf })) yield { kind: "file", file, html, redirect: true };
 }
 
 interface PageInput {
@@ -113,10 +103,11 @@ interface PageInput {
   values: DepValues;
   images: SiteImages;
   cards: SiteCards;
+  listing: (name: string) => unknown;
 }
 
 /** One page, through a context that records what its template reads. */
-function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf, values, images, cards }: PageInput): { html: string; entry: PageEntry } {
+function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf, values, images, cards, listing }: PageInput): { html: string; entry: PageEntry } {
   const recorder = new Recorder(values);
   const read = recorder.read;
   read(dep.route(route.path));
@@ -145,7 +136,7 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
     },
     imageOf: (article: Article, url: string) => {
       read(dep.cover(article, url));
-      return images.imageOf(article.file, url);
+      return imageOf(images, article.file, url);
     },
     get socialCard() {
       read(dep.card(route.path));
@@ -153,7 +144,7 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
     },
     listing: <T,>(name: string) => {
       read(dep.listing(name));
-      return listingOf(content, theme, name) as T;
+      return listing(name) as T;
     },
   };
   const html = renderPage(route, ctx, theme);
@@ -168,17 +159,12 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
   return `<!DOCTYPE html>${renderToString(template(ctx))}`;
 }
 
-const listings = new WeakMap<SiteContent, Map<string, unknown>>();
-const bodyHashes = new WeakMap<MarkdownResult, string>();
-
-/** A theme's listing, computed once per version of the content. */
-function listingOf(content: SiteContent, theme: Theme, name: string): unknown {
-  let byName = listings.get(content);
-  if (!byName) listings.set(content, (byName = new Map()));
-  if (!byName.has(name)) {
+/** A theme's listing, computed once per render (`memo`, by name). */
+function listingOf(content: SiteContent, theme: Theme, name: string, memo: Map<string, unknown>): unknown {
+  if (!memo.has(name)) {
     const compute = theme.listings?.[name];
     if (!compute) throw new Error(`the theme has no listing '${name}' (Theme.listings)`);
-    byName.set(name, compute(content));
+    memo.set(name, compute(content));
   }
-  return byName.get(name);
+  return memo.get(name);
 }

@@ -2,15 +2,15 @@
  * Stage 2, second half — every address the site answers besides its pages: the articles'
  * aliases and site.yaml's redirects (aliases.ts), checked against the record of addresses
  * published before (published-routes.ts), and the targets every link is checked against
- * (link-check.ts). Returns them with the errors found; changes nothing.
+ * (link-check.ts). Returns them with the errors found; changes nothing (what earlier runs read comes in as data).
  */
 import path from "node:path";
 import type { SiteContent } from "../load/content.js";
-import type { ContentError } from "../../lib/errors.js";
+import { staged, type Staged } from "../../lib/errors.js";
 import { buildRedirects, type RedirectTable } from "./aliases.js";
 import type { LinkTargets } from "../checks/rendered-links.js";
 import { listPublicFiles, publicFileErrors } from "../write/public-files.js";
-import { answeredRoutes, readPublishedRoutes, RECORD_FILE, vanishedRouteErrors, whereNow, type PublishedRecord, type RouteHistory } from "./published-routes.js";
+import { answeredRoutes, readPublishedRoutes, RECORD_FILE, vanishedRouteErrors, whereNow, pageFinder, type KnownArticles, type PublishedRecord } from "./published-routes.js";
 import { REDIRECT_FILES } from "./redirect-files.js";
 import type { RouteTable } from "./routes.js";
 import { SITE_FILES } from "../render/site-files.js";
@@ -22,8 +22,8 @@ export interface AddressInput {
   publicDir: string;
   /** The record of published addresses: `<contentDir>/published-routes.txt` unless told otherwise; false: none. */
   recordFile?: string | false;
-  /** What earlier builds read: where the page of a vanished address went. */
-  history: RouteHistory;
+  /** Where earlier runs saw each article (the known articles; what the cache kept, for a new process's first build). */
+  earlier: EarlierArticles;
 }
 
 export interface Addresses {
@@ -31,19 +31,33 @@ export interface Addresses {
   record?: PublishedRecord;
   /** Every address answered: pages, aliases, redirects. */
   answered: Set<string>;
-  /** What a link may point at. */
-  targets: LinkTargets;
-  errors: ContentError[];
+  /** The files of public/, as paths in the site. */
+  publicFiles: Set<string>;
 }
 
-export function addressStage({ content, table, contentDir, publicDir, recordFile, history }: AddressInput): Addresses {
+/** Where earlier runs saw each article: what says where the page of a vanished address went. */
+export interface EarlierArticles {
+  known: KnownArticles;
+  cachedArticles?: Parameters<typeof pageFinder>[1];
+}
+
+/**
+ * What a link may point at: the pages, the old addresses, public/ and the files the build
+ * writes (`files`: the assets, once bundled), and where a vanished page went.
+ */
+export function linkTargets(content: SiteContent, table: RouteTable, addresses: Addresses, earlier: EarlierArticles, files: readonly string[] = []): LinkTargets {
+  const movedTo = whereNow(pageFinder(earlier.known, earlier.cachedArticles), content.articles, addresses.record, table);
+  const generated = new Set([...SITE_FILES, ...files].map((f) => `/${f}`));
+  return { content, table, redirects: addresses.redirects.byFrom, publicFiles: addresses.publicFiles, generated, movedTo };
+}
+
+export function addressStage({ content, table, contentDir, publicDir, recordFile, earlier }: AddressInput): Staged<Addresses> {
   const publicFiles = listPublicFiles(publicDir);
   const generated = [...SITE_FILES, ...REDIRECT_FILES];
   const redirects = buildRedirects({ content, table, publicFiles, generated });
   const file = recordFile ?? path.join(contentDir, RECORD_FILE);
   const record = file === false ? undefined : readPublishedRoutes(file);
-  const movedTo = whereNow(history.advance(content.articles), content.articles, record, table);
-  const targets: LinkTargets = { content, table, redirects: redirects.byFrom, publicFiles, generated: new Set(SITE_FILES.map((f) => `/${f}`)), movedTo };
+  const movedTo = whereNow(pageFinder(earlier.known, earlier.cachedArticles), content.articles, record, table);
   const answered = answeredRoutes(table, redirects.redirects);
   // A route whose article did not load is not gone: its own error says what to fix.
   const answeredOrBroken = new Set([...answered, ...table.unreadable]);
@@ -52,5 +66,5 @@ export function addressStage({ content, table, contentDir, publicDir, recordFile
     ...(record ? vanishedRouteErrors({ record, answered: answeredOrBroken, content, table, movedTo }) : []),
     ...publicFileErrors(publicFiles, table, generated),
   ];
-  return { redirects, record, answered, targets, errors };
+  return staged({ redirects, record, answered, publicFiles }, errors);
 }

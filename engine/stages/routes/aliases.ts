@@ -9,6 +9,7 @@
  * address, not a file of `public/` or one the build writes. A redirect goes to a page,
  * never to another old address (no chains). Each mistake is an error at its line.
  */
+import { isReservedRoute } from "./routes.js";
 import type { Article, SiteContent } from "../load/content.js";
 import type { ContentError } from "../../lib/errors.js";
 import { tooLong, type RouteTable } from "./routes.js";
@@ -34,8 +35,6 @@ export interface RedirectTable {
   errors: ContentError[];
 }
 
-/** Routes a page may never have (routes.ts) are no old address either. */
-const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
 
 export interface RedirectInput {
   content: SiteContent;
@@ -59,7 +58,7 @@ export function buildRedirects({ content, table, publicFiles, generated }: Redir
       const what = route.kind === "article" ? `the route of ${route.article.main.file}` : route.kind === "page" ? "the route of a page" : "the 404 page's";
       return { message: `${from} is ${what}: a page answers there already`, hint: "an old address must be one no page has now; remove it here" };
     }
-    if (RESERVED.has(from) || from.startsWith("/assets/")) return { message: `${from} is reserved by the site`, hint: "remove it: no page was ever published there" };
+    if (isReservedRoute(from)) return { message: `${from} is reserved by the site`, hint: "remove it: no page was ever published there" };
     if (content.draftRoutes.has(from)) {
       return { message: `${from} is the route of a draft`, hint: "once the draft is published the two would collide: remove the old address, or give the draft another `route:`" };
     }

@@ -7,14 +7,15 @@
  * addresses it published for the first time.
  *
  * Where a page went is found from what earlier builds read (the persistent cache's articles,
- * watch mode's last content): the article that was at the old address, and the one that now
+ * the articles earlier runs of watch mode read): the article that was at the old address, and the one that now
  * has the same file, the same text or the same title.
  */
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "../../lib/files.js";
 import path from "node:path";
 import type { Redirect } from "./aliases.js";
-import { sourceHashOf, type Article, type SiteContent } from "../load/content.js";
+import type { Article, ParsedArticle, SiteContent } from "../load/content.js";
+import { unseal, type Sealed } from "../../lib/hash.js";
 import { ContentError } from "../../lib/errors.js";
 import { byCodePoint, type RouteTable } from "./routes.js";
 import { routePath } from "../load/content-model.js";
@@ -102,53 +103,49 @@ export interface Moved {
   because: "the same file" | "the same text" | "the same title" | "a new address with words of the old one";
 }
 
+/** Articles earlier runs read, by route: where the page of a vanished address was. Plain data, handed from one run to the next. */
+export type KnownArticles = ReadonlyMap<string, KnownArticle>;
+
+/** What the persistent cache kept of each article file, as the load stage reads it. */
+type CachedArticles = ReadonlyMap<string, { readonly sourceHash: string; readonly article?: Sealed<ParsedArticle> }>;
+
+/** The known articles after a run that read `articles`: they take the place of what was known at their routes. */
+export function knownAfter(known: KnownArticles, articles: readonly Article[]): KnownArticles {
+  if (articles.length === 0) return known;
+  const next = new Map(known);
+  for (const a of articles) next.set(a.route, { route: a.route, file: a.file, title: a.meta.title, sourceHash: a.sourceHash });
+  return next;
+}
+
 /**
- * What earlier builds read, to find where a page went: the persistent cache's articles as
- * they were when this build started, the content of the last run (watch mode), and what it
- * found before. Looked at only when an address is missing.
+ * Where the page of a route is now, judged from what earlier runs read: the known articles,
+ * else (a new process's first build) the articles the cache kept. Indexed only when first
+ * asked: most builds never look.
  */
-export class RouteHistory {
-  private cached?: Map<string, { sourceHash: string; article?: { value: { route: string; meta: { title: string } } } }>;
-  private last: readonly Article[] = [];
-  private readonly known = new Map<string, KnownArticle>();
-
-  /** The cache's articles before this build reads any file (a shallow copy: entries are replaced, not changed). */
-  snapshot(files: ReadonlyMap<string, { sourceHash: string; article?: { value: unknown } }> | undefined): void {
-    this.cached = files ? (new Map(files) as typeof this.cached) : undefined;
-  }
-
-  /** Starts a run over `articles`: returns a finder over what came before, and remembers these. */
-  advance(articles: readonly Article[]): (route: string, now: readonly Article[]) => Moved | undefined {
-    const before = this.last;
-    const cached = this.cached;
-    this.last = articles;
-    let index: Map<string, KnownArticle> | undefined;
-    const indexed = () => {
-      if (index) return index;
-      index = new Map(this.known);
-      for (const [file, entry] of cached ?? []) {
-        const parsed = entry.article?.value;
-        if (parsed && typeof parsed.route === "string" && !index.has(parsed.route)) {
-          index.set(parsed.route, { route: parsed.route, file, title: String(parsed.meta?.title ?? ""), sourceHash: entry.sourceHash });
-        }
-      }
-      for (const a of before) index.set(a.route, { route: a.route, file: a.file, title: a.meta.title, sourceHash: sourceHashOf(a) });
-      return index;
-    };
-    return (route, now) => {
-      const old = indexed().get(route);
-      if (!old) return undefined;
-      this.known.set(route, old);
-      const elsewhere = now.filter((a) => a.route !== route);
-      const byFile = elsewhere.find((a) => a.file === old.file);
-      if (byFile) return { to: byFile.route, file: byFile.file, because: "the same file" };
-      const byText = elsewhere.find((a) => sourceHashOf(a) === old.sourceHash);
-      if (byText) return { to: byText.route, file: byText.file, because: "the same text" };
-      const byTitle = old.title ? elsewhere.find((a) => a.meta.title === old.title) : undefined;
-      if (byTitle) return { to: byTitle.route, file: byTitle.file, because: "the same title" };
-      return undefined;
-    };
-  }
+export function pageFinder(known: KnownArticles, cached: CachedArticles | undefined): (route: string, now: readonly Article[]) => Moved | undefined {
+  let index: Map<string, KnownArticle> | undefined;
+  const indexed = () => {
+    if (index) return index;
+    index = new Map();
+    for (const [file, entry] of cached ?? []) {
+      const parsed = unseal(entry.article);
+      if (parsed && typeof parsed.route === "string") index.set(parsed.route, { route: parsed.route, file, title: String(parsed.meta?.title ?? ""), sourceHash: entry.sourceHash });
+    }
+    for (const [route, article] of known) index.set(route, article);
+    return index;
+  };
+  return (route, now) => {
+    const old = indexed().get(route);
+    if (!old) return undefined;
+    const elsewhere = now.filter((a) => a.route !== route);
+    const byFile = elsewhere.find((a) => a.file === old.file);
+    if (byFile) return { to: byFile.route, file: byFile.file, because: "the same file" };
+    const byText = elsewhere.find((a) => a.sourceHash === old.sourceHash);
+    if (byText) return { to: byText.route, file: byText.file, because: "the same text" };
+    const byTitle = old.title ? elsewhere.find((a) => a.meta.title === old.title) : undefined;
+    if (byTitle) return { to: byTitle.route, file: byTitle.file, because: "the same title" };
+    return undefined;
+  };
 }
 
 /**
@@ -157,7 +154,7 @@ export class RouteHistory {
  * words with the old one (a renamed file usually keeps some).
  */
 export function whereNow(
-  found: (route: string, now: readonly Article[]) => Moved | undefined,
+  found: ReturnType<typeof pageFinder>,
   articles: readonly Article[],
   record: PublishedRecord | undefined,
   table: RouteTable,

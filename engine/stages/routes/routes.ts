@@ -3,7 +3,7 @@
  * written to: one route per article (its translations at the same path), the theme's pages
  * (the home page) and the 404 page.
  */
-import { ContentError } from "../../lib/errors.js";
+import { ContentError, staged, type Staged } from "../../lib/errors.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { errorAt, formatKey, type LocatableSource } from "../../lib/yaml-source.js";
 
@@ -41,7 +41,11 @@ export interface RouteModel<Content = any> {
   pages(content: Content): PageSpec[];
 }
 
-const RESERVED = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
+/** Routes no page may have, and so no old address either: the site's own files are there. */
+export const RESERVED_ROUTES: ReadonlySet<string> = new Set(["/404", "/index", "/assets", "/feed", "/sitemap"]);
+
+/** True for a route the site keeps for itself (its 404, its assets, its feed and sitemap). */
+export const isReservedRoute = (route: string) => RESERVED_ROUTES.has(route) || route.startsWith("/assets/");
 
 /**
  * The longest route, alias or redirect, in characters (the leading slash included). Old
@@ -61,14 +65,13 @@ export interface RouteTable<Meta extends object = Record<string, unknown>> {
   byPath: Map<string, Route<Meta>>;
   /** Routes of articles that did not load (their own errors are reported): nothing pointing at them is an error too. */
   unreadable: ReadonlySet<string>;
-  errors: ContentError[];
 }
 
 /**
  * Builds the route table, failing on duplicate or reserved routes and on pages featuring no
  * article. `unreadable`: routes of articles that did not load.
  */
-export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableArticles: ReadonlySet<string> = new Set()): RouteTable {
+export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableArticles: ReadonlySet<string> = new Set()): Staged<RouteTable> {
   const errors: ContentError[] = [];
   // The routes that cannot be built for now: those articles', and the pages that feature one.
   const unreadable = new Set(unreadableArticles);
@@ -76,7 +79,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
   const byRoute = new Map<string, Map<string, Article>>();
 
   for (const article of content.articles) {
-    if (RESERVED.has(article.route) || article.route.startsWith("/assets/")) {
+    if (isReservedRoute(article.route)) {
       errors.push(
         errorAt(article, ["route"], {
           message: `the route ${article.route} is reserved by the site`,
@@ -164,7 +167,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
   add({ kind: "not-found", path: "/404", outFile: "404.html", template: "not-found" });
 
   routes.sort((a, b) => byCodePoint(a.path, b.path));
-  return { routes, byPath, unreadable, errors };
+  return staged({ routes, byPath, unreadable }, errors);
 }
 
 /** The article a route shows whole, when it shows one. */

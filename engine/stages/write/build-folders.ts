@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "../../lib/files.js";
 import path from "node:path";
 
 export type Slot = "a" | "b";
@@ -80,9 +81,7 @@ export async function writeRecord(builds: string, record: FolderRecord): Promise
   for (const [file, f] of record.files) files[file] = [f.hash, f.size, f.mtimeMs, f.ino];
   const { slot, id, generation, complete, dir } = record;
   const target = recordPath(builds, slot);
-  const temp = `${target}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify({ format: FORMAT, slot, id, generation, complete, dir, files }));
-  await rename(temp, target);
+  await writeFileAtomic(target, JSON.stringify({ format: FORMAT, slot, id, generation, complete, dir, files }), { mkdirs: false });
 }
 
 export const newBuildId = () => randomBytes(8).toString("hex");

@@ -4,9 +4,11 @@
  * a symlink only when the whole site is written, so a failed or killed build never leaves a
  * half-written or missing site.
  */
+import { randomUUID } from "node:crypto";
 import { hashOf } from "../../lib/hash.js";
 import { constants, rmdirSync, rmSync, statSync } from "node:fs";
-import { copyFile, link, lstat, mkdir, readFile, rename, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, readFile, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "../../lib/files.js";
 import path from "node:path";
 import { publicFiles } from "./public-files.js";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type HeldLock, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
@@ -45,13 +47,11 @@ async function copyInto(writer: SiteWriter, from: string, to: string): Promise<b
   }
 }
 
-let memoryWriters = 0;
-
 /** Keeps the site in a Map: for tests and for measuring. */
 export class MemoryWriter implements SiteWriter {
   readonly files = new Map<string, string | Uint8Array>();
   /** This writer's own name: a builder reuses what it holds, and nothing of another writer. */
-  readonly output = `memory:${++memoryWriters}`;
+  readonly output = `memory:${randomUUID()}`;
   readonly reusable = this.output;
   async write(file: string, contents: string | Uint8Array) {
     const old = this.files.get(file);
@@ -458,9 +458,7 @@ export class LiveWriter implements SiteWriter {
       await mkdir(dir, { recursive: true });
       this.made.add(dir);
     }
-    const temp = `${target}.${process.pid}.tmp`;
-    await writeFile(temp, contents);
-    await rename(temp, target);
+    await writeFileAtomic(target, contents, { mkdirs: false });
     this.hashes.set(file, hash);
     this.sizes.set(file, typeof contents === "string" ? Buffer.byteLength(contents) : contents.length);
     return true;
