@@ -140,15 +140,17 @@ export type BaseMeta = {
 export const engineSiteSettings = {
   redirects: z
     .preprocess((value, ctx) => {
-      // Each key is an old address, checked here: zod's record would drop a `__proto__` key
-      // without a word, and say only "Invalid key in record" of the others.
+      // Each key is an old address, checked here, where a key can be named: zod's record would
+      // drop a `__proto__` key without a word, and say only "Invalid key in record" of the others.
       if (!value || typeof value !== "object" || Array.isArray(value)) return value;
-      for (const key of Object.keys(value)) {
+      const valid: Record<string, unknown> = {};
+      for (const [key, to] of Object.entries(value)) {
         const route = routePath.safeParse(key);
-        if (!route.success) ctx.addIssue({ code: "custom", path: [key], input: key, params: { recordKey: true }, message: `has an old address that is not one ('${key}'): it ${route.error.issues[0]!.message}` });
+        if (route.success) valid[key] = to;
+        else ctx.addIssue({ code: "custom", path: [key], input: key, params: { recordKey: true }, message: `has an old address that is not one ('${key}'): it ${route.error?.issues[0]!.message}` });
       }
-      return value;
-    }, z.record(z.string(), routePath))
+      return valid;
+    }, z.record(routePath, routePath))
     .optional(),
 };
 export type EngineSiteSettings = { redirects?: Record<string, string> };
