@@ -14,7 +14,7 @@ import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
 import http from "node:http";
 import https from "node:https";
-import { Parser } from "htmlparser2";
+import { startTags } from "../lib/html-tags.js";
 import { guardedLookup, LocalAddressRefused, refusal, type LocalAllowance, type LocalRange } from "./local-addresses.js";
 
 // ---------------------------------------------------------------------------------------
@@ -25,24 +25,18 @@ export function externalLinks(pages: Iterable<readonly [route: string, html: str
   const found = new Map<string, string[]>();
   const own = new Set<string>();
   for (const [route, html] of pages) {
-    const parser = new Parser(
-      {
-        onopentag(name, attrs) {
-          // The site's own address (canonical, og:url) is not an external one.
-          if (name === "link" && attrs.rel?.toLowerCase().split(/\s+/).includes("canonical") && attrs.href) own.add(originOf(attrs.href) ?? "");
-          if (name === "meta" && attrs.property === "og:url" && attrs.content) own.add(originOf(attrs.content) ?? "");
-          if (name !== "a" || !attrs.href) return;
-          const href = attrs.href.trim();
-          if (!/^https?:\/\//i.test(href)) return;
-          const url = href.replace(/#.*$/, "");
-          const routes = found.get(url) ?? [];
-          if (!routes.includes(route)) routes.push(route);
-          found.set(url, routes);
-        },
-      },
-      { decodeEntities: true, lowerCaseAttributeNames: true },
-    );
-    parser.end(html);
+    for (const { name, attributes: attrs } of startTags(html)) {
+      // The site's own address (canonical, og:url) is not an external one.
+      if (name === "link" && attrs.rel?.toLowerCase().split(/\s+/).includes("canonical") && attrs.href) own.add(originOf(attrs.href) ?? "");
+      if (name === "meta" && attrs.property === "og:url" && attrs.content) own.add(originOf(attrs.content) ?? "");
+      if (name !== "a" || !attrs.href) continue;
+      const href = attrs.href.trim();
+      if (!/^https?:\/\//i.test(href)) continue;
+      const url = href.replace(/#.*$/, "");
+      const routes = found.get(url) ?? [];
+      if (!routes.includes(route)) routes.push(route);
+      found.set(url, routes);
+    }
   }
   for (const url of found.keys()) if (own.has(originOf(url) ?? "")) found.delete(url);
   return found;
