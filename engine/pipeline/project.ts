@@ -4,13 +4,20 @@
  * last good site on any error or interruption, and print what the author needs to read.
  */
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { SiteBuilder } from "./site-builder.js";
 import { BuildCache } from "../incremental/build-cache.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { RECORD_FILE } from "../stages/routes/published-routes.js";
 import { printErrors, printWarnings } from "../lib/report.js";
+import { ContentError } from "../lib/errors.js";
+import { shownFrom } from "../lib/code-location.js";
+import { shownPath } from "../lib/files.js";
 import type { Theme } from "../theme.js";
+
+/** The engine's folder, when it runs from its sources (a build script under tsx; the command line says where it is). */
+const ENGINE_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 export interface ProjectBuildOptions {
   /** The project folder: `content/`, `public/`, the theme's folders and `package-lock.json` are in it. */
@@ -18,7 +25,7 @@ export interface ProjectBuildOptions {
   theme: Theme;
   /** Folders (relative to the project root) that hold the theme's code: an edit there is a new version of the code. */
   themeFolders: readonly string[];
-  /** Where the engine's sources are, relative to the project root (default `engine`): an edit there is a new version of the code. */
+  /** Where the engine's sources are, relative to the project root (default: the folder this engine runs from): an edit there is a new version of the code. */
   engineFolder?: string;
   /** Default: `<projectRoot>/content`. */
   contentDir?: string;
@@ -42,8 +49,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const { projectRoot, theme } = options;
   const contentDir = options.contentDir ?? path.join(projectRoot, "content");
   const outDir = options.outDir ?? path.join(projectRoot, "dist");
-  const shownOut = path.relative(process.cwd(), outDir) || outDir;
-  const codeFolders = [...options.themeFolders, options.engineFolder ?? "engine"];
+  const shownOut = shownPath(projectRoot, outDir);
+  const codeFolders = [...options.themeFolders, options.engineFolder ?? path.relative(projectRoot, ENGINE_DIR)];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
   const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
   const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
@@ -68,7 +75,17 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
-  const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+  let result;
+  try {
+    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+  } catch (error) {
+    // A mistake of the theme's found while rendering (a listing it does not have, a template that throws): an error like the content's.
+    if (!(error instanceof ContentError)) throw error;
+    await writer.abort();
+    printErrors([shownFrom(projectRoot, error)]);
+    console.error(`Build failed; ${shownOut} was left as it was.`);
+    return 1;
+  }
   printWarnings(result.warnings);
   if (options.verbose) for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
   if (!result.ok) {
@@ -78,7 +95,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   if (result.published?.length) {
     // New addresses joined the record of published addresses (commit it): the content changed.
-    const record = path.relative(process.cwd(), path.join(contentDir, RECORD_FILE));
+    const record = shownPath(projectRoot, path.join(contentDir, RECORD_FILE));
     console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
     await recordBuild(outDir, await projectInputs(projectRoot, contentDir, inputFolders));
   } else await recordBuild(outDir, inputs);
