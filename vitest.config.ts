@@ -11,6 +11,7 @@ const INTEGRATION = [
   "tests/host-origin.test.ts",
   "tests/html-validity.test.ts",
   "tests/identical-output.test.ts",
+  "tests/launcher.test.ts",
   "tests/nginx.test.ts",
   "tests/publish.test.ts",
   "tests/serve.test.ts",
