@@ -15,6 +15,7 @@ const INTEGRATION = [
   "tests/nginx.test.ts",
   "tests/publish.test.ts",
   "tests/serve.test.ts",
+  "tests/site-outside.test.ts",
   "tests/static-parity.test.ts",
   "tests/workflow.test.ts",
 ];

@@ -80,6 +80,13 @@ function findSite(argv) {
 /** Where the bundles of a site are: beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/incremental/cache-root.ts says). */
 const cacheOf = (root) => path.join(process.env.CAFE_CACHE_DIR ? path.resolve(process.env.CAFE_CACHE_DIR) : path.join(root, "node_modules/.cache/engine"), "cli");
 
+/** The project the engine itself sits in (the one whose node_modules holds it, or the folder above its sources): where a command run outside any site keeps its bundle. */
+function engineHome() {
+  const parts = engineDir.split(path.sep);
+  const at = parts.lastIndexOf("node_modules");
+  return at > 0 ? parts.slice(0, at).join(path.sep) : path.dirname(engineDir);
+}
+
 /** A file's state as a bundle records it: [path relative to the root, size (-1: absent), mtime, hash]. */
 function record(root, file) {
   const full = path.resolve(root, file);
@@ -176,7 +183,8 @@ function inputsOf(metafile, root) {
 
 /** The bundle of the site's code as it is now: a recent one that is still current, or a new one. */
 async function bundle(root, siteModule, { force = false } = {}) {
-  const cache = cacheOf(root);
+  // Outside any site (to print why, or the help), nothing is written into the folder it was run in.
+  const cache = cacheOf(siteModule ? root : engineHome());
   // One set of bundles per site and entry; the site's path is part of the name only when the cache is shared (CAFE_CACHE_DIR).
   const slot = path.join(
     cache,

@@ -70,7 +70,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
   const launcher = launch.launcher ?? path.join(engineDir, "launch.mjs");
   if (!launch.configFile || !launch.loadConfig) {
     console.error(
-      `There is no site here: no ${CONFIG_FILES[0]} in ${root} or above it.\n` +
+      `There is no site here: no ${CONFIG_FILES[0]} (or ${CONFIG_FILES.slice(1).map((f) => path.extname(f)).join(", ")}) in ${root}${values.root === undefined ? " or above it" : ""}.\n` +
         `Run cafe in a site's folder, pass one with --root DIR, or write its config (README, "Writing a theme"):\n\n` +
         `  import { defineConfig } from "cafe-engine";\n  import { theme } from "./theme/theme.js";\n\n  export default defineConfig({ theme });\n`,
     );

@@ -41,13 +41,14 @@ export function siteCodePlace(stack: string | undefined): CodePlace | undefined 
   return stackPlaces(stack).find((p) => !(engineDir && inside(engineDir, p.file)) && !p.file.split(path.sep).includes("node_modules"));
 }
 
-/** Where `name` is written in a file, as a quoted string (`"style"`, `'lsit'`): its line and column, if it is. */
-function quotedIn(source: string, name: string): { line: number; column: number } | undefined {
-  for (const quote of ['"', "'", "`"]) {
-    const at = source.indexOf(`${quote}${name}${quote}`);
-    if (at < 0) continue;
-    const before = source.slice(0, at).split("\n");
-    return { line: before.length, column: before.at(-1)!.length + 1 };
+/** Where `name` is written in a file as a quoted string (`"style"`, `'lsit'`): on the line of `near` if it is there, else its first place. */
+function quotedIn(source: string, name: string, near: number): { line: number; column: number } | undefined {
+  const lines = source.split("\n");
+  const quoted = ['"', "'", "`"].map((quote) => `${quote}${name}${quote}`);
+  for (const line of [near, ...lines.map((_, i) => i + 1)]) {
+    const text = lines[line - 1] ?? "";
+    const column = Math.min(...quoted.map((q) => text.indexOf(q)).filter((i) => i >= 0));
+    if (Number.isFinite(column)) return { line, column: column + 1 };
   }
   return undefined;
 }
@@ -64,7 +65,7 @@ export function codeError(place: CodePlace | undefined, root: string | undefined
   } catch {
     source = undefined;
   }
-  const at = (init.find !== undefined && source !== undefined && quotedIn(source, init.find)) || place;
+  const at = (init.find !== undefined && source !== undefined && quotedIn(source, init.find, place.line)) || place;
   return new ContentError({
     file: root === undefined ? place.file : path.relative(root, place.file) || place.file,
     line: at.line,
