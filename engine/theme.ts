@@ -4,7 +4,7 @@
  * The engine knows articles (front matter + Markdown), data files, site settings and routes;
  * everything a particular site adds (its page templates, its blocks, its extra front-matter
  * keys and YAML collections, its client scripts, stylesheet and fonts) comes from a theme.
- * `build.ts` imports the theme and passes it to `buildSite` / `SiteBuilder`.
+ * A site's config (cafe.config.ts) hands its theme to the `cafe` command, which passes it to `SiteBuilder`.
  */
 import type { ComponentType, ReactElement, ReactNode } from "react";
 import type { z } from "zod";

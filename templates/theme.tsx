@@ -1,6 +1,6 @@
 /**
  * The theme of "Café com a Cris": everything the engine needs to know about this blog that
- * another site would do differently. `build.ts` hands it to the engine.
+ * another site would do differently. `cafe.config.ts` hands it to the engine.
  */
 import { defineTheme, errorAt, formatKey, routeErrors, type ContentError, type LocatableSource } from "../engine/index.js";
 import { cardsSchema, editionsSchema, frontMatter, siteSchema } from "./schema.js";
