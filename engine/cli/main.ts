@@ -12,6 +12,7 @@ import { parseCommandLine, type CommandName } from "./flags.js";
 import { CONFIG_FILES, resolveConfig, type SiteSetup } from "../config.js";
 import { cacheRoot } from "../incremental/cache-root.js";
 import { ContentError, formatError } from "../lib/errors.js";
+import { codeError, shownFrom, siteCodePlace } from "../lib/code-location.js";
 import { isUpToDate, projectInputs } from "../incremental/fingerprint.js";
 import { readFile } from "node:fs/promises";
 import { shownPath, writeFileAtomic } from "../lib/files.js";
@@ -54,6 +55,11 @@ export async function main(argv: readonly string[], launch: SiteLaunch): Promise
   try {
     return await run(parsed.command, parsed.values, parsed.positionals, launch);
   } catch (error) {
+    if (error instanceof ContentError) {
+      // A mistake of the theme's found while building (check-links builds the site too).
+      console.error(formatError(shownFrom(launch.root, error)));
+      return 1;
+    }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") console.error("That port is already in use: pass another with --port N");
     else if (code === "ENOENT") console.error(`not found: ${(error as NodeJS.ErrnoException).path} (run cafe build first?)`);
@@ -223,7 +229,20 @@ async function run(command: CommandName, values: Values, positionals: string[], 
 
 /** The config, checked and resolved; undefined (after printing why) when it is wrong. Its folders are kept for the next run's up-to-date check. */
 async function loadSetup(launch: SiteLaunch): Promise<SiteSetup | undefined> {
-  const exported = await launch.loadConfig!();
+  let exported;
+  try {
+    exported = await launch.loadConfig!();
+  } catch (error) {
+    // The config or its theme threw while loading: where, in the site's code, and what.
+    const place = siteCodePlace((error as Error)?.stack);
+    const problem = codeError(place, launch.root, {
+      message: `the config could not be loaded: ${(error as Error)?.message ?? String(error)}`,
+      hint: "fix the code at this line (the config and the theme it imports run when a command starts)",
+      fallback: launch.configFile!,
+    });
+    console.error(formatError(problem));
+    return undefined;
+  }
   const setup = resolveConfig(exported, launch.root, launch.configFile!, launch.sources);
   if (setup instanceof ContentError) {
     console.error(formatError(setup));
