@@ -197,7 +197,7 @@ describe("a site outside this repository, with the engine installed from its pac
     }
   }, 120_000);
 
-  it("runs cafe dev: a save rebuilds the page and tells the open pages to reload", async () => {
+  it("runs cafe dev: a save rebuilds the page and tells the open pages to reload; a theme edit brings the new code", async () => {
     const server = await start(["dev", "--port", "0"], /dev server: (http:\/\/\S+)/);
     const events: { event: string; data: string }[] = [];
     const stream = new AbortController();
@@ -230,6 +230,15 @@ describe("a site outside this repository, with the engine installed from its pac
         expect(await (await fetch(`${server.url}/notes/margins`)).text()).toContain("a saved thought");
       } finally {
         await writeFile(note, good);
+      }
+      // A theme edit: the builder starts again with the new code, bundled from the site's folder.
+      const theme = path.join(site, "theme/theme.tsx");
+      const code = await readFile(theme, "utf8");
+      await writeFile(theme, code.replace("<h1>All notes</h1>", "<h1>Every note</h1>"));
+      try {
+        await expect.poll(async () => (await fetch(`${server.url}/`)).text(), { timeout: 30_000 }).toContain("<h1>Every note</h1>");
+      } finally {
+        await writeFile(theme, code);
       }
     } finally {
       stream.abort();

@@ -17,7 +17,7 @@ import { shownPath } from "../lib/files.js";
 import type { Theme } from "../theme.js";
 
 /** The engine's folder, when it runs from its sources (a build script under tsx; the command line says where it is). */
-const ENGINE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const ENGINE_DIR = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 export interface ProjectBuildOptions {
   /** The project folder: `content/`, `public/`, the theme's folders and `package-lock.json` are in it. */

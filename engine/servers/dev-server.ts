@@ -42,7 +42,7 @@ export interface DevOptions {
 }
 
 /** The engine's sources (the watch mode restarts the builder when one changes) and its launcher. */
-const engineDir = (options: DevOptions) => options.engineDir ?? fileURLToPath(new URL("..", import.meta.url));
+const engineDir = (options: DevOptions) => path.resolve(options.engineDir ?? fileURLToPath(new URL("..", import.meta.url)));
 
 export interface DevServer {
   url: string;
