@@ -7,6 +7,7 @@
  * kept beside that code's bundle, so that `cafe build` can say "up to date" before loading
  * the theme. Write them as constants, not from the environment.
  */
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ContentError } from "./lib/errors.js";
 import { nearest } from "./lib/yaml-source.js";
@@ -56,7 +57,18 @@ const KEYS = ["theme", "themeFolders", "content", "public", "out"];
  * (the default theme folders are theirs).
  */
 export function resolveConfig(exported: unknown, root: string, file: string, sources: readonly string[] = []): SiteSetup | ContentError {
-  const fail = (message: string, hint: string) => new ContentError({ file, message, hint });
+  let source: string | undefined;
+  try {
+    source = readFileSync(path.resolve(root, file), "utf8");
+  } catch {
+    source = undefined;
+  }
+  /** An error at the line that writes `key:` in the config, when it does. */
+  const fail = (message: string, hint: string, key?: string) => {
+    const lines = source?.split("\n") ?? [];
+    const at = key === undefined ? -1 : lines.findIndex((line) => new RegExp(`(^|[{,\\s])["']?${key}["']?\\s*:`).test(line));
+    return at < 0 ? new ContentError({ file, message, hint }) : new ContentError({ file, message, hint, source, line: at + 1, column: lines[at]!.indexOf(key!) + 1 });
+  };
   const config = (exported as { default?: unknown } | undefined)?.default;
   if (typeof config !== "object" || config === null) {
     return fail("the config file has no default export", "end it with `export default defineConfig({ theme })` (defineConfig from the engine)");
@@ -64,18 +76,18 @@ export function resolveConfig(exported: unknown, root: string, file: string, sou
   for (const key of Object.keys(config)) {
     if (!KEYS.includes(key)) {
       const guess = nearest(key, KEYS);
-      return fail(`unknown config key \`${key}\``, guess ? `did you mean \`${guess}\`?` : `the keys of a config: ${KEYS.join(", ")}`);
+      return fail(`unknown config key \`${key}\``, guess ? `did you mean \`${guess}\`?` : `the keys of a config: ${KEYS.join(", ")}`, key);
     }
   }
   const { theme, themeFolders, content = "content", public: publicFolder = "public", out = "dist" } = config as SiteConfig;
   if (typeof theme !== "object" || theme === null || typeof (theme as Theme).templates !== "object") {
-    return fail("`theme` is not a theme", "import the site's theme (made with defineTheme) and pass it: defineConfig({ theme })");
+    return fail("`theme` is not a theme", "import the site's theme (made with defineTheme) and pass it: defineConfig({ theme })", "theme");
   }
   for (const [key, value] of Object.entries({ content, public: publicFolder, out })) {
-    if (typeof value !== "string" || value === "") return fail(`\`${key}\` must be a folder's path, relative to the site's folder`, `for example ${key}: "${key === "out" ? "dist" : key}"`);
+    if (typeof value !== "string" || value === "") return fail(`\`${key}\` must be a folder's path, relative to the site's folder`, `for example ${key}: "${key === "out" ? "dist" : key}"`, key);
   }
   if (themeFolders !== undefined && (!Array.isArray(themeFolders) || themeFolders.some((f) => typeof f !== "string" || f === ""))) {
-    return fail("`themeFolders` must be a list of folders, relative to the site's folder", 'for example themeFolders: ["theme"]');
+    return fail("`themeFolders` must be a list of folders, relative to the site's folder", 'for example themeFolders: ["theme"]', "themeFolders");
   }
   const folders = themeFolders ?? defaultThemeFolders(theme as Theme, sources);
   return {
