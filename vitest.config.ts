@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 /** Tests that start servers, browsers or other processes: `npm test` runs them, `npm run test:unit` does not. */
@@ -10,14 +11,23 @@ const INTEGRATION = [
   "tests/host-origin.test.ts",
   "tests/html-validity.test.ts",
   "tests/identical-output.test.ts",
+  "tests/launcher.test.ts",
   "tests/nginx.test.ts",
   "tests/publish.test.ts",
   "tests/serve.test.ts",
+  "tests/site-outside.test.ts",
   "tests/static-parity.test.ts",
   "tests/workflow.test.ts",
 ];
 
 export default defineConfig({
+  // The engine by its package name, as tsconfig.json's `paths` say (the notebook fixture imports it so).
+  resolve: {
+    alias: [
+      { find: /^cafe-engine$/, replacement: fileURLToPath(new URL("./engine/index.ts", import.meta.url)) },
+      { find: /^cafe-engine\/node$/, replacement: fileURLToPath(new URL("./engine/node.ts", import.meta.url)) },
+    ],
+  },
   test: {
     environment: "node",
     testTimeout: 60_000,

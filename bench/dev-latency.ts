@@ -4,7 +4,7 @@
  *
  *   npm run bench:dev [-- --files 4000]
  */
-// As `npm run dev` runs (build.ts sets it before anything loads): React's production build,
+// As `npm run dev` runs (the command sets it before the config loads the theme): React's production build,
 // inherited by the builder process.
 process.env.NODE_ENV ??= "production";
 import { appendFile, cp, mkdtemp, readFile, writeFile } from "node:fs/promises";

@@ -63,7 +63,7 @@ const TOOLS: Record<string, Tool> = {
       // measured on its own: bench/media.ts).
       await appendFile(path.join(dir, "content/site.yaml"), "\nsocialCards: false\n");
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
-      for (const part of ["build.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
+      for (const part of ["build.ts", "cafe.config.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
         await cp(path.join(root, part), path.join(dir, "project", part), { recursive: true });
       }
       // Its own node_modules folder (the cache lives in node_modules/.cache), sharing the packages.

@@ -3,10 +3,14 @@
  * not exported here (or in node.ts, for build scripts) is the engine's own and may change.
  * Importing it changes nothing: no environment variable, no global.
  *
+ * - A site's config file (cafe.config.ts): `defineConfig`.
  * - Declaring a theme: `defineTheme` and the types it is made of.
  * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`.
  * - In schemas and checks: the engine's field schemas, `errorAt`, `routeErrors`, `ContentError`.
  */
+
+// A site's config file.
+export { defineConfig, type SiteConfig } from "./config.js";
 
 // Declaring a theme.
 export { defineTheme } from "./theme.js";
@@ -16,6 +20,7 @@ export type {
   BlockProps,
   BlockSource,
   HeadingLevel,
+  ListingsOf,
   PageContext,
   SiteMeta,
   SocialCard,

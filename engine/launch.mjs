@@ -1,74 +1,232 @@
+#!/usr/bin/env node
 /**
- * The one way this project's code runs. Every npm script (build, preview, start, dev, new),
- * the dev server's builder process, the benchmarks and the tests that start the command line
- * run `node engine/launch.mjs <command> [flags]`.
+ * `cafe`, the engine's command, and the one way its code runs: every npm script of this
+ * project (build, preview, start, dev, new, check:links), the dev server's builder process,
+ * the benchmarks and the tests that start the command line run `node engine/launch.mjs
+ * <command> [flags]`; a site that installed the engine runs `npx cafe <command>`.
  *
- * It bundles the command line (build.ts), the dev builder and the theme with esbuild into
- * node_modules/.cache/engine/cli/<key>/, where <key> is the hash of the content of every
- * source file (build.ts, engine/, templates/, client/, tsconfig.json) and of the lock file:
- * an edit, a checkout or an install makes a new bundle before the code runs, so no run ever
- * uses stale code, and a run with the same sources reuses it. Pure-JavaScript packages are
- * bundled with the code; those with native code or files of their own stay in node_modules.
- * Stack traces point at the sources (source maps).
+ * It finds the site (`--root DIR`, else the nearest folder with a cafe.config file at or
+ * above the working folder, else above the engine: the site it is installed or checked out
+ * in), bundles the command line (engine/cli/main.ts), the dev builder and the site's config
+ * (with its theme) with esbuild into <site>/node_modules/.cache/engine/cli/, and runs that.
+ *
+ * A bundle is reused only while everything it was made from is as it was: every file
+ * esbuild read (its metafile's inputs: the engine, the theme, the bundled packages in
+ * node_modules, whatever their extension), each bundled package's package.json, the site's
+ * package.json, its lock file, the tsconfig.json files esbuild consulted (or their absence)
+ * and this launcher. The bundle keeps their sizes, modification times and hashes
+ * (bundle.json, written last, with the size and hash of each file of the bundle): a file
+ * whose size or time changed is hashed again, and a bundle whose own files are not all
+ * there, whole, is made again. `--force` always makes a new one. Pure-JavaScript packages
+ * are bundled with the code; those with native code or files of their own stay in
+ * node_modules. Stack traces point at the sources (source maps).
  *
  * Why not tsx: it compiles every module on each start through a loader thread, about 70% of
  * a 15-page rebuild (bench/README.md); loading one bundle costs a fraction of that.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** What is bundled: each entry's name in the bundle → its source. */
-const ENTRIES = { build: "build.ts", "engine/servers/dev-builder": "engine/servers/dev-builder.ts", "templates/theme": "templates/theme.tsx" };
-/** What the bundle is made from: its key is the hash of all of it. */
-const SOURCES = ["build.ts", "engine", "templates", "client", "tsconfig.json", "package-lock.json"];
-const CODE = /\.(tsx?|mts|mjs|js|json)$/;
+const launcher = realpathSync(fileURLToPath(import.meta.url));
+const engineDir = path.dirname(launcher);
+/** The names of a site's config file, in the order they are looked for (engine/config.ts says the same; a test keeps them equal). */
+const CONFIG_FILES = ["cafe.config.ts", "cafe.config.mts", "cafe.config.tsx", "cafe.config.js", "cafe.config.mjs"];
+/** Lock files of the libraries (npm, yarn, pnpm, bun). */
+const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
 /** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
-// Beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/incremental/cache-root.ts says).
-const CACHE = path.join(process.env.CAFE_CACHE_DIR ? path.resolve(process.env.CAFE_CACHE_DIR) : path.join(root, "node_modules/.cache/engine"), "cli");
+/** The bundle's record, written last: a bundle without it is not complete. */
+const MANIFEST = "bundle.json";
+/** The record's format: a launcher that records otherwise changes it. */
+const FORMAT = 2;
+const NODE_MAJOR = process.versions.node.split(".")[0];
 
-/** Every source file, relative to the root, in a stable order. */
-function sourceFiles() {
-  const files = [];
-  for (const entry of SOURCES) {
-    const full = path.join(root, entry);
-    if (!statSync(full, { throwIfNoEntry: false })?.isDirectory()) {
-      if (existsSync(full)) files.push(entry);
-      continue;
-    }
-    for (const dirent of readdirSync(full, { withFileTypes: true, recursive: true })) {
-      if (dirent.isFile() && CODE.test(dirent.name)) files.push(path.relative(root, path.join(dirent.parentPath, dirent.name)));
-    }
+const sha = (data) => createHash("sha256").update(data).digest("hex").slice(0, 32);
+const inside = (dir, file) => !path.relative(dir, file).startsWith("..") && !path.isAbsolute(path.relative(dir, file));
+const posix = (p) => p.split(path.sep).join("/");
+
+/** The value of `--root DIR` or `--root=DIR`, wherever it stands. */
+function rootFlag(argv) {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--") break;
+    if (argv[i] === "--root") return argv[i + 1];
+    if (argv[i].startsWith("--root=")) return argv[i].slice(7);
   }
-  return files.sort();
+  return undefined;
 }
 
-/** The bundle's key: the content of every source file, and Node's major version. */
-function bundleKey() {
-  const hash = createHash("sha256").update(process.versions.node.split(".")[0]);
-  for (const file of sourceFiles()) hash.update(file).update("\0").update(readFileSync(path.join(root, file))).update("\0");
-  return hash.digest("base64url").slice(0, 20);
+const configIn = (dir) => CONFIG_FILES.map((name) => path.join(dir, name)).find((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+
+/** The site's folder and its config file (undefined when there is none). */
+function findSite(argv) {
+  const flag = rootFlag(argv);
+  if (flag !== undefined) {
+    const root = path.resolve(flag);
+    return { root, config: configIn(root) };
+  }
+  for (const start of [process.cwd(), path.dirname(engineDir)]) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const config = configIn(dir);
+      if (config) return { root: dir, config };
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return { root: process.cwd(), config: undefined };
 }
 
-/** The bundle of these sources: made once, in a folder of its own, renamed into place when complete. */
-async function bundle() {
-  const dir = path.join(CACHE, bundleKey());
-  if (existsSync(path.join(dir, "engine/servers/dev-builder.js"))) {
-    const now = new Date();
-    utimesSync(dir, now, now);
-    return dir;
-  }
-  const { build } = await import("esbuild");
-  const temp = `${dir}.${process.pid}.tmp`;
-  rmSync(temp, { recursive: true, force: true });
+/** Where the bundles of a site are: beside the engine's other caches (CAFE_CACHE_DIR: the tests' own folder, as engine/incremental/cache-root.ts says). */
+const cacheOf = (root) => path.join(process.env.CAFE_CACHE_DIR ? path.resolve(process.env.CAFE_CACHE_DIR) : path.join(root, "node_modules/.cache/engine"), "cli");
+
+/** The project the engine itself sits in (the one whose node_modules holds it, or the folder above its sources): where a command run outside any site keeps its bundle. */
+function engineHome() {
+  const parts = engineDir.split(path.sep);
+  const at = parts.lastIndexOf("node_modules");
+  return at > 0 ? parts.slice(0, at).join(path.sep) : path.dirname(engineDir);
+}
+
+/** A file's state as a bundle records it: [path relative to the root, size (-1: absent), mtime, hash]. */
+function record(root, file) {
+  const full = path.resolve(root, file);
+  const stat = statSync(full, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return [posix(path.relative(root, full)), -1, 0, ""];
+  return [posix(path.relative(root, full)), stat.size, stat.mtimeMs, sha(readFileSync(full))];
+}
+
+/** True when a recorded file is still as it was: same size, and same time or (touched, not changed) same hash. */
+function unchanged(root, [file, size, mtime, hash]) {
+  const full = path.resolve(root, file);
+  const stat = statSync(full, { throwIfNoEntry: false });
+  if (size === -1) return !stat?.isFile();
+  if (!stat?.isFile() || stat.size !== size) return false;
+  if (stat.mtimeMs === mtime) return true;
   try {
-    await build({
+    return sha(readFileSync(full)) === hash;
+  } catch {
+    return false;
+  }
+}
+
+/** The bundle's record when the bundle can run these sources as they are now; undefined otherwise. */
+function currentRecord(dir, root) {
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST), "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (manifest?.format !== FORMAT || manifest.node !== NODE_MAJOR || !Array.isArray(manifest.inputs) || !Array.isArray(manifest.outputs)) return undefined;
+  if (!manifest.inputs.every((input) => unchanged(root, input))) return undefined;
+  // Its own files whole: a truncated or half-deleted bundle is made again, never run.
+  for (const [file, size, hash] of manifest.outputs) {
+    let data;
+    try {
+      data = readFileSync(path.join(dir, file));
+    } catch {
+      return undefined;
+    }
+    if (data.length !== size || sha(data) !== hash) return undefined;
+  }
+  return manifest;
+}
+
+/** Every file of a folder, relative to it (links not followed: a bundle's node_modules is one). */
+function filesOf(dir, prefix = "") {
+  const files = [];
+  for (const entry of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = path.join(prefix, entry.name);
+    if (entry.isDirectory()) files.push(...filesOf(dir, rel));
+    else if (entry.isFile() && rel !== MANIFEST) files.push(rel);
+  }
+  return files;
+}
+
+/** What a bundle depends on besides the files esbuild read: see the comment at the top. */
+function inputsOf(metafile, root) {
+  const files = new Set([launcher, createRequire(launcher).resolve("esbuild/package.json")]);
+  const read = Object.keys(metafile.inputs)
+    .map((input) => path.resolve(root, input))
+    .filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+  const dirs = new Set();
+  for (const file of read) {
+    files.add(file);
+    const parts = file.split(path.sep);
+    const at = parts.lastIndexOf("node_modules");
+    if (at >= 0) {
+      // The package's package.json (its exports and fields decide what was read).
+      const name = parts[at + 1]?.startsWith("@") ? 2 : 1;
+      files.add([...parts.slice(0, at + 1 + name), "package.json"].join(path.sep));
+    } else dirs.add(path.dirname(file));
+  }
+  // The tsconfig.json and package.json esbuild consulted for the sources: the nearest of each, and their absence on the way to it.
+  for (const name of ["tsconfig.json", "package.json"]) {
+    for (const start of dirs) {
+      for (let dir = start; ; dir = path.dirname(dir)) {
+        const file = path.join(dir, name);
+        if (files.has(file)) break;
+        files.add(file);
+        if (existsSync(file) || path.dirname(dir) === dir) break;
+      }
+    }
+  }
+  files.add(path.join(root, "package.json"));
+  // The lock file, in the site's folder or the nearest above it (a workspace's): the folders on the way are recorded without one.
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const locks = LOCK_FILES.map((name) => path.join(dir, name));
+    for (const lock of locks) files.add(lock);
+    if (locks.some((lock) => existsSync(lock)) || path.dirname(dir) === dir) break;
+  }
+  return [...files].sort();
+}
+
+/** The bundle of the site's code as it is now: a recent one that is still current, or a new one. */
+async function bundle(root, siteModule, { force = false } = {}) {
+  // Outside any site (to print why, or the help), nothing is written into the folder it was run in.
+  const cache = cacheOf(siteModule ? root : engineHome());
+  // One set of bundles per site and entry; the site's path is part of the name only when the cache is shared (CAFE_CACHE_DIR).
+  const slot = path.join(
+    cache,
+    sha(JSON.stringify([inside(root, cache) ? "" : root, siteModule ? posix(path.relative(root, siteModule)) : "", posix(path.relative(root, engineDir))])).slice(0, 16),
+  );
+  if (!force) {
+    const candidates = (() => {
+      try {
+        return readdirSync(slot, { withFileTypes: true })
+          .filter((e) => e.isDirectory() && !e.name.includes("."))
+          .map((e) => ({ dir: path.join(slot, e.name), used: statSync(path.join(slot, e.name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+          .sort((a, b) => b.used - a.used)
+          .slice(0, 3);
+      } catch {
+        return [];
+      }
+    })();
+    for (const { dir } of candidates) {
+      const manifest = currentRecord(dir, root);
+      if (!manifest) continue;
+      const now = new Date();
+      utimesSync(dir, now, now);
+      return { dir, manifest, fresh: false };
+    }
+  }
+  const made = await make(root, siteModule, slot);
+  prune(cache, slot, made.dir);
+  return made;
+}
+
+/** Bundles the code into a folder of its own, records it, and renames it into place when complete. */
+async function make(root, siteModule, slot) {
+  const { build } = await import("esbuild");
+  mkdirSync(slot, { recursive: true });
+  const temp = path.join(slot, `new.${process.pid}.${Date.now()}.tmp`);
+  const entryPoints = { cli: path.join(engineDir, "cli/main.ts"), "dev-builder": path.join(engineDir, "servers/dev-builder.ts") };
+  if (siteModule) entryPoints.site = siteModule;
+  let result;
+  try {
+    result = await build({
       absWorkingDir: root,
-      // A copy of the project without the command line (tests of the dev builder) bundles the rest.
-      entryPoints: Object.fromEntries(Object.entries(ENTRIES).filter(([, source]) => existsSync(path.join(root, source)))),
+      entryPoints,
       outdir: temp,
       bundle: true,
       splitting: true,
@@ -87,11 +245,12 @@ async function bundle() {
       sourcemap: "linked",
       sourcesContent: false,
       chunkNames: "chunks/[name]-[hash]",
+      metafile: true,
       logLevel: "silent",
     });
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
-    // As file:line:column, so the dev server's overlay points at the broken source.
+    // As file:line:column (relative to the site's folder), so the dev server's overlay points at the broken source.
     const text = error.errors
       ? error.errors.map((e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column + 1}: ` : ""}${e.text}${e.location ? `\n    ${e.location.lineText}` : ""}`).join("\n")
       : String(error?.stack ?? error);
@@ -99,39 +258,109 @@ async function bundle() {
     await new Promise((resolve) => process.stderr.write(`${text}\n`, resolve));
     process.exit(1);
   }
-  // Packages stay in the project's node_modules: a bundle kept elsewhere (CAFE_CACHE_DIR) finds them through a link.
-  if (path.relative(root, temp).startsWith("..")) symlinkSync(path.join(root, "node_modules"), path.join(temp, "node_modules"), "dir");
+  const inputs = inputsOf(result.metafile, root).map((file) => record(root, file));
+  // The site's own code among them (its default theme folders): not a package's, not the engine's.
+  const sources = Object.keys(result.metafile.inputs)
+    .map((input) => path.resolve(root, input))
+    .filter((file) => inside(root, file) && !inside(engineDir, file) && !file.split(path.sep).includes("node_modules") && existsSync(file))
+    .map((file) => posix(path.relative(root, file)))
+    .sort();
+  const outputs = filesOf(temp).map((file) => {
+    const data = readFileSync(path.join(temp, file));
+    return [posix(file), data.length, sha(data)];
+  });
+  const manifest = { format: FORMAT, node: NODE_MAJOR, inputs, outputs, sources };
+  writeFileSync(path.join(temp, MANIFEST), `${JSON.stringify(manifest)}\n`);
+  // Packages stay in node_modules: a bundle kept outside the site (CAFE_CACHE_DIR) finds them through a link.
+  if (!inside(root, temp)) {
+    const modules = nodeModulesOf(root);
+    if (modules) symlinkSync(modules, path.join(temp, "node_modules"), "dir");
+  }
+  // Named by what it was made from: a run that made the same bundle at the same time keeps one.
+  const dir = path.join(slot, sha(JSON.stringify([NODE_MAJOR, inputs.map(([file, , , hash]) => [file, hash])])).slice(0, 20));
   try {
     renameSync(temp, dir);
   } catch {
-    // Another run made the same bundle first: it is the same code.
-    rmSync(temp, { recursive: true, force: true });
+    if (currentRecord(dir, root)) {
+      // Another run made the same bundle first: it is the same code.
+      rmSync(temp, { recursive: true, force: true });
+    } else {
+      // A damaged bundle of the same name: put aside (removed later), then replaced.
+      try {
+        renameSync(dir, path.join(slot, `damaged.${process.pid}.${Date.now()}.tmp`));
+        renameSync(temp, dir);
+      } catch {
+        return { dir: temp, manifest, fresh: true };
+      }
+    }
   }
-  prune(dir);
-  return dir;
+  return { dir, manifest, fresh: true };
 }
 
-/** Bundles of other sources not used for a day are removed (a running process may still use a recent one). */
-function prune(keep) {
+/** The node_modules folder the site's packages are found in: its own, or the nearest above it. */
+function nodeModulesOf(root) {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const modules = path.join(dir, "node_modules");
+    if (statSync(path.join(modules, "react"), { throwIfNoEntry: false })) return modules;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Bundles not used for a day are removed (a running process may still use a recent one), and what failed runs left. */
+function prune(cache, slot, keep) {
   const dayAgo = Date.now() - 24 * 3600 * 1000;
-  for (const name of readdirSync(CACHE)) {
-    const dir = path.join(CACHE, name);
-    if (dir !== keep && (statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0) < dayAgo) rmSync(dir, { recursive: true, force: true });
+  const old = (dir) => (statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0) < dayAgo;
+  const now = new Date();
+  utimesSync(slot, now, now);
+  for (const name of readdirSync(cache)) {
+    const dir = path.join(cache, name);
+    if (dir !== slot && old(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+  for (const name of readdirSync(slot)) {
+    const dir = path.join(slot, name);
+    if (dir !== keep && (name.startsWith("damaged.") || old(dir))) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Imports a module of the bundle. A bundle that passed its checks and still does not load
+ * (a file damaged since) is made again once, never run broken on every start.
+ */
+async function load(made, file, again) {
+  try {
+    return await import(pathToFileURL(path.join(made.dir, file)).href);
+  } catch (error) {
+    const damaged = error instanceof SyntaxError || (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(made.dir));
+    if (made.fresh || !damaged) throw error;
+    const remade = await again();
+    return { ...(await import(pathToFileURL(path.join(remade.dir, file)).href)), remade };
   }
 }
 
 process.setSourceMapsEnabled(true);
-const [first, ...rest] = process.argv.slice(2);
-const dir = await bundle();
-if (first === "--dev-builder") {
-  // The dev server's builder process: the theme it is given as a source is run from the bundle.
-  const [contentDir, projectRoot, outDir, themeModule, ...more] = rest;
-  const relative = path.relative(root, themeModule);
-  const bundled = Object.entries(ENTRIES).find(([, source]) => source === relative.split(path.sep).join("/"));
-  const theme = bundled ? path.join(dir, `${bundled[0]}.js`) : themeModule;
-  const { runBuilder } = await import(pathToFileURL(path.join(dir, "engine/servers/dev-builder.js")).href);
-  runBuilder([contentDir, projectRoot, outDir, theme, ...more]);
+const argv = process.argv.slice(2);
+if (argv[0] === "--dev-builder") {
+  // The dev server's builder process: the config (or theme) module it names runs from the bundle.
+  const setup = JSON.parse(argv[1]);
+  const rebundle = () => bundle(setup.projectRoot, setup.themeModule, { force: true });
+  let made = await bundle(setup.projectRoot, setup.themeModule);
+  const builder = await load(made, "dev-builder.js", rebundle);
+  if (builder.remade) made = builder.remade;
+  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js") });
 } else {
-  const { main } = await import(pathToFileURL(path.join(dir, "build.js")).href);
-  process.exit(await main(process.argv.slice(2), root));
+  const { root, config } = findSite(argv);
+  const rebundle = () => bundle(root, config, { force: true });
+  let made = await bundle(root, config, { force: argv.includes("--force") });
+  const cli = await load(made, "cli.js", rebundle);
+  if (cli.remade) made = cli.remade;
+  const code = await cli.main(argv, {
+    root,
+    configFile: config && path.relative(root, config),
+    loadConfig: config && (() => import(pathToFileURL(path.join(made.dir, "site.js")).href)),
+    sources: made.manifest.sources,
+    launcher,
+    engineDir,
+    setupFile: path.join(made.dir, "setup.json"),
+  });
+  process.exit(code);
 }

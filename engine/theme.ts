@@ -4,7 +4,7 @@
  * The engine knows articles (front matter + Markdown), data files, site settings and routes;
  * everything a particular site adds (its page templates, its blocks, its extra front-matter
  * keys and YAML collections, its client scripts, stylesheet and fonts) comes from a theme.
- * `build.ts` imports the theme and passes it to `buildSite` / `SiteBuilder`.
+ * A site's config (cafe.config.ts) hands its theme to the `cafe` command, which passes it to `SiteBuilder`.
  */
 import type { ComponentType, ReactElement, ReactNode } from "react";
 import type { z } from "zod";
@@ -13,6 +13,7 @@ import type { ContentError } from "./lib/errors.js";
 import type { Article, ContentModel, ContentOf, FrontMatterOf, SiteContent } from "./stages/load/content.js";
 import type { PageSpec, Route, RouteModel, RouteTable } from "./stages/routes/routes.js";
 import type { ProcessedImage } from "./stages/images/images.js";
+import { siteCodePlace, type CodePlace } from "./lib/code-location.js";
 
 /** Hashed asset URLs and the inline script, produced by the assets stage. */
 export interface AssetManifest {
@@ -72,8 +73,16 @@ export interface BlockDefinition<Content = any> {
   component: ComponentType<BlockProps<never>>;
 }
 
-/** What every template receives, typed by the theme's schemas (`defineTheme`). */
-export interface PageContext<Site = unknown, Meta extends object = Record<string, unknown>, Collections extends object = Record<string, unknown>> {
+/**
+ * What every template receives, typed by the theme's schemas and listings (`defineTheme`):
+ * `Listings` is the value of each listing by name.
+ */
+export interface PageContext<
+  Site = unknown,
+  Meta extends object = Record<string, unknown>,
+  Collections extends object = Record<string, unknown>,
+  Listings extends object = Record<string, unknown>,
+> {
   site: Site;
   content: SiteContent<Site, Meta, Collections>;
   routes: RouteTable<Meta>;
@@ -83,13 +92,19 @@ export interface PageContext<Site = unknown, Meta extends object = Record<string
   assets: AssetManifest;
   /** An article's body, rendered to HTML by the Markdown stage. */
   bodyOf(article: Article<Meta>): string;
-  /** A listing the theme declares (`Theme.listings`), computed once per build. */
-  listing<T>(name: string): T;
+  /** A listing the theme declares (`Theme.listings`), computed once per build: a name the theme does not declare does not typecheck. */
+  listing<Name extends keyof Listings & string>(name: Name): Listings[Name];
   /** The processed image an address of an article stands for (its cover's `src`). */
   imageOf(article: Article<Meta>, url: string): ProcessedImage | undefined;
   /** This page's social card (`og:image`), unless the site has them off. */
   socialCard?: SocialCard;
 }
+
+/**
+ * What each listing gives, by name, from the functions that compute them: a theme whose
+ * templates are typed apart writes `PageContext<Site, Meta, Collections, ListingsOf<typeof listings>>`.
+ */
+export type ListingsOf<Functions> = { [Name in keyof Functions]: Functions[Name] extends (...args: never[]) => infer Value ? Value : never };
 
 /** How a theme shows the images of articles. */
 export interface ThemeImages {
@@ -158,9 +173,10 @@ export interface SiteMeta {
  * A theme: its content model (settings, front matter, collections, languages), its routes
  * (pages and templates), its blocks and its assets. Write one with `defineTheme`, which types
  * every function below by the theme's own schemas: `Site` is what `site` validates, `Shape`
- * the keys `frontMatter` adds to an article, `Collections` what each collection's schema gives.
+ * the keys `frontMatter` adds to an article, `Collections` what each collection's schema
+ * gives, `Listings` what each listing computes.
  */
-export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Collections extends object = any>
+export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Collections extends object = any, Listings extends object = any>
   extends ContentModel<Site, Shape, Collections>,
     RouteModel<ContentOf<Site, Shape, Collections>> {
   /** Name and version: a build of one theme is never mistaken for another's. */
@@ -170,7 +186,7 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
   /** The pages that are not articles (the home page), from the content. */
   pages(content: ContentOf<Site, Shape, Collections>): PageSpec[];
   /** Page templates by name; `article` and `not-found` are required (pages declared in `pages`). */
-  templates: Record<string, (ctx: PageContext<Site, FrontMatterOf<Shape>, Collections>) => ReactElement>;
+  templates: Record<string, (ctx: PageContext<Site, FrontMatterOf<Shape>, Collections, Listings>) => ReactElement>;
   blocks: BlockDefinition<ContentOf<Site, Shape, Collections>>[];
   /** Markdown element overrides (links, tables…). */
   markdownComponents: Partial<Components>;
@@ -178,7 +194,7 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
    * Values computed from the whole content that pages show (the cards, a series): a page
    * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
    */
-  listings?: Record<string, (content: ContentOf<Site, Shape, Collections>) => unknown>;
+  listings?: { [Name in keyof Listings]: (content: ContentOf<Site, Shape, Collections>) => Listings[Name] };
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
   check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>): Promise<ContentError[]> | ContentError[];
   /** An article's summary for the feed; its `description` when the theme gives none. */
@@ -190,14 +206,30 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
   /** One picture per page for links shared on social networks; without it, pages have none. */
   socialCard?: ThemeSocialCard<Site, any, FrontMatterOf<Shape>, Collections>;
   assets: ThemeAssets<Site>;
+  /**
+   * The text `cafe new "Title"` writes for a new article: its front matter (a draft) and a
+   * first line. Default: `title`, `date` and `draft: true`.
+   */
+  newArticle?(article: { title: string; date: string }): string;
 }
+
+const DEFINED_AT = Symbol.for("cafe-engine.theme.defined-at");
 
 /**
  * Declares a theme, typing it by its own schemas: templates, listings, checks and cards get
- * the site settings, the front matter and the collections as the schemas validated them.
+ * the site settings, the front matter and the collections as the schemas validated them, and
+ * `ctx.listing(name)` only the names of its listings. It notes where it is called: the
+ * engine's messages about the theme name that file.
  */
-export function defineTheme<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
-  theme: Theme<Site, Shape, Collections>,
-): Theme<Site, Shape, Collections> {
+export function defineTheme<Site, Shape extends z.core.$ZodLooseShape, Collections extends object, Listings extends object = {}>(
+  theme: Theme<Site, Shape, Collections, Listings>,
+): Theme<Site, Shape, Collections, Listings> {
+  const place = siteCodePlace(new Error().stack);
+  if (place) Object.defineProperty(theme, DEFINED_AT, { value: place, enumerable: false, configurable: true });
   return theme;
+}
+
+/** Where the theme was declared (its `defineTheme` call), when known. */
+export function themePlace(theme: Theme): CodePlace | undefined {
+  return (theme as { [DEFINED_AT]?: CodePlace })[DEFINED_AT];
 }

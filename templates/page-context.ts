@@ -1,10 +1,10 @@
 /** What the blog's templates know about the site being built, typed for this theme. */
-import { byCodePoint, type Article, type ArticleVariants, type ContentOf, type PageContext } from "../engine/index.js";
+import { byCodePoint, type Article, type ArticleVariants, type ContentOf, type ListingsOf, type PageContext } from "../engine/index.js";
 import type { CafeCollections, CafeMeta, Card, CardEntry, Edition, EditionEntry, frontMatter, Labels, Language, SiteSettings } from "./schema.js";
 
 /** The site's content as this theme's schemas validated it. */
 export type CafeContent = ContentOf<SiteSettings, typeof frontMatter, CafeCollections>;
-export type CafePageContext = PageContext<SiteSettings, CafeMeta, CafeCollections>;
+export type CafePageContext = PageContext<SiteSettings, CafeMeta, CafeCollections, ListingsOf<typeof listings>>;
 
 /** An article as this theme reads it. */
 export type CafeArticle = Article<CafeMeta>;
@@ -152,5 +152,8 @@ export function allSeries(content: CafeContent): Record<string, { route: string;
 
 /** The articles of a series, in route order: a page showing it is rendered again only when the list changes. */
 export function seriesOf(ctx: CafePageContext, id: string): { route: string; title: string }[] {
-  return ctx.listing<ReturnType<typeof allSeries>>("series")[id] ?? [];
+  return ctx.listing("series")[id] ?? [];
 }
+
+/** The theme's listings: values computed from the whole content that pages read through `ctx.listing(name)`. */
+export const listings = { cards: cardsOf, series: allSeries };

@@ -1,13 +1,13 @@
 /**
  * The theme of "Café com a Cris": everything the engine needs to know about this blog that
- * another site would do differently. `build.ts` hands it to the engine.
+ * another site would do differently. `cafe.config.ts` hands it to the engine.
  */
 import { defineTheme, errorAt, formatKey, routeErrors, type ContentError, type LocatableSource } from "../engine/index.js";
 import { cardsSchema, editionsSchema, frontMatter, siteSchema } from "./schema.js";
 import { blocks } from "./blocks/registry.js";
 import { markdownComponents } from "./markdown-components.js";
 import { bodyLabelsFor } from "./texts.js";
-import { allSeries, cardEntriesOf, cardsOf, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
+import { cardEntriesOf, listings, resolveCards, resolveEditions, type MissingValue } from "./page-context.js";
 import { loadIcons } from "./icons.js";
 import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
@@ -48,9 +48,23 @@ export const theme = defineTheme({
   blocks,
   // The home page reads the cards through ctx.listing: it is rendered again when a card's
   // value changes (its own line, or its article's title, date…), not on any article edit.
-  listings: { cards: cardsOf, series: allSeries },
+  listings,
   markdownComponents,
   summary: (article) => article.meta.lead ?? article.meta.description,
+  // `npm run new -- "Título"`: a Portuguese draft with the keys an author of this blog fills in.
+  newArticle: ({ title, date }) => `---
+title: ${JSON.stringify(title)}
+date: ${date}
+readTime: 5
+draft: true # publicado só quando você apagar esta linha
+# category: Carreira
+# lead: Uma ou duas frases que resumem o artigo e aparecem abaixo do título.
+---
+
+## ${title}
+
+Comece a escrever aqui. Salve com \`npm run dev\` aberto e a página recarrega sozinha.
+`,
   async check(content, routes) {
     const { cards, editions } = content.collections;
     const errors: ContentError[] = [

@@ -211,3 +211,56 @@ describe("npm run build over folders it cannot write", () => {
     expect((await readdir(standby)).filter((f) => f.includes(".tmp"))).toEqual([]);
   }, 120_000);
 });
+describe("cafe --help and mistaken command lines", () => {
+  const cafe = (args: string[], cwd = projectRoot) =>
+    run(process.execPath, [path.join(projectRoot, "engine/launch.mjs"), ...args], { cwd }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+  /** Every flag each command takes, as README's commands section lists them. */
+  const FLAGS = {
+    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose"],
+    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache"],
+    preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
+    new: ["--content DIR", "--force"],
+    "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache"],
+  };
+
+  it("lists the commands, and each command's help lists every flag it takes", async () => {
+    const top = await cafe(["--help"]);
+    expect(top.code).toBe(0);
+    for (const command of Object.keys(FLAGS)) expect(top.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
+    for (const [command, flags] of Object.entries(FLAGS)) {
+      const help = await cafe([command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`usage: cafe ${command} `);
+      for (const flag of [...flags, "--root DIR", "-h, --help"]) expect(help.stdout, `cafe ${command} --help`).toMatch(new RegExp(`^  ${flag.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")}  `, "m"));
+      // Exactly those: one line per flag.
+      expect(help.stdout.split("options:\n")[1]!.trim().split("\n")).toHaveLength(flags.length + 2);
+    }
+  }, 60_000);
+
+  it("answers `npm run build -- --help` with the build's help, not an error", async () => {
+    const result = await run("npm", ["run", "--silent", "build", "--", "--help"], { cwd: projectRoot });
+    expect(result.stdout).toMatch(/^cafe build: /);
+    expect(result.stdout).toContain("--out DIR");
+  }, 60_000);
+
+  it("refuses a flag the command does not take, naming those it does", async () => {
+    const result = await cafe(["build", "--port", "80"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --root, --help (cafe build --help)\n");
+    const unknown = await cafe(["biuld"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are build, dev, preview, new, check-links");
+  }, 60_000);
+
+  it("in a folder that is no site, says so and how to make one", async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), "cafe-no-site-"));
+    const result = await cafe(["build", "--root", empty]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`There is no site here: no cafe.config.ts (or .mts, .tsx, .js, .mjs) in ${empty}.`);
+    expect(result.stderr).toContain("export default defineConfig({ theme });");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+});

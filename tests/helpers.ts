@@ -94,14 +94,14 @@ export const SPEC_ARTICLE_ROUTES = [
 export const devTheme = { themeModule: path.join(projectRoot, "templates/theme.tsx"), themeFolders: ["templates", "client"] };
 
 /**
- * A copy of the project's code (engine, theme, public/, the command line, the lock file) to
+ * A copy of the project's code (engine, theme, public/, its config and build script, the lock file) to
  * edit safely. Its node_modules/ is a folder of its own whose packages link to the project's:
  * the copy shares the libraries, never the project's cache (node_modules/.cache).
  */
 export async function projectCopy(folders = ["engine", "client", "templates", "public"]): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
   for (const d of folders) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true });
-  for (const f of ["build.ts", "package.json", "package-lock.json", "tsconfig.json"]) await cp(path.join(projectRoot, f), path.join(dir, f));
+  for (const f of ["build.ts", "cafe.config.ts", "package.json", "package-lock.json", "tsconfig.json"]) await cp(path.join(projectRoot, f), path.join(dir, f));
   await mkdir(path.join(dir, "node_modules"));
   for (const name of await readdir(path.join(projectRoot, "node_modules"))) {
     if (name !== ".cache") await symlink(path.join(projectRoot, "node_modules", name), path.join(dir, "node_modules", name));

@@ -53,7 +53,7 @@ describe("stages hand over plain data", () => {
   it("the notebook, a second theme, with an article edited in watch mode: the same bytes", async () => {
     const dir = await editedFixture("notebook", {});
     const file = path.join(dir, "content/articles/notes/margins.md");
-    await bothWays({ contentDir: path.join(dir, "content"), projectRoot, theme: notebook }, { file, text: (t) => `${t}\nOne more line.\n` });
+    await bothWays({ contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook }, { file, text: (t) => `${t}\nOne more line.\n` });
   }, 120_000);
 });
 

@@ -10,11 +10,13 @@ import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
 import { editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
 
-const contentDir = path.join(projectRoot, "tests/fixtures/notebook/content");
+/** The notebook is a site of its own: its folder is its root (its asset entries are relative to it). */
+const siteRoot = path.join(projectRoot, "tests/fixtures/notebook");
+const contentDir = path.join(siteRoot, "content");
 
 async function build(dir = contentDir) {
   const writer = new MemoryWriter();
-  const result = await new SiteBuilder({ contentDir: dir, projectRoot, theme: notebook }).build(writer);
+  const result = await new SiteBuilder({ contentDir: dir, projectRoot: siteRoot, theme: notebook }).build(writer);
   return { ...result, writer };
 }
 

@@ -13,17 +13,29 @@ import path from "node:path";
 
 const MANIFEST = ".cafe-build.json";
 
-/** Every file below `dir`, hidden ones and links to files included (an edit to any input counts; public/'s links are published). */
-const files = (dir: string) => listFiles(dir, { hidden: true, links: true });
+/** Every file below `dir` (or `dir` itself, when it is a file), hidden ones and links to files included (an edit to any input counts; public/'s links are published). */
+const files = (dir: string) => (statSync(dir, { throwIfNoEntry: false })?.isFile() ? [dir] : listFiles(dir, { hidden: true, links: true }));
+
+/** The names a lock file of the libraries may have (npm, yarn, pnpm, bun). */
+const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
+
+/** The lock file of the libraries a site uses: in its folder or the nearest above it (a workspace's); undefined when there is none. */
+export function lockFileOf(projectRoot: string): string | undefined {
+  for (let dir = path.resolve(projectRoot); ; dir = path.dirname(dir)) {
+    for (const name of LOCK_FILES) if (statSync(path.join(dir, name), { throwIfNoEntry: false })?.isFile()) return path.join(dir, name);
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
 
 /**
- * Hash of the inputs' paths, sizes and modification times, as make and ninja compare
- * them: editing, adding, removing or checking out a file changes it.
+ * Hash of the inputs' paths (relative to the site's folder), sizes and modification times,
+ * as make and ninja compare them: editing, adding, removing or checking out a file changes it.
  */
 export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string): Promise<string> {
   const dirs = [contentDir, ...folders.map((d) => path.join(projectRoot, d))];
-  const all = [...dirs.flatMap(files), path.join(projectRoot, "package-lock.json")];
-  return describe(all, options);
+  const lock = lockFileOf(projectRoot);
+  const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])];
+  return describe(all, options, projectRoot);
 }
 
 function describe(list: string[], seed: string, relativeTo?: string): string {
@@ -66,7 +78,8 @@ export async function recordBuild(outDir: string, inputs: string): Promise<void>
  * and of the lock file (the libraries). The persistent cache belongs to one version.
  */
 export async function codeVersion(projectRoot: string, folders: readonly string[]): Promise<string> {
-  const list = [...folders.flatMap((d) => files(path.join(projectRoot, d))), path.join(projectRoot, "package-lock.json")];
+  const lock = lockFileOf(projectRoot);
+  const list = [...folders.flatMap((d) => files(path.join(projectRoot, d))), ...(lock ? [lock] : [])];
   const parts: (string | Uint8Array)[] = [];
   for (const file of list) parts.push(path.relative(projectRoot, file), await readFile(file));
   return hashOfAll(parts);

@@ -31,6 +31,12 @@ export function listFiles(dir: string, { hidden = false, links = false }: { hidd
   return files.sort();
 }
 
+/** A path as an author reads it: relative to the site's folder, absolute when it is outside. */
+export function shownPath(root: string, file: string): string {
+  const relative = path.relative(root, file);
+  return relative === "" ? "." : relative.startsWith("..") ? file : relative;
+}
+
 /**
  * Writes a file whole or not at all: aside, then renamed over the old one (a reader, or a
  * build killed half-way, never sees half a file). Makes its folder when `mkdirs` says so.

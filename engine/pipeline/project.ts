@@ -5,13 +5,20 @@
  */
 import path from "node:path";
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { BuildCache } from "../incremental/build-cache.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { RECORD_FILE } from "../stages/routes/published-routes.js";
 import { fileFailure, printErrors, printWarnings } from "../lib/report.js";
+import { ContentError } from "../lib/errors.js";
+import { shownFrom } from "../lib/code-location.js";
+import { shownPath } from "../lib/files.js";
 import type { Theme } from "../theme.js";
+
+/** The engine's folder, when it runs from its sources (a build script under tsx; the command line says where it is). */
+const ENGINE_DIR = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 export interface ProjectBuildOptions {
   /** The project folder: `content/`, `public/`, the theme's folders and `package-lock.json` are in it. */
@@ -19,7 +26,7 @@ export interface ProjectBuildOptions {
   theme: Theme;
   /** Folders (relative to the project root) that hold the theme's code: an edit there is a new version of the code. */
   themeFolders: readonly string[];
-  /** Where the engine's sources are, relative to the project root (default `engine`): an edit there is a new version of the code. */
+  /** Where the engine's sources are, relative to the project root (default: the folder this engine runs from): an edit there is a new version of the code. */
   engineFolder?: string;
   /** Default: `<projectRoot>/content`. */
   contentDir?: string;
@@ -48,8 +55,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const { projectRoot, theme } = options;
   const contentDir = options.contentDir ?? path.join(projectRoot, "content");
   const outDir = options.outDir ?? path.join(projectRoot, "dist");
-  const shownOut = path.relative(process.cwd(), outDir) || outDir;
-  const codeFolders = [...options.themeFolders, options.engineFolder ?? "engine"];
+  const shownOut = shownPath(projectRoot, outDir);
+  const codeFolders = [...options.themeFolders, options.engineFolder ?? path.relative(projectRoot, ENGINE_DIR)];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
   const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
   const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
@@ -78,7 +85,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const recordFile = path.join(contentDir, RECORD_FILE);
   if (writer.hadSite && !options.newPublishedRoutes && existsSync(contentDir) && !existsSync(recordFile)) {
     await writer.abort();
-    const shown = path.relative(process.cwd(), recordFile) || recordFile;
+    const shown = shownPath(projectRoot, recordFile);
     console.error(
       `Build failed: ${shown} is missing, but ${shownOut} has been built before: that file records every address the site has published, so that none stops answering unnoticed. ` +
         `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownOut} was left as it was.`,
@@ -91,10 +98,16 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   try {
     result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
   } catch (error) {
+    await writer.abort();
+    // A mistake of the theme's found while rendering (a listing it does not have, a template that throws): an error like the content's.
+    if (error instanceof ContentError) {
+      printErrors([shownFrom(projectRoot, error)]);
+      console.error(`Build failed; ${shownOut} was left as it was.`);
+      return 1;
+    }
     // A file that cannot be written (a read-only build folder, a full disk): one line, no stack.
     const failure = fileFailure(error);
     if (!failure) throw error;
-    await writer.abort();
     console.error(
       writer.published
         ? `${shownOut} is built and published, but then the build could not finish: ${failure.message}.`
@@ -111,7 +124,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   if (result.published?.length) {
     // New addresses joined the record of published addresses (commit it): the content changed.
-    const record = path.relative(process.cwd(), recordFile);
+    const record = shownPath(projectRoot, recordFile);
     console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
   }
   try {

@@ -9,37 +9,43 @@
  * shows in the overlay, instead of a process that dies before it is ready (a syntax error
  * the bundler finds is printed as file:line:column and reported the same way).
  */
-import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest } from "./dev-protocol.js";
+import { ContentError } from "../lib/errors.js";
+import { shownFrom } from "../lib/code-location.js";
+import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest, type BuilderSetup } from "./dev-protocol.js";
 
 const send = (reply: BuilderReply) => process.send?.(reply);
 
 /**
- * Runs the builder: `args` are the content folder, the project root, the output folder, the
- * theme's module, its code folders (comma-separated) and the cache folder ("" for none).
+ * Runs the builder for `setup`; its `themeModule` is the module to load (the launcher gives
+ * the bundled one), exporting the site's config (default export) or its theme (`theme`).
  */
-export function runBuilder(args: string[]): void {
-  const [contentDir, projectRoot, outDir, themeModule, themeFolders, cacheDir] = args as [string, string, string, string, string, string];
+export function runBuilder(setup: BuilderSetup): void {
+  const { contentDir, projectRoot, outDir, themeModule, themeFolders, cacheDir, publicDir } = setup;
   const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
 
   const load = async () => {
-    const [{ SiteBuilder }, { formatError }, { LiveWriter }, { BuildCache }, { codeVersion }, { theme }] = await Promise.all([
+    const [{ SiteBuilder }, { formatError }, { LiveWriter }, { BuildCache }, { codeVersion }, { checkTheme }, site] = await Promise.all([
       import("../pipeline/site-builder.js"),
       import("../lib/errors.js"),
       import("../stages/write/writers.js"),
       import("../incremental/build-cache.js"),
       import("../incremental/fingerprint.js"),
-      import(pathToFileURL(themeModule).href) as Promise<{ theme: import("../theme.js").Theme }>,
+      import("../theme-check.js"),
+      import(pathToFileURL(themeModule).href) as Promise<{ default?: { theme?: import("../theme.js").Theme }; theme?: import("../theme.js").Theme }>,
     ]);
+    const theme = site.default?.theme ?? site.theme;
+    if (!theme) throw new Error(`${themeModule} exports no theme: its default export should be defineConfig({ theme })`);
+    // The theme's own mistakes, shown like content errors until it is fixed (an edit to it starts a new builder).
+    const mistakes = checkTheme(theme, projectRoot);
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
-    const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders.split(","), "engine"])) : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache });
+    const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])) : undefined;
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
-    if (contentDir === path.join(projectRoot, "content")) {
+    if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
     }
-    return { builder, writer: new LiveWriter(outDir), formatError };
+    return { builder, writer: new LiveWriter(outDir), formatError, mistakes };
   };
 
   // The cache is written once the builder has been idle a moment, not on every save.
@@ -57,8 +63,15 @@ export function runBuilder(args: string[]): void {
     queue = queue.then(async () => {
       const started = performance.now();
       try {
-        const { builder, writer, formatError } = await loaded;
-        const result = request.type === "build" ? await builder.build(writer) : await builder.update(request.files, writer);
+        const { builder, writer, formatError, mistakes } = await loaded;
+        const result =
+          mistakes.length > 0
+            ? { ok: false, errors: mistakes, warnings: [], changed: [], routes: [], rendered: 0 }
+            : await (request.type === "build" ? builder.build(writer) : builder.update(request.files, writer)).catch((error: unknown) => {
+                // A mistake of the theme's found while rendering (a listing it does not have): an error like the content's.
+                if (error instanceof ContentError) return { ok: false, errors: [shownFrom(projectRoot, error)], warnings: [], changed: [], routes: [], rendered: 0 };
+                throw error;
+              });
         if (result.ok && request.type === "update") saveWhenIdle(builder);
         send({
           type: "result",

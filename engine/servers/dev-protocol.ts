@@ -11,6 +11,23 @@ export interface ReportedError {
   frame?: string;
 }
 
+/** What the builder process builds: the dev server hands it over (as JSON) through the launcher. */
+export interface BuilderSetup {
+  contentDir: string;
+  projectRoot: string;
+  publicDir?: string;
+  outDir: string;
+  /** The module exporting the site's config (default export) or its theme (`theme`); the launcher gives the builder its bundled version. */
+  themeModule: string;
+  themeFolders: string[];
+  /** The engine's folder, relative to the project root. */
+  engineFolder: string;
+  /** The persistent cache's folder; none: no cache. */
+  cacheDir?: string;
+  /** Keep the editors' schemas of the content current. */
+  editorSchemas: boolean;
+}
+
 export type BuilderRequest = { type: "build" } | { type: "update"; files: string[] };
 
 export type BuilderReply = { type: "ready" } | BuildReply;

@@ -7,25 +7,34 @@ import { fork, type ChildProcess } from "node:child_process";
 import type http from "node:http";
 import path from "node:path";
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { stat } from "node:fs/promises";
 import { watch } from "chokidar";
 import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./static-server.js";
 import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
-import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type ReportedError } from "./dev-protocol.js";
+import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type BuilderSetup, type ReportedError } from "./dev-protocol.js";
 
 export interface DevOptions {
   projectRoot: string;
   contentDir: string;
+  /** Files copied into the site as they are (default: public/ of the project). */
+  publicDir?: string;
   outDir: string;
   port: number;
   host: string;
   /** The persistent cache of watch mode (none: every start renders every page). */
   cacheDir?: string;
-  /** The module that exports the site's theme (`export const theme`). */
+  /** The module that exports the site's config (`export default defineConfig(…)`) or its theme (`export const theme`); an edit to it restarts the builder. */
   themeModule: string;
   /** Folders of the theme's code, relative to the project root: an edit there restarts the builder. */
   themeFolders: string[];
+  /** The engine's folder (default: the one this module is in): an edit there restarts the builder. */
+  engineDir?: string;
+  /** The launcher the builder process runs through (default: launch.mjs of the engine's folder). */
+  launcher?: string;
+  /** Keep the editors' schemas of the content (.vscode/schemas/) current: for the site's own content only. */
+  editorSchemas?: boolean;
   /** Names also accepted in the Host header (`--allowed-host`); see engine/servers/static-server.ts. */
   allowedHosts?: readonly string[];
   /** Print to the terminal (tests silence it). */
@@ -33,7 +42,7 @@ export interface DevOptions {
 }
 
 /** The engine's sources (the watch mode restarts the builder when one changes) and its launcher. */
-const engineDir = (options: DevOptions) => path.join(options.projectRoot, "engine");
+const engineDir = (options: DevOptions) => path.resolve(options.engineDir ?? fileURLToPath(new URL("..", import.meta.url)));
 
 export interface DevServer {
   url: string;
@@ -158,7 +167,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   log(`share preview: ${url}${SHARE_PREVIEW} (each page as WhatsApp, LinkedIn and X show it)`);
 
   const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)];
-  const isCode = (file: string) => codeDirs.some((d) => file.startsWith(d + path.sep)) && /\.(tsx?|mts|mjs)$/.test(file);
+  const isCode = (file: string) =>
+    file === options.themeModule || (codeDirs.some((d) => file === d || file.startsWith(d + path.sep)) && /\.(tsx?|[mc]ts|[mc]?jsx?)$/.test(file));
   let timer: NodeJS.Timeout | undefined;
   const changed = new Set<string>();
   let chain: Promise<unknown> = Promise.resolve();
@@ -194,8 +204,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       rebuild(batch);
     }, 2);
   };
+  const publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
   const watcher = watch(
-    [options.contentDir, ...[...options.themeFolders, "public"].map((d) => path.join(options.projectRoot, d)), engineDir(options)],
+    [options.contentDir, publicDir, options.themeModule, ...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)],
     {
       ignoreInitial: true,
       // Not chokidar's atomic mode: every batch re-reads the files as they are now, so an
@@ -237,8 +248,18 @@ class BuilderProcess {
 
   constructor(options: DevOptions) {
     // Through the launcher, as every command runs: a new builder runs the code as it is now.
-    const args = [options.contentDir, options.projectRoot, options.outDir, options.themeModule, options.themeFolders.join(","), options.cacheDir ?? ""];
-    this.child = fork(path.join(engineDir(options), "launch.mjs"), ["--dev-builder", ...args], {
+    const setup: BuilderSetup = {
+      contentDir: options.contentDir,
+      projectRoot: options.projectRoot,
+      publicDir: options.publicDir,
+      outDir: options.outDir,
+      themeModule: options.themeModule,
+      themeFolders: options.themeFolders,
+      engineFolder: path.relative(options.projectRoot, engineDir(options)),
+      cacheDir: options.cacheDir,
+      editorSchemas: options.editorSchemas ?? false,
+    };
+    this.child = fork(options.launcher ?? path.join(engineDir(options), "launch.mjs"), ["--dev-builder", JSON.stringify(setup)], {
       execArgv: [],
       stdio: ["ignore", "inherit", "pipe", "ipc"],
     });

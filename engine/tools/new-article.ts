@@ -1,4 +1,4 @@
-/** `npm run new -- "Título"`: a new article, as a draft, ready to write. */
+/** `cafe new "Title"`: a new article, as a draft, ready to write, in the words the theme gives it. */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ContentError } from "../lib/errors.js";
@@ -8,38 +8,46 @@ export { slugify };
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** Writes content/articles/<slug>.md and returns its path; never overwrites a file. */
-export async function scaffoldArticle(contentDir: string, title: string, today = new Date()): Promise<string> {
+/** A new article's text when the theme writes none: the engine's keys, a draft. */
+export function defaultArticle({ title, date }: { title: string; date: string }): string {
+  return `---
+title: ${JSON.stringify(title)}
+date: ${date}
+draft: true # published once this line is deleted
+---
+
+Start writing here. With \`cafe dev\` running, each save reloads the page.
+`;
+}
+
+/**
+ * Writes <content>/articles/<slug>.md (the theme's text for a new article, dated `today`
+ * as DD/MM/YYYY) and returns its path; never overwrites a file.
+ */
+export async function scaffoldArticle(
+  contentDir: string,
+  title: string,
+  today = new Date(),
+  template: (article: { title: string; date: string }) => string = defaultArticle,
+): Promise<string> {
   const slug = slugify(title);
   if (!slug) {
     throw new ContentError({
-      file: "npm run new",
+      file: "cafe new",
       message: "the title needs at least one letter or digit",
-      hint: 'write it in quotes: npm run new -- "Como negociar um aumento"',
+      hint: 'write it in quotes: cafe new "How to ask for a raise" (npm run new -- "…" in a project whose scripts run cafe)',
     });
   }
   const file = path.join(contentDir, "articles", `${slug}.md`);
   const date = `${pad(today.getDate())}/${pad(today.getMonth() + 1)}/${today.getFullYear()}`;
-  const text = `---
-title: ${JSON.stringify(title.trim())}
-date: ${date}
-readTime: 5
-draft: true # publicado só quando você apagar esta linha
-# category: Carreira
-# lead: Uma ou duas frases que resumem o artigo e aparecem abaixo do título.
----
-
-## ${title.trim()}
-
-Comece a escrever aqui. Salve com \`npm run dev\` aberto e a página recarrega sozinha.
-`;
+  const text = template({ title: title.trim(), date });
   await mkdir(path.dirname(file), { recursive: true });
   try {
     await writeFile(file, text, { flag: "wx" });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
       throw new ContentError({
-        file: path.relative(process.cwd(), file),
+        file: path.relative(process.cwd(), file) || file,
         message: "an article with this slug already exists",
         hint: "open it to keep writing, or choose another title",
       });

@@ -57,7 +57,7 @@ export function HomePage({ ctx }: { ctx: CafePageContext }) {
   const featured = bilingual(ctx.route.featured);
   const { site } = ctx;
   // A card pointing at a draft is left out until the draft is published.
-  const cards = ctx.listing<Card[]>("cards").filter((c) => ctx.routes.byPath.has(c.route));
+  const cards = ctx.listing("cards").filter((c) => ctx.routes.byPath.has(c.route));
   return (
     <Layout
       ctx={ctx}

@@ -109,7 +109,8 @@ export async function buildAssets({ projectRoot, theme, site, minify = true }: A
     if (!file) continue;
     const rel = `assets/${path.relative(outdir, file.path).split(path.sep).join("/")}`;
     files.set(rel, file.contents);
-    const entry = meta.entryPoint && Object.entries(theme.assets.entries).find(([, source]) => path.normalize(source) === path.normalize(meta.entryPoint!));
+    // An entry may be written relative to the site's folder or absolute; esbuild names it relative.
+    const entry = meta.entryPoint && Object.entries(theme.assets.entries).find(([, source]) => path.resolve(projectRoot, source) === path.resolve(projectRoot, meta.entryPoint!));
     if (entry) manifest.entries[entry[0]] = `/${rel}`;
     for (const input of Object.keys(meta.inputs)) {
       const font = /^theme-font:(.+)\.woff2$/.exec(input)?.[1];
@@ -136,7 +137,7 @@ export function assetErrors(error: unknown, projectRoot: string): ContentError[]
       source = undefined;
     }
     return new ContentError({
-      file: file ? path.relative(process.cwd(), path.resolve(projectRoot, file)) : "assets",
+      file: file ? path.relative(projectRoot, path.resolve(projectRoot, file)) : "assets",
       line: e.location?.line,
       column: e.location ? e.location.column + 1 : undefined,
       source,

@@ -300,7 +300,7 @@ export class ImageWork {
   private async load(file: string): Promise<(Encoded & { files: Map<string, Uint8Array> }) | { error: string; hint?: string }> {
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile()) {
-      return { error: `image {url} not found: no file ${path.relative(process.cwd(), file) || file}`, hint: "check the file name and where it is: ./name.jpg is beside the Markdown file, /images/name.jpg is in content/images/" };
+      return { error: `image {url} not found: no file ${path.relative(this.projectRoot, file) || file}`, hint: "check the file name and where it is: ./name.jpg is beside the Markdown file, /images/name.jpg is in content/images/" };
     }
     let source = this.sources.get(file);
     if (source && (source.size !== info.size || source.mtimeMs !== info.mtimeMs)) source = undefined;

@@ -23,7 +23,10 @@ import type { Redirect } from "../routes/aliases.js";
 import { pageLinks } from "../checks/rendered-links.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import type { SiteCards } from "../cards/cards.js";
-import type { PageContext, Theme } from "../../theme.js";
+import { themePlace, type PageContext, type Theme } from "../../theme.js";
+import { codeError, siteCodePlace } from "../../lib/code-location.js";
+import { ContentError } from "../../lib/errors.js";
+import { nearest } from "../../lib/yaml-source.js";
 
 export interface RenderInput {
   content: SiteContent;
@@ -142,9 +145,9 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
       read(dep.card(route.path));
       return cards.byRoute.get(route.path);
     },
-    listing: <T,>(name: string) => {
+    listing: (name: string) => {
       read(dep.listing(name));
-      return listing(name) as T;
+      return listing(name);
     },
   };
   const html = renderPage(route, ctx, theme);
@@ -152,18 +155,49 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
   return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html) } };
 }
 
-/** Renders a route to a complete HTML document with the theme's template. */
+/**
+ * Renders a route to a complete HTML document with the theme's template. A mistake of the
+ * theme's (a template it does not have, a template that throws) is thrown as a ContentError
+ * at the theme's line, not as a crash.
+ */
 export function renderPage(route: Route, ctx: PageContext, theme: Theme): string {
   const template = theme.templates[route.template];
-  if (!template) throw new Error(`the theme has no template '${route.template}'`);
-  return `<!DOCTYPE html>${renderToString(template(ctx))}`;
+  if (!template) {
+    const names = Object.keys(theme.templates);
+    const guess = nearest(route.template, names);
+    throw codeError(themePlace(theme), undefined, {
+      message: `the theme has no template '${route.template}' (the page ${route.path} asks for it)`,
+      hint: guess ? `did you mean '${guess}'?` : `the theme's templates: ${names.join(", ")}`,
+      find: route.template,
+      fallback: "the theme",
+    });
+  }
+  try {
+    return `<!DOCTYPE html>${renderToString(template(ctx))}`;
+  } catch (error) {
+    if (error instanceof ContentError) throw error;
+    throw codeError(siteCodePlace((error as Error)?.stack) ?? themePlace(theme), undefined, {
+      message: `the template '${route.template}' failed on ${route.path}: ${(error as Error)?.message ?? String(error)}`,
+      hint: "fix the theme's code at this line",
+      fallback: "the theme",
+    });
+  }
 }
 
 /** A theme's listing, computed once per render (`memo`, by name). */
 function listingOf(content: SiteContent, theme: Theme, name: string, memo: Map<string, unknown>): unknown {
   if (!memo.has(name)) {
     const compute = theme.listings?.[name];
-    if (!compute) throw new Error(`the theme has no listing '${name}' (Theme.listings)`);
+    if (!compute) {
+      const names = Object.keys(theme.listings ?? {});
+      const guess = nearest(name, names);
+      throw codeError(siteCodePlace(new Error().stack) ?? themePlace(theme), undefined, {
+        message: `the theme has no listing '${name}'`,
+        hint: guess ? `did you mean '${guess}'?` : names.length > 0 ? `the theme's listings: ${names.join(", ")}` : "declare it in the theme's `listings`",
+        find: name,
+        fallback: "the theme",
+      });
+    }
     memo.set(name, compute(content));
   }
   return memo.get(name);

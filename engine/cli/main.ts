@@ -1,0 +1,340 @@
+/**
+ * The `cafe` command: build | dev | preview | new | check-links, in a site's folder, with
+ * the site's config (cafe.config.ts). engine/launch.mjs finds the site and its config,
+ * bundles them with the engine and calls `main`; a build script calls `runCommand` (node.ts).
+ *
+ * Every path it prints is relative to the site's folder: the command runs there (as
+ * `git -C` does), after the paths given as flags were read from where they were typed.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseCommandLine, type CommandName } from "./flags.js";
+import { CONFIG_FILES, resolveConfig, type SiteSetup } from "../config.js";
+import { cacheRoot } from "../incremental/cache-root.js";
+import { ContentError, formatError } from "../lib/errors.js";
+import { codeError, shownFrom, siteCodePlace } from "../lib/code-location.js";
+import { isUpToDate, projectInputs } from "../incremental/fingerprint.js";
+import { readFile } from "node:fs/promises";
+import { shownPath, writeFileAtomic } from "../lib/files.js";
+
+/** What the launcher found and loaded: the site, its config, and where the engine is. */
+
+/** check-links' exit code when no site answered at all (1 is dead links, 2 a wrong command line). */
+const OFFLINE = 3;
+
+export interface SiteLaunch {
+  /** The site's folder. */
+  root: string;
+  /** The config file, relative to the root; undefined when there is none. */
+  configFile?: string;
+  /** Loads the config module (bundled by the launcher): only the commands that need the theme load it. */
+  loadConfig?: () => Promise<unknown>;
+  /** The site's own files the config imports, relative to the root (its default theme folders). */
+  sources?: readonly string[];
+  /** The launcher (engine/launch.mjs): the dev server starts its builder process through it. */
+  launcher?: string;
+  /** The engine's own folder (its sources). */
+  engineDir?: string;
+  /**
+   * Where the config's folders are kept once read, beside the bundle of its code: `build`
+   * finds out that nothing changed from them, before loading the theme (and React).
+   */
+  setupFile?: string;
+}
+
+/** The engine's folder and launcher when the engine runs from its sources (a build script under tsx, the tests). */
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Runs a command line; resolves to the exit code (`preview` and `dev` run until stopped). */
+export async function main(argv: readonly string[], launch: SiteLaunch): Promise<number> {
+  const parsed = parseCommandLine(argv);
+  if (parsed.kind === "help") {
+    process.stdout.write(parsed.text);
+    return 0;
+  }
+  if (parsed.kind === "error") {
+    console.error(parsed.message);
+    return 2;
+  }
+  try {
+    return await run(parsed.command, parsed.values, parsed.positionals, launch);
+  } catch (error) {
+    if (error instanceof ContentError) {
+      // A mistake of the theme's found while building (check-links builds the site too).
+      console.error(formatError(shownFrom(launch.root, error)));
+      return 1;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") console.error("That port is already in use: pass another with --port N");
+    else if (code === "ENOENT") console.error(`not found: ${(error as NodeJS.ErrnoException).path} (run cafe build first?)`);
+    else console.error(error);
+    return 1;
+  }
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+async function run(command: CommandName, values: Values, positionals: string[], launch: SiteLaunch): Promise<number> {
+  const { root } = launch;
+  const engineDir = launch.engineDir ?? path.resolve(here, "..");
+  const launcher = launch.launcher ?? path.join(engineDir, "launch.mjs");
+  if (!launch.configFile || !launch.loadConfig) {
+    console.error(
+      `There is no site here: no ${CONFIG_FILES[0]} (or ${CONFIG_FILES.slice(1).map((f) => path.extname(f)).join(", ")}) in ${root}${values.root === undefined ? " or above it" : ""}.\n` +
+        `Run cafe in a site's folder, pass one with --root DIR, or write its config (README, "Writing a theme"):\n\n` +
+        `  import { defineConfig } from "cafe-engine";\n  import { theme } from "./theme/theme.js";\n\n  export default defineConfig({ theme });\n`,
+    );
+    return 2;
+  }
+  // Paths typed on the command line are read from where they were typed, before the command moves to the site.
+  const typed = (name: string) => (typeof values[name] === "string" ? path.resolve(values[name] as string) : undefined);
+  const contentFlag = typed("content");
+  const outFlag = typed("out");
+  process.chdir(root);
+
+  // React's production build, unless told otherwise: set before the config loads the theme (and React).
+  process.env.NODE_ENV ??= "production";
+  if (command === "preview") {
+    // Serving needs no theme: only the output folder, from the config.
+    const setup = await loadSetup(launch);
+    if (!setup) return 1;
+    const outDir = outFlag ?? setup.outDir;
+    const port = portOf(values.port);
+    if (port === undefined) return 2;
+    const { serve } = await import("../servers/static-server.js");
+    const host = (values.host as string | undefined) ?? "127.0.0.1";
+    const allowedHosts = (values["allowed-host"] as string[] | undefined) ?? [];
+    if (!(await checkHosts(host, allowedHosts))) return 2;
+    const { url } = await serve({ root: outDir, port, host, allowedHosts });
+    console.log(`Serving ${shownPath(root, outDir)} at ${url}  (Ctrl+C to stop)`);
+    return new Promise<number>(() => {});
+  }
+
+  if (command === "build" && !values.force) {
+    // Nothing changed since the last build: said before the config loads the theme and React.
+    const known = await readFolders(launch);
+    if (known && (await upToDate(root, contentFlag ?? known.contentDir, outFlag ?? known.outDir, known, engineDir))) return 0;
+  }
+
+  const setup = await loadSetup(launch);
+  if (!setup) return 1;
+  const contentDir = contentFlag ?? setup.contentDir;
+  const ownContent = contentDir === setup.contentDir;
+  const engineFolder = path.relative(root, engineDir);
+  const { theme, themeFolders, publicDir } = setup;
+
+  if (command !== "dev") {
+    // The theme's own mistakes, before any work (dev shows them in the browser instead).
+    const { checkTheme } = await import("../theme-check.js");
+    const mistakes = checkTheme(theme, root);
+    if (mistakes.length > 0) return themeFailed(mistakes);
+  }
+
+  switch (command) {
+    case "build": {
+      const outDir = outFlag ?? setup.outDir;
+      const inputs = await projectInputs(root, contentDir, [...themeFolders, engineFolder, path.relative(root, publicDir)]);
+      if (!values.force && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return 0;
+      const { buildProject } = await import("../pipeline/project.js");
+      const code = await buildProject({
+        projectRoot: root,
+        theme,
+        themeFolders,
+        engineFolder,
+        contentDir,
+        outDir,
+        publicDir,
+        force: values.force === true,
+        noCache: values["no-cache"] === true,
+        verbose: values.verbose === true,
+        inputs,
+        newPublishedRoutes: values["new-published-routes"] === true,
+      });
+      if (code === 0 && ownContent) await updateEditorSchemas(root, contentDir, theme);
+      return code;
+    }
+    case "dev": {
+      const port = portOf(values.port);
+      if (port === undefined) return 2;
+      const host = (values.host as string | undefined) ?? "127.0.0.1";
+      const allowedHosts = (values["allowed-host"] as string[] | undefined) ?? [];
+      if (!(await checkHosts(host, allowedHosts))) return 2;
+      const { startDev } = await import("../servers/dev-server.js");
+      const { cacheDirOf } = await import("../incremental/fingerprint.js");
+      // Watch mode never writes into the published folder: drafts and half-finished edits
+      // stay in a folder of their own under the cache.
+      const dev = await startDev({
+        cacheDir: values["no-cache"] ? undefined : cacheDirOf(root, contentDir, "dev"),
+        projectRoot: root,
+        contentDir,
+        publicDir,
+        outDir: path.join(cacheRoot(root), "dev-site"),
+        port,
+        host,
+        allowedHosts,
+        themeModule: path.resolve(root, launch.configFile),
+        themeFolders,
+        engineDir,
+        launcher,
+        editorSchemas: ownContent,
+      });
+      const stop = () => void dev.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      return new Promise<number>(() => {});
+    }
+    case "new": {
+      const { scaffoldArticle } = await import("../tools/new-article.js");
+      try {
+        const file = await scaffoldArticle(contentDir, positionals.join(" "), new Date(), theme.newArticle);
+        console.log(`Created ${shownPath(root, file)} (a draft: cafe dev shows it, cafe build leaves it out)`);
+        return 0;
+      } catch (error) {
+        if (error instanceof ContentError) {
+          console.error(formatError(error));
+          return 1;
+        }
+        throw error;
+      }
+    }
+    case "check-links": {
+      // The site is built in memory (never into the output folder): the links are those it would publish.
+      const { buildSite } = await import("../pipeline/site-builder.js");
+      const { MemoryWriter } = await import("../stages/write/writers.js");
+      const { printErrors } = await import("../lib/report.js");
+      const writer = new MemoryWriter();
+      const result = await buildSite({ contentDir, projectRoot: root, theme, writer, publicDir });
+      if (!result.ok) {
+        printErrors(result.errors);
+        console.error("The site does not build: fix the errors above, then check its links.");
+        return 1;
+      }
+      const { checkSiteLinks } = await import("../tools/link-checker.js");
+      console.log("Checking the external links of the site (needs a network connection)…");
+      const report = await checkSiteLinks({
+        pages: result.routes.map((r) => [r.path, writer.text(r.outFile)] as const),
+        sourceDirs: [contentDir, ...themeFolders.map((d) => path.join(root, d))],
+        relativeTo: root,
+        options: {
+          // --force asks every address again; --no-cache keeps nothing.
+          cacheFile: values["no-cache"] ? undefined : path.join(root, "node_modules/.cache/check-links/answers.json"),
+          readCache: !values.force,
+          allowPrivate: values["allow-private"] === true,
+        },
+      });
+      if (report.offline) {
+        // Said first and alone: a list of every link as dead would be a list of nothing.
+        console.error(report.summary);
+        return OFFLINE;
+      }
+      for (const line of report.lines) console.log(line);
+      console.log(report.summary);
+      if (report.dead > 0 && !values["warn-only"]) {
+        console.error("Dead links found: fix or remove them (--warn-only reports without failing).");
+        return 1;
+      }
+      return 0;
+    }
+  }
+}
+
+/** The config, checked and resolved; undefined (after printing why) when it is wrong. Its folders are kept for the next run's up-to-date check. */
+async function loadSetup(launch: SiteLaunch): Promise<SiteSetup | undefined> {
+  let exported;
+  try {
+    exported = await launch.loadConfig!();
+  } catch (error) {
+    // The config or its theme threw while loading: where, in the site's code, and what.
+    const place = siteCodePlace((error as Error)?.stack);
+    const problem = codeError(place, launch.root, {
+      message: `the config could not be loaded: ${(error as Error)?.message ?? String(error)}`,
+      hint: "fix the code at this line (the config and the theme it imports run when a command starts)",
+      fallback: launch.configFile!,
+    });
+    console.error(formatError(problem));
+    return undefined;
+  }
+  const setup = resolveConfig(exported, launch.root, launch.configFile!, launch.sources);
+  if (setup instanceof ContentError) {
+    console.error(formatError(setup));
+    return undefined;
+  }
+  if (launch.setupFile) {
+    const folders = JSON.stringify(foldersOf(setup));
+    const kept = await readFile(launch.setupFile, "utf8").catch(() => undefined);
+    if (kept !== folders) await writeFileAtomic(launch.setupFile, folders).catch(() => {});
+  }
+  return setup;
+}
+
+type Folders = Pick<SiteSetup, "contentDir" | "publicDir" | "outDir" | "themeFolders">;
+
+/** A config's folders as kept beside its bundle: relative to the site's folder. */
+function foldersOf(setup: SiteSetup): Record<string, unknown> {
+  const rel = (dir: string) => path.relative(setup.root, dir);
+  return { content: rel(setup.contentDir), public: rel(setup.publicDir), out: rel(setup.outDir), themeFolders: setup.themeFolders };
+}
+
+/** The folders the config gave the last time it was read with this code; undefined when not known. */
+async function readFolders(launch: SiteLaunch): Promise<Folders | undefined> {
+  if (!launch.setupFile) return undefined;
+  try {
+    const kept = JSON.parse(await readFile(launch.setupFile, "utf8")) as { content: string; public: string; out: string; themeFolders: string[] };
+    const dir = (rel: string) => path.resolve(launch.root, rel);
+    return { contentDir: dir(kept.content), publicDir: dir(kept.public), outDir: dir(kept.out), themeFolders: kept.themeFolders };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True (and said) when `outDir` holds the build of exactly these inputs. */
+async function upToDate(root: string, contentDir: string, outDir: string, folders: Folders, engineDir: string, known?: string): Promise<boolean> {
+  const inputs = known ?? (await projectInputs(root, contentDir, [...folders.themeFolders, path.relative(root, engineDir), path.relative(root, folders.publicDir)]));
+  if (!(await isUpToDate(outDir, inputs))) return false;
+  console.log(`${shownPath(root, outDir)} is up to date (nothing changed since the last build; --force rebuilds)`);
+  return true;
+}
+
+async function themeFailed(mistakes: ContentError[]): Promise<number> {
+  const { printErrors } = await import("../lib/report.js");
+  printErrors(mistakes);
+  console.error("The theme cannot build a site: fix it, then run the command again.");
+  return 1;
+}
+
+function portOf(value: unknown): number | undefined {
+  const text = typeof value === "string" ? value : "4321";
+  const port = Number(text);
+  if (text.trim() !== "" && Number.isInteger(port) && port >= 0 && port <= 65535) return port;
+  console.error(`--port must be a number from 0 to 65535; got '${text}'`);
+  return undefined;
+}
+
+/**
+ * The JSON Schemas editors read for the content's YAML files (.vscode/schemas/ of the site),
+ * from the theme: rewritten when the theme's schemas changed. Only for the site's own
+ * content folder (a build of another folder, a test's, leaves the editor settings alone);
+ * a failure to write them is a warning, never a failed build.
+ */
+async function updateEditorSchemas(root: string, contentDir: string, theme: SiteSetup["theme"]): Promise<void> {
+  try {
+    const { writeEditorSchemas } = await import("../tools/editor-schemas.js");
+    const { written, problems } = await writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name });
+    for (const problem of problems) console.warn(`warning ${problem}`);
+    if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
+  } catch (error) {
+    console.warn(`warning: the editors' schemas (.vscode/schemas) could not be written: ${(error as Error).message}`);
+  }
+}
+
+/** --host and --allowed-host must be host names; says which is not. */
+async function checkHosts(host: string, allowedHosts: string[]): Promise<boolean> {
+  const { allowedHostnames } = await import("../servers/static-server.js");
+  try {
+    allowedHostnames(host, allowedHosts);
+    return true;
+  } catch (error) {
+    console.error(`--host/--allowed-host: ${(error as Error).message}`);
+    return false;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The launcher (engine/launch.mjs) never runs old code: whatever file its bundle was made
+ * from changes (a .cjs, .cts or .jsx module of the theme, a package in node_modules), the
+ * next command runs the new code; a bundle damaged on disk is made again instead of failing
+ * on every run; --force bundles again even when nothing it can see changed.
+ *
+ * Each test works on a copy of the project with a cache folder of its own, and reads what
+ * an author would: the built page.
+ */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { fixture, projectCopy } from "./helpers.js";
+
+const run = promisify(execFile);
+
+/** A copy of the project whose footer shows a value from a .jsx, a .cts and a .cjs module and from a package in node_modules. */
+async function instrumentedProject() {
+  const project = await projectCopy();
+  const cache = await mkdtemp(path.join(tmpdir(), "cafe-launcher-cache-"));
+  await writeFile(path.join(project, "templates/extra.jsx"), 'export const fromJsx = "jsx-one";\n');
+  await writeFile(path.join(project, "templates/extra.cts"), 'const value: string = "cts-one";\nmodule.exports = { fromCts: value };\n');
+  await writeFile(path.join(project, "templates/extra.cjs"), 'module.exports = { fromCjs: "cjs-one" };\n');
+  // A package of its own in the copy's node_modules (the others are links to the project's).
+  const pkg = path.join(project, "node_modules/cafe-test-note");
+  await mkdir(pkg);
+  await writeFile(path.join(pkg, "package.json"), '{ "name": "cafe-test-note", "version": "1.0.0", "main": "index.js" }\n');
+  await writeFile(path.join(pkg, "index.js"), 'module.exports = { fromPackage: "package-one" };\n');
+  const footer = path.join(project, "templates/footer.tsx");
+  const source = await readFile(footer, "utf8");
+  await writeFile(
+    footer,
+    `import { fromJsx } from "./extra.jsx";\nimport cts from "./extra.cts";\nimport cjs from "./extra.cjs";\nimport note from "cafe-test-note";\n` +
+      source.replace("<p>{footer.copyright}</p>", '<p>{footer.copyright}</p><p id="launcher-test">{[fromJsx, cts.fromCts, cjs.fromCjs, note.fromPackage].join(" ")}</p>'),
+  );
+  let builds = 0;
+  /** `npm run build` into a new folder (no cache: the page is rendered by the code that runs); the footer's test line. */
+  const build = async (...flags: string[]) => {
+    const out = path.join(project, `out-${++builds}`);
+    const result = await run(process.execPath, ["engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out, "--no-cache", ...flags], {
+      cwd: project,
+      env: { ...process.env, CAFE_CACHE_DIR: cache, NO_COLOR: "1" },
+    }).then(
+      (r) => ({ code: 0, stderr: r.stderr }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    const html = await readFile(path.join(out, "primeiro.html"), "utf8").catch(() => "");
+    return { ...result, line: /<p id="launcher-test">([^<]*)<\/p>/.exec(html)?.[1] };
+  };
+  return { project, cache, build };
+}
+
+/** The files of the bundle made last, the biggest first (whatever the launcher calls them). */
+async function bundleFiles(cache: string): Promise<string[]> {
+  const all = (await readdir(cache, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith(".js"))
+    .map((e) => path.join(e.parentPath, e.name));
+  const stats = await Promise.all(all.map(async (file) => ({ file, ...(await stat(file)) })));
+  const newest = Math.max(...stats.map((s) => s.mtimeMs));
+  // The files written with the newest one: the last bundle.
+  return stats.filter((s) => newest - s.mtimeMs < 2000).sort((a, b) => b.size - a.size).map((s) => s.file);
+}
+
+describe("the launcher runs the code as it is now", () => {
+  it("bundles again after an edit to a .jsx, .cts or .cjs module the theme imports, or to a package in node_modules", async () => {
+    const { project, build } = await instrumentedProject();
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    const edits = [
+      ["templates/extra.jsx", "jsx-one", "jsx-two-edited"],
+      ["templates/extra.cts", "cts-one", "cts-two-edited"],
+      ["templates/extra.cjs", "cjs-one", "cjs-two-edited"],
+      // As patch-package or an `npm link` changes a package.
+      ["node_modules/cafe-test-note/index.js", "package-one", "package-two-edited"],
+    ] as const;
+    let expected = "jsx-one cts-one cjs-one package-one";
+    for (const [file, before, after] of edits) {
+      const full = path.join(project, file);
+      await writeFile(full, (await readFile(full, "utf8")).replace(before, after));
+      expected = expected.replace(before, after);
+      const result = await build();
+      // Each edit on its own: one that the launcher missed is reported, and the next ones still checked.
+      expect.soft(result.line, `after editing ${file}`).toBe(expected);
+      expected = result.line ?? expected;
+    }
+  }, 120_000);
+
+  it("makes a truncated or half-deleted bundle again instead of failing on every run", async () => {
+    const { cache, build } = await instrumentedProject();
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    // Cut in half, as a full disk or a killed copy leaves it.
+    const [biggest] = await bundleFiles(cache);
+    await truncate(biggest!, Math.floor((await stat(biggest!)).size / 2));
+    const afterTruncation = await build();
+    expect(afterTruncation.stderr).not.toMatch(/SyntaxError/);
+    expect(afterTruncation.code).toBe(0);
+    expect(afterTruncation.line).toBe("jsx-one cts-one cjs-one package-one");
+    // A file of the bundle gone.
+    const files = await bundleFiles(cache);
+    await unlink(files[files.length - 1]!);
+    const afterDeletion = await build();
+    expect(afterDeletion.code, afterDeletion.stderr).toBe(0);
+    expect(afterDeletion.line).toBe("jsx-one cts-one cjs-one package-one");
+  }, 120_000);
+
+  it("bundles again with --force, even when an edit kept the file's size and time", async () => {
+    const { project, build } = await instrumentedProject();
+    // A time in whole seconds, which can be put back exactly.
+    const file = path.join(project, "templates/extra.cjs");
+    const then = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    await utimes(file, then, then);
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    // Same size, and its time put back: nothing the launcher looks at changed.
+    await writeFile(file, (await readFile(file, "utf8")).replace("cjs-one", "cjs-two"));
+    await utimes(file, then, then);
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    expect((await build("--force")).line).toBe("jsx-one cts-one cjs-two package-one");
+  }, 120_000);
+});
