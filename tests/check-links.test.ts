@@ -322,12 +322,12 @@ describe("the report", () => {
 
 const run = promisify(execFile);
 
-it("never runs in a build: no module of the engine imports it", async () => {
+it("never runs in a build: no module of the engine imports it but the command line's check-links", async () => {
   const { readdir, readFile } = await import("node:fs/promises");
   const engine = path.join(projectRoot, "engine");
   const importers = [];
   for (const file of await readdir(engine, { recursive: true })) {
-    if (!file.endsWith(".ts") || file.startsWith(path.join("tools", ""))) continue;
+    if (!file.endsWith(".ts") || file.startsWith(path.join("tools", "")) || file === path.join("cli", "main.ts")) continue;
     if ((await readFile(path.join(engine, file), "utf8")).includes("link-checker.js")) importers.push(file);
   }
   expect(importers).toEqual([]);

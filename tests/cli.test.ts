@@ -1,4 +1,5 @@
 /** The command line as an author runs it: exit codes, messages and the output folder. */
+import { shownPath } from "../engine/lib/files.js";
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { chmod, chown, mkdtemp, readdir, readFile, readlink, rm, utimes, writeFile } from "node:fs/promises";
@@ -124,10 +125,11 @@ describe("npm run build when the record of published addresses is missing", () =
     await rm(path.join(content, "articles/solto.md"));
     const stopped = await build(content, out);
     expect(stopped.code).toBe(1);
-    const shown = path.relative(projectRoot, record);
+    // Outside the site's folder, a path is shown whole.
+    const shown = shownPath(projectRoot, record);
     expect(stopped.stderr.trim().split("\n")).toEqual([
-      `Build failed: ${shown} is missing, but ${path.relative(projectRoot, out)} has been built before: that file records every address the site has published, so that none stops answering unnoticed. ` +
-        `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${path.relative(projectRoot, out)} was left as it was.`,
+      `Build failed: ${shown} is missing, but ${shownPath(projectRoot, out)} has been built before: that file records every address the site has published, so that none stops answering unnoticed. ` +
+        `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownPath(projectRoot, out)} was left as it was.`,
     ]);
     await expect(readFile(record, "utf8")).rejects.toThrow();
     expect(await readFile(path.join(out, "solto.html"), "utf8")).toContain("Um artigo solto");
@@ -204,7 +206,7 @@ describe("npm run build over folders it cannot write", () => {
     const result = await command();
     expect(result.stderr).not.toMatch(/\n\s+at |\[cause\]|errno/);
     expect(result.stderr.trim().split("\n").filter((l) => !l.startsWith("warning ")).map((l) => l.replace(/\S*\.cafe-build\.json\S*/, "NOTE"))).toEqual([
-      `warning: ${path.relative(projectRoot, path.dirname(standby)).replace(/\.builds$/, "")} is built, but cannot write NOTE (operation not permitted): the next build cannot tell that nothing changed, and builds again`,
+      `warning: ${shownPath(projectRoot, path.dirname(standby)).replace(/\.builds$/, "")} is built, but cannot write NOTE (operation not permitted): the next build cannot tell that nothing changed, and builds again`,
     ]);
     expect(result.code).toBe(0);
     expect((await site())["primeiro.html"]).toContain("Terceira versão.");
@@ -219,11 +221,11 @@ describe("cafe --help and mistaken command lines", () => {
     );
   /** Every flag each command takes, as README's commands section lists them. */
   const FLAGS = {
-    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose"],
+    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--new-published-routes"],
     dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache"],
     preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
     new: ["--content DIR", "--force"],
-    "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache"],
+    "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache", "--allow-private"],
   };
 
   it("lists the commands, and each command's help lists every flag it takes", async () => {
@@ -249,7 +251,7 @@ describe("cafe --help and mistaken command lines", () => {
   it("refuses a flag the command does not take, naming those it does", async () => {
     const result = await cafe(["build", "--port", "80"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --root, --help (cafe build --help)\n");
+    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --new-published-routes, --root, --help (cafe build --help)\n");
     const unknown = await cafe(["biuld"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'biuld': the commands are build, dev, preview, new, check-links");

@@ -163,8 +163,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       return false;
     },
   });
-  log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
-  log(`share preview: ${url}${SHARE_PREVIEW} (each page as WhatsApp, LinkedIn and X show it)`);
 
   const codeDirs = [...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)];
   const isCode = (file: string) =>
@@ -216,6 +214,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)),
     },
   ).on("all", (_event, file) => queue([path.resolve(file)]));
+  // Said once the watcher has looked at every folder: a save made from then on is never missed.
+  await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
+  log(`share preview: ${url}${SHARE_PREVIEW} (each page as WhatsApp, LinkedIn and X show it)`);
 
   return {
     url,
