@@ -49,18 +49,34 @@ export interface ContentWarning {
   message: string;
 }
 
-/** Two lines of context either side of `line`, with a caret under `column`. */
+/** How many characters of a line a code frame shows: a longer line is cut around the column. */
+const FRAME_WIDTH = 100;
+
+/**
+ * Two lines of context either side of `line`, with a caret under `column`. A line longer
+ * than the frame's width (a paragraph of Markdown is one line) shows the part around the
+ * column, its cut ends marked `…`, the lines around it cut at the same place so that the
+ * caret still points at the character above it.
+ */
 export function codeFrame(source: string, line: number, column?: number): string {
   const lines = source.split(/\r?\n/);
   const first = Math.max(1, line - 2);
   const last = Math.min(lines.length, line + 2);
   const width = String(last).length;
+  const at = column !== undefined && column > 0 ? column - 1 : 0;
+  // The window of FRAME_WIDTH characters: the column a third of the way in, so what follows it shows.
+  const start = (lines[line - 1] ?? "").length > FRAME_WIDTH ? Math.max(0, at - Math.floor(FRAME_WIDTH / 3)) : 0;
+  const cut = (text: string) => {
+    if (text.length <= FRAME_WIDTH && start === 0) return text;
+    const shown = text.slice(start, start + FRAME_WIDTH);
+    return `${start > 0 ? "…" : ""}${shown}${start + FRAME_WIDTH < text.length ? "…" : ""}`;
+  };
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
     const marker = n === line ? ">" : " ";
-    out.push(`${marker} ${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
+    out.push(`${marker} ${String(n).padStart(width)} | ${cut(lines[n - 1] ?? "")}`);
     if (n === line && column !== undefined && column > 0) {
-      out.push(`  ${" ".repeat(width)} | ${" ".repeat(column - 1)}^`);
+      out.push(`  ${" ".repeat(width)} | ${" ".repeat(at - start + (start > 0 ? 1 : 0))}^`);
     }
   }
   return out.join("\n");
