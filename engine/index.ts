@@ -4,7 +4,7 @@
  * Importing it changes nothing: no environment variable, no global.
  *
  * - Declaring a theme: `defineTheme` and the types it is made of.
- * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`.
+ * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`, `formatDate`.
  * - In schemas and checks: the engine's field schemas, `errorAt`, `routeErrors`, `ContentError`.
  */
 
@@ -35,6 +35,7 @@ export { Picture, type PictureProps, type ProcessedImage } from "./stages/images
 export { useMarkdownLanguage } from "./stages/markdown/article-markdown.js";
 export { absoluteUrl } from "./stages/render/site-files.js";
 export { articleOf, byCodePoint } from "./stages/routes/routes.js";
+export { formatDate } from "./stages/load/content-model.js";
 
 // In schemas and checks.
 export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, siteDate } from "./stages/load/content-model.js";

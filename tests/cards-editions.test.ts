@@ -67,7 +67,9 @@ describe("cards and editions written with only what differs from their article",
     expect(text(card.querySelector(".card-title [data-l=en]"))).toBe("First article");
     expect(text(card.querySelector(".badge [data-l=pt]"))).toBe("Carreira");
     expect(text(card.querySelector(".badge [data-l=en]"))).toBe("Career");
-    expect(text(card.querySelector(".card-meta"))).toBe("5 min 01/09/2025");
+    const date = [...card.querySelectorAll(".card-meta .meta-item")].at(-1)!;
+    expect(text(date.querySelector("[data-l=pt]"))).toBe("01/09/2025");
+    expect(text(date.querySelector("[data-l=en]"))).toBe("Sep 1, 2025");
   });
 
   it("a value written in the card wins over the article's", () => {
