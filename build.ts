@@ -146,7 +146,7 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
       const { MemoryWriter } = await import("./engine/stages/write/writers.js");
       const { printErrors } = await import("./engine/lib/report.js");
       const writer = new MemoryWriter();
-      const result = await buildSite({ contentDir, projectRoot, theme, writer });
+      const result = await buildSite({ contentDir, projectRoot, theme, writer, themeFolders: THEME_FOLDERS });
       if (!result.ok) {
         printErrors(result.errors);
         console.error("The site does not build: fix the errors above, then check its links.");

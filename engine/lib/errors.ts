@@ -47,6 +47,13 @@ export interface ContentWarning {
   file: string;
   line?: number;
   message: string;
+  /** Not a problem: something the build did that the author should know of (a tag's page retired). */
+  notice?: boolean;
+}
+
+/** `warning content/site.yaml:4: …` (or `notice …`): one line. */
+export function formatWarning(warning: ContentWarning): string {
+  return `${warning.notice ? "notice" : "warning"} ${warning.file}${warning.line ? `:${warning.line}` : ""}: ${warning.message}`;
 }
 
 /** How many characters of a line a code frame shows: a longer line is cut around the column. */
@@ -104,3 +111,32 @@ export interface Staged<T> {
 
 /** A stage's result. */
 export const staged = <T,>(value: T, errors: ContentError[] = [], warnings: ContentWarning[] = []): Staged<T> => ({ value, errors, warnings });
+
+/**
+ * Errors in the order an author fixes them: by file, then line and column (code-point order,
+ * locale-free); one found by two checks (a link's route before and after rendering) once.
+ */
+export function byPlace(errors: readonly ContentError[]): ContentError[] {
+  const key = (e: ContentError): [string, number, number] => [e.file, e.line ?? 0, e.column ?? 0];
+  const seen = new Set<string>();
+  const once = errors.filter((e) => {
+    const id = `${e.location}\0${e.message}`;
+    return !seen.has(id) && Boolean(seen.add(id));
+  });
+  return once.sort((a, b) => {
+    const [fa, la, ca] = key(a);
+    const [fb, lb, cb] = key(b);
+    return fa < fb ? -1 : fa > fb ? 1 : la - lb || ca - cb;
+  });
+}
+
+/**
+ * Thrown where a value comes from a file that did not load (its own errors are reported):
+ * what needs it (a body, a page) is left out of this run rather than reported.
+ */
+export class UnavailableError extends Error {
+  constructor(readonly file: string) {
+    super(`${file} did not load`);
+    this.name = "UnavailableError";
+  }
+}

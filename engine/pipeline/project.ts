@@ -89,7 +89,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   let result: BuildResult;
   try {
-    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders }).build(writer);
   } catch (error) {
     // A file that cannot be written (a read-only build folder, a full disk): one line, no stack.
     const failure = fileFailure(error);
@@ -109,13 +109,14 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.error(`Build failed; ${shownOut} was left as it was.`);
     return 1;
   }
+  const record = path.relative(process.cwd(), recordFile);
   if (result.published?.length) {
-    // New addresses joined the record of published addresses (commit it): the content changed.
-    const record = path.relative(process.cwd(), recordFile);
     console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
   }
+  if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
-    await recordBuild(outDir, result.published?.length ? await projectInputs(projectRoot, contentDir, inputFolders) : inputs);
+    // The record of published addresses changed (commit it): so did the content.
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? await projectInputs(projectRoot, contentDir, inputFolders) : inputs);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

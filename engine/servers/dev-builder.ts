@@ -24,7 +24,7 @@ export function runBuilder(args: string[]): void {
   const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
 
   const load = async () => {
-    const [{ SiteBuilder }, { formatError }, { LiveWriter }, { BuildCache }, { codeVersion }, { theme }] = await Promise.all([
+    const [{ SiteBuilder }, { formatError, formatWarning }, { LiveWriter }, { BuildCache }, { codeVersion }, { theme }] = await Promise.all([
       import("../pipeline/site-builder.js"),
       import("../lib/errors.js"),
       import("../stages/write/writers.js"),
@@ -34,12 +34,12 @@ export function runBuilder(args: string[]): void {
     ]);
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
     const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders.split(","), "engine"])) : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, themeFolders: themeFolders.split(",") });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (contentDir === path.join(projectRoot, "content")) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
     }
-    return { builder, writer: new LiveWriter(outDir), formatError };
+    return { builder, writer: new LiveWriter(outDir), formatError, formatWarning };
   };
 
   // The cache is written once the builder has been idle a moment, not on every save.
@@ -57,7 +57,7 @@ export function runBuilder(args: string[]): void {
     queue = queue.then(async () => {
       const started = performance.now();
       try {
-        const { builder, writer, formatError } = await loaded;
+        const { builder, writer, formatError, formatWarning } = await loaded;
         const result = request.type === "build" ? await builder.build(writer) : await builder.update(request.files, writer);
         if (result.ok && request.type === "update") saveWhenIdle(builder);
         send({
@@ -65,7 +65,7 @@ export function runBuilder(args: string[]): void {
           ok: result.ok,
           errors: result.errors.map(reportError),
           printed: result.errors.map(formatError).join("\n\n"),
-          warnings: result.warnings.map((w) => `warning ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`),
+          warnings: result.warnings.map(formatWarning),
           changed: result.changed,
           pages: result.routes.length,
           routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),
