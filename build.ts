@@ -1,5 +1,5 @@
 /**
- * The command line: build | preview | dev | new. Thin: puts this site's theme and content
+ * The command line: build | preview | dev | new | move | check-links. Thin: puts this site's theme and content
  * together, parses flags and calls the engine. It runs bundled, through engine/launch.mjs
  * (what every npm script runs):
  *
@@ -7,6 +7,7 @@
  *   node engine/launch.mjs preview [--out DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs dev     [--content DIR] [--port N] [--host H] [--allowed-host NAME]...
  *   node engine/launch.mjs new     "Título do artigo" [--content DIR]
+ *   node engine/launch.mjs move    /old-route /new-route [--content DIR]
  *   node engine/launch.mjs check-links [--content DIR] [--warn-only] [--force] [--no-cache] [--allow-private]
  */
 import path from "node:path";
@@ -23,7 +24,7 @@ process.env.NODE_ENV ??= "production";
 /** This site's theme: the module that exports it (bundled beside this file), and the folders its code lives in. */
 const THEME_MODULE = fileURLToPath(new URL("./templates/theme.js", import.meta.url));
 const THEME_FOLDERS = ["templates", "client"];
-const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run build -- [--force] [--no-cache] [--verbose] [--new-published-routes]\n       npm run new -- "Título do artigo"\n       npm run check:links -- [--warn-only] [--force] [--allow-private]`;
+const USAGE = `usage: npm run build|preview|dev -- [--content DIR] [--out DIR] [--port N] [--host H] [--allowed-host NAME]...\n       npm run build -- [--force] [--no-cache] [--verbose] [--new-published-routes]\n       npm run new -- "Título do artigo"\n       npm run move -- /old-route /new-route\n       npm run check:links -- [--warn-only] [--force] [--allow-private]`;
 
 /** check-links' exit code when no site answered at all (1 is dead links, 2 a wrong command line). */
 const OFFLINE = 3;
@@ -137,6 +138,26 @@ async function run(argv: string[], projectRoot: string): Promise<number> {
           return 1;
         }
         throw error;
+      }
+    }
+    case "move": {
+      const [from, to] = positionals.slice(1);
+      if (!from || !to) {
+        console.error(`npm run move needs the article's route (or file) and its new route\n${USAGE}`);
+        return 2;
+      }
+      const { moveArticle } = await import("./engine/tools/move-article.js");
+      const { ContentError, formatError } = await import("./engine/lib/errors.js");
+      const { theme } = (await import(THEME_MODULE)) as typeof import("./templates/theme.js");
+      try {
+        const moved = await moveArticle({ projectRoot, contentDir, theme, from, to });
+        for (const line of moved.lines) console.log(line);
+        console.log(`${moved.from} is now ${moved.to}; its old address redirects there. Check with npm run build, then commit.`);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof ContentError)) throw error;
+        console.error(formatError(error));
+        return 1;
       }
     }
     case "check-links": {

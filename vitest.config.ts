@@ -9,6 +9,7 @@ const INTEGRATION = [
   "tests/dev.test.ts",
   "tests/host-origin.test.ts",
   "tests/html-validity.test.ts",
+  "tests/move-article.test.ts",
   "tests/identical-output.test.ts",
   "tests/nginx.test.ts",
   "tests/publish.test.ts",

@@ -15,6 +15,7 @@ export type {
   BlockDefinition,
   BlockProps,
   BlockSource,
+  CheckHelpers,
   HeadingLevel,
   PageContext,
   SiteMeta,

@@ -91,6 +91,12 @@ export interface PageContext<Site = unknown, Meta extends object = Record<string
   socialCard?: SocialCard;
 }
 
+/** What the engine knows that a theme's check may use in its messages. */
+export interface CheckHelpers {
+  /** Where the page of a route that no article has now went, when earlier builds tell (a renamed file): pass it to `routeErrors`. */
+  movedTo(route: string): { to: string; file: string } | undefined;
+}
+
 /** How a theme shows the images of articles. */
 export interface ThemeImages {
   /** `sizes` of every picture: the width of the column images stand in, per viewport width. */
@@ -180,7 +186,7 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
    */
   listings?: Record<string, (content: ContentOf<Site, Shape, Collections>) => unknown>;
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
-  check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>): Promise<ContentError[]> | ContentError[];
+  check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>, found?: CheckHelpers): Promise<ContentError[]> | ContentError[];
   /** An article's summary for the feed; its `description` when the theme gives none. */
   summary?(article: Article<FrontMatterOf<Shape>>): string | undefined;
   /** Labels the Markdown toolchain prints (footnotes), per language. */

@@ -51,11 +51,11 @@ export const theme = defineTheme({
   listings: { cards: cardsOf, series: allSeries },
   markdownComponents,
   summary: (article) => article.meta.lead ?? article.meta.description,
-  async check(content, routes) {
+  async check(content, routes, found) {
     const { cards, editions } = content.collections;
     const errors: ContentError[] = [
-      ...routeErrors(cards, content, routes),
-      ...routeErrors(editions, content, routes),
+      ...routeErrors(cards, content, routes, found),
+      ...routeErrors(editions, content, routes, found),
       // A route that does not exist is reported above; a draft's entry is left out.
       ...resolveCards(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(cards, m)),
       ...resolveEditions(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(editions, m)),

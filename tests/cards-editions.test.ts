@@ -155,6 +155,20 @@ describe("watch mode", () => {
   });
 });
 
+describe("a card whose article was renamed by hand", () => {
+  it("is an error at its line whose hint says where the page went, as a Markdown link's does", async () => {
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    expect((await builder.build(new MemoryWriter())).errors).toEqual([]);
+    const { rename } = await import("node:fs/promises");
+    await rename(path.join(content, "articles/guia/so-titulo.md"), path.join(content, "articles/guia/somente-titulo.md"));
+    const result = await builder.build(new MemoryWriter());
+    const card = result.errors.find((e) => e.file.endsWith("cards.yaml"))!;
+    expect(card.message).toBe("`[1].route` points to /guia/so-titulo, but no article has that route");
+    expect(card.hint).toMatch(/^its page moved to \/guia\/somente-titulo \(.*articles\/guia\/somente-titulo\.md\): write \/guia\/somente-titulo \(npm run move rewrites these entries/);
+  });
+});
+
 describe("the real site's cards and editions", () => {
   const built = realSite();
   const page = (file: string) => parseHtml(built.writer.text(file));

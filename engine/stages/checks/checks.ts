@@ -18,7 +18,7 @@ import type { SiteImages } from "../images/images.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import type { RouteTable } from "../routes/routes.js";
-import type { Theme } from "../../theme.js";
+import type { CheckHelpers, Theme } from "../../theme.js";
 
 export interface CheckInput {
   content: SiteContent;
@@ -31,13 +31,19 @@ export interface CheckInput {
 /** The whole-site checks: nothing to hand on, only what is wrong. */
 export async function checkStage({ content, table, markdown, addresses, earlier }: CheckInput, theme: Theme): Promise<Staged<null>> {
   const targets = linkTargets(content, table, addresses, earlier);
-  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table))]);
+  const found: CheckHelpers = {
+    movedTo: (route) => {
+      const moved = targets.movedTo(route);
+      return moved && { to: moved.to, file: moved.file };
+    },
+  };
+  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found))]);
 }
 
 /** The theme's own checks; none while a file they read did not load (its own errors are reported). */
-async function themeChecks(theme: Theme, content: SiteContent, table: RouteTable): Promise<ContentError[]> {
+async function themeChecks(theme: Theme, content: SiteContent, table: RouteTable, found: CheckHelpers): Promise<ContentError[]> {
   try {
-    return (await theme.check?.(content, table)) ?? [];
+    return (await theme.check?.(content, table, found)) ?? [];
   } catch (error) {
     if (content.unavailable.length === 0) throw error;
     return [];

@@ -218,24 +218,30 @@ export function articleOf<Meta extends object>(route: Route<Meta>): ArticleVaria
   return route.kind === "article" ? route.article : route.kind === "page" ? route.featured : undefined;
 }
 
-function missingRoute({ declaredIn, key, route }: NonNullable<PageSpec["features"]>): ContentError {
+function missingRoute({ declaredIn, key, route }: NonNullable<PageSpec["features"]>, moved?: { to: string; file: string }): ContentError {
   return errorAt(declaredIn, key, {
     message: `\`${formatKey(key)}\` points to ${route}, but no article has that route`,
-    hint: "use the route of an existing article (see content/articles), or add the article",
+    hint: moved
+      ? `its page moved to ${moved.to} (${moved.file}): write ${moved.to} (npm run move rewrites these entries when it renames an article)`
+      : "use the route of an existing article (see content/articles), or add the article",
   });
 }
 
-/** Errors for the entries of a listing (cards, editions) that point at a route no article has. */
+/**
+ * Errors for the entries of a listing (cards, editions) that point at a route no article
+ * has; with `found` (the theme check's third argument), the hint says where the page went.
+ */
 export function routeErrors(
   list: LocatableSource & { value: readonly { route: string }[] },
   content: SiteContent,
   table: RouteTable,
+  found?: { movedTo(route: string): { to: string; file: string } | undefined },
 ): ContentError[] {
   const errors: ContentError[] = [];
   // An entry pointing at a draft is left out until the draft is published.
   list.value.forEach((entry, i) => {
     if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route) && !cannotTell(table, entry.route)) {
-      errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }));
+      errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }, found?.movedTo(entry.route)));
     }
   });
   return errors;
