@@ -17,7 +17,9 @@ import type { PageEntry } from "../../incremental/build-cache.js";
 import type { SiteImages } from "../images/images.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
-import type { RouteTable } from "../routes/routes.js";
+import { articleOf, type RouteTable } from "../routes/routes.js";
+import { shareWarnings } from "./share-text.js";
+import { locate } from "../../lib/yaml-source.js";
 import type { CheckHelpers, Theme } from "../../theme.js";
 
 export interface CheckInput {
@@ -58,9 +60,18 @@ export interface RenderedLinkInput extends CheckInput {
   themeCode?: ThemeSources;
 }
 
-/** After render: every link and #anchor of every page as rendered (the assets' `files` are link targets too). */
+/**
+ * After render: every link and #anchor of every page as rendered (the assets' `files` are
+ * link targets too); and a warning for each page whose shared title or description an app
+ * will cut, at the article's title.
+ */
 export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode }: RenderedLinkInput): Staged<null> {
-  return staged(null, renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, files), markdown, themeCode));
+  const titleOf = (route: string) => {
+    const article = articleOf(table.byPath.get(route)!)?.main;
+    return article && { file: article.file, line: locate(article, ["title"])?.line };
+  };
+  const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
+  return staged(null, renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, files), markdown, themeCode), shareWarnings(shared, titleOf));
 }
 
 export interface UnwrittenInput extends CheckInput {

@@ -26,6 +26,7 @@ import { describe, type Moved } from "../routes/published-routes.js";
 import { isPublicFile } from "../write/public-files.js";
 import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
 import { nearest } from "../../lib/yaml-source.js";
+import type { ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
 export interface PageLinks {
@@ -177,6 +178,8 @@ export interface CheckedPage {
   ids: readonly string[];
   /** The dependency ids the page read (`body:<file>`, `site`, `collection:cards`…). */
   reads: readonly string[];
+  /** What a link to it shows when shared. */
+  share?: ShareText;
 }
 
 /** Where the theme's code is, to point at a link a template writes: its folders, absolute, and the project they are named from. */
@@ -189,7 +192,7 @@ export interface ThemeSources {
 export function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
   return routes.flatMap((route) => {
     const entry = pages[route.path];
-    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps) }] : [];
+    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share }] : [];
   });
 }
 

@@ -22,6 +22,7 @@ import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
 import { pageLinks } from "../checks/rendered-links.js";
+import { readPageMeta, shareTextOf } from "../checks/share-text.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import type { SiteCards } from "../cards/cards.js";
 import type { PageContext, Theme } from "../../theme.js";
@@ -168,7 +169,7 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
   };
   const html = renderPage(route, ctx, theme);
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
-  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html) } };
+  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html), share: shareTextOf(readPageMeta(html)) } };
 }
 
 /** A page's dependencies but its card and the assets: what its links and ids are made of. */
