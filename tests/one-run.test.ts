@@ -80,6 +80,22 @@ describe("a site with six mistakes, built once", async () => {
 });
 
 describe("a collection that does not load hides nothing else", () => {
+  it("site.yaml with a wrong type: its error, the articles' own, and nothing that only echoes it", async () => {
+    const dir = await editedFixture("basic", {
+      "site.yaml": (s) => s.replace("author: Cris", "author: 42"),
+      // The theme lists its pages from site.yaml: a link to a page that is not an article cannot be judged now.
+      "articles/guia/so-titulo.md": "---\ntitle: Só título\n---\n\nVeja [isto](/nao-existe), [a capa](/) e [o primeiro](/primeiro).\n\n::nada\n",
+      "articles/guia/outro.md": "---\ntitle: Outro\nroute: /primeiro\n---\n\nTexto.\n",
+    });
+    const result = await buildInMemory(dir);
+    expect(result.ok).toBe(false);
+    expect(shown(result.errors, dir)).toEqual([
+      "articles/guia/outro.md:3: two articles have the route /primeiro: articles/guia/outro.md and articles/primeiro.md",
+      "articles/guia/so-titulo.md:7: unknown block `::nada`",
+      "site.yaml:5: `author` Invalid input: expected string, received number",
+    ]);
+  });
+
   it("cards.yaml with a wrong type: its error, and the article's broken #anchor, in one run; the home page that needs the cards says nothing", async () => {
     const dir = await editedFixture("basic", {
       "cards.yaml": (s) => s.replace("readTime: 5", "readTime: cinco"),
