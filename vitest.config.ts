@@ -10,6 +10,7 @@ const INTEGRATION = [
   "tests/dev.test.ts",
   "tests/host-origin.test.ts",
   "tests/html-validity.test.ts",
+  "tests/move-article.test.ts",
   "tests/identical-output.test.ts",
   "tests/launcher.test.ts",
   "tests/nginx.test.ts",

@@ -5,7 +5,7 @@
  *
  * - A site's config file (cafe.config.ts): `defineConfig`.
  * - Declaring a theme: `defineTheme` and the types it is made of.
- * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`.
+ * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`, `formatDate`.
  * - In schemas and checks: the engine's field schemas, `errorAt`, `routeErrors`, `ContentError`.
  */
 
@@ -19,6 +19,7 @@ export type {
   BlockDefinition,
   BlockProps,
   BlockSource,
+  CheckHelpers,
   HeadingLevel,
   ListingsOf,
   PageContext,
@@ -40,6 +41,7 @@ export { Picture, type PictureProps, type ProcessedImage } from "./stages/images
 export { useMarkdownLanguage } from "./stages/markdown/article-markdown.js";
 export { absoluteUrl } from "./stages/render/site-files.js";
 export { articleOf, byCodePoint } from "./stages/routes/routes.js";
+export { formatDate } from "./stages/load/content-model.js";
 
 // In schemas and checks.
 export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, siteDate } from "./stages/load/content-model.js";

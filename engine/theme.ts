@@ -106,6 +106,12 @@ export interface PageContext<
  */
 export type ListingsOf<Functions> = { [Name in keyof Functions]: Functions[Name] extends (...args: never[]) => infer Value ? Value : never };
 
+/** What the engine knows that a theme's check may use in its messages. */
+export interface CheckHelpers {
+  /** Where the page of a route that no article has now went, when earlier builds tell (a renamed file): pass it to `routeErrors`. */
+  movedTo(route: string): { to: string; file: string } | undefined;
+}
+
 /** How a theme shows the images of articles. */
 export interface ThemeImages {
   /** `sizes` of every picture: the width of the column images stand in, per viewport width. */
@@ -196,7 +202,7 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
    */
   listings?: { [Name in keyof Listings]: (content: ContentOf<Site, Shape, Collections>) => Listings[Name] };
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
-  check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>): Promise<ContentError[]> | ContentError[];
+  check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>, found?: CheckHelpers): Promise<ContentError[]> | ContentError[];
   /** An article's summary for the feed; its `description` when the theme gives none. */
   summary?(article: Article<FrontMatterOf<Shape>>): string | undefined;
   /** Labels the Markdown toolchain prints (footnotes), per language. */

@@ -5,7 +5,7 @@ import { Island } from "../client/island.js";
 import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
 import { fill } from "../client/format.js";
 import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
-import { Picture } from "../engine/index.js";
+import { formatDate, Picture } from "../engine/index.js";
 
 /** The article column (`.article-container`): the viewport less its margins, 50rem at most. */
 export const IMAGE_SIZES = "(min-width: 52rem) 50rem, calc(100vw - 2rem)";
@@ -46,7 +46,7 @@ export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleVie
           {meta.date ? (
             <span className="meta-item">
               <CalendarDays aria-hidden="true" size={16} />
-              <time dateTime={meta.date.iso}>{meta.date.text}</time>
+              <time dateTime={meta.date.iso}>{formatDate(meta.date, article.lang)}</time>
             </span>
           ) : null}{" "}
           {meta.readTime ? (

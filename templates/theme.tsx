@@ -65,11 +65,11 @@ draft: true # publicado só quando você apagar esta linha
 
 Comece a escrever aqui. Salve com \`npm run dev\` aberto e a página recarrega sozinha.
 `,
-  async check(content, routes) {
+  async check(content, routes, found) {
     const { cards, editions } = content.collections;
     const errors: ContentError[] = [
-      ...routeErrors(cards, content, routes),
-      ...routeErrors(editions, content, routes),
+      ...routeErrors(cards, content, routes, found),
+      ...routeErrors(editions, content, routes, found),
       // A route that does not exist is reported above; a draft's entry is left out.
       ...resolveCards(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(cards, m)),
       ...resolveEditions(content).missing.filter((m) => routes.byPath.has(m.route)).map((m) => missingValueError(editions, m)),

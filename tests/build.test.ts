@@ -162,8 +162,11 @@ describe("bad input fails the build and keeps the last good output", () => {
       "articles/guia/so-titulo.md": "---\ntitle: Só título\n---\n\nVeja [isto](/nao-existe) e [aquilo](/primeiro#nada).\n",
     });
     const result = await buildInMemory(dir);
-    // A missing page stops the build before rendering; anchors are checked on the rendered pages.
-    expect(result.errors.map((e) => `${e.line}: ${e.message}`)).toEqual(["5: broken link: no page has the route /nao-existe"]);
+    // One run, both: the page is rendered for its anchors although the missing route stops the build.
+    expect(result.errors.map((e) => `${e.line}:${e.column}: ${e.message}`)).toEqual([
+      "5:6: broken link: no page has the route /nao-existe",
+      "5:28: broken link: /primeiro has no element with the id #nada",
+    ]);
     await writeFile(path.join(dir, "articles/guia/so-titulo.md"), "---\ntitle: Só título\n---\n\nVeja [isto](/primeiro) e [aquilo](/primeiro#nada).\n");
     const again = await buildInMemory(dir);
     expect(again.errors.map((e) => `${e.line}:${e.column}: ${e.message}`)).toEqual(["5:26: broken link: /primeiro has no element with the id #nada"]);
@@ -246,13 +249,14 @@ describe("every content error at once", () => {
     const result = await buildInMemory(dir);
     expect(result.ok).toBe(false);
     const shown = result.errors.map((e) => `${e.file.split("/").pop()}: ${e.message}`);
+    // In file order: articles/guia/so-titulo.md before articles/primeiro.md.
     expect(shown).toEqual([
-      "primeiro.md: `title` is required",
       "so-titulo.md: unknown front-matter key `readTme`",
       "so-titulo.md: broken link: no page has the route /nao-existe",
+      "primeiro.md: `title` is required",
     ]);
-    expect(result.errors[0]!.hint).toMatch(/^you wrote `titel` \(line \d+\): did you mean `title`\?$/);
-    expect(result.errors[1]!.hint).toBe("did you mean `readTime`?");
+    expect(result.errors[2]!.hint).toMatch(/^you wrote `titel` \(line \d+\): did you mean `title`\?$/);
+    expect(result.errors[0]!.hint).toBe("did you mean `readTime`?");
   });
 
   it("lists the blocks in the unknown-key hint only when the theme has blocks", async () => {

@@ -67,7 +67,9 @@ describe("cards and editions written with only what differs from their article",
     expect(text(card.querySelector(".card-title [data-l=en]"))).toBe("First article");
     expect(text(card.querySelector(".badge [data-l=pt]"))).toBe("Carreira");
     expect(text(card.querySelector(".badge [data-l=en]"))).toBe("Career");
-    expect(text(card.querySelector(".card-meta"))).toBe("5 min 01/09/2025");
+    const date = [...card.querySelectorAll(".card-meta .meta-item")].at(-1)!;
+    expect(text(date.querySelector("[data-l=pt]"))).toBe("01/09/2025");
+    expect(text(date.querySelector("[data-l=en]"))).toBe("Sep 1, 2025");
   });
 
   it("a value written in the card wins over the article's", () => {
@@ -150,6 +152,20 @@ describe("watch mode", () => {
     await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
     expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
     for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+  });
+});
+
+describe("a card whose article was renamed by hand", () => {
+  it("is an error at its line whose hint says where the page went, as a Markdown link's does", async () => {
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    expect((await builder.build(new MemoryWriter())).errors).toEqual([]);
+    const { rename } = await import("node:fs/promises");
+    await rename(path.join(content, "articles/guia/so-titulo.md"), path.join(content, "articles/guia/somente-titulo.md"));
+    const result = await builder.build(new MemoryWriter());
+    const card = result.errors.find((e) => e.file.endsWith("cards.yaml"))!;
+    expect(card.message).toBe("`[1].route` points to /guia/so-titulo, but no article has that route");
+    expect(card.hint).toMatch(/^its page moved to \/guia\/somente-titulo \(.*articles\/guia\/somente-titulo\.md\): write \/guia\/somente-titulo \(npm run move rewrites these entries/);
   });
 });
 

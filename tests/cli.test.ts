@@ -56,12 +56,12 @@ describe("a second site's build script (tests/fixtures/notebook/build.ts)", () =
     const script = (...flags: string[]) =>
       run(path.join(projectRoot, "node_modules/.bin/tsx"), ["tests/fixtures/notebook/build.ts", out, "--no-cache", ...flags], { cwd: projectRoot, env: { ...env, NO_COLOR: "1" } });
     const first = await script();
-    expect(first.stdout).toMatch(/\nBuilt 4 pages into .*dist in \d+ ms\n$/);
-    expect(await readFile(path.join(out, "notes/reading-slowly.html"), "utf8")).toContain('<p class="tags">reading</p>');
+    expect(first.stdout).toMatch(/\nBuilt 6 pages into .*dist in \d+ ms\n$/);
+    expect(await readFile(path.join(out, "notes/reading-slowly.html"), "utf8")).toContain('<p class="tags"><a href="/tags/reading">reading</a></p>');
     // Its own public/ folder (none), not the blog's.
     await expect(readFile(path.join(out, "favicon.svg"))).rejects.toThrow();
     expect((await script()).stdout).toMatch(/is up to date/);
-    expect((await script("--force")).stdout).toMatch(/\nBuilt 4 pages/);
+    expect((await script("--force")).stdout).toMatch(/\nBuilt 6 pages/);
   }, 60_000);
 });
 

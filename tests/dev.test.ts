@@ -288,6 +288,8 @@ describe("npm run dev on a site it has built before", () => {
       await server.close();
       // The cache is saved when the builder has been idle a moment.
       await new Promise((resolve) => setTimeout(resolve, 1500));
+      // One message for the start, not "16 pages updated" and then "15 pages ready".
+      expect(lines.filter((l) => l.startsWith("start:"))).toHaveLength(1);
       return lines.find((l) => l.startsWith("start:") && l.includes("ready")) ?? "";
     };
     expect(await start()).toMatch(/^start: 4 pages ready in \d+ ms$/);

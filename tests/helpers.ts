@@ -16,7 +16,7 @@ export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures"
 
 export async function buildInMemory(contentDir: string): Promise<BuildResult & { writer: MemoryWriter }> {
   const writer = new MemoryWriter();
-  const result = await buildSite({ contentDir, projectRoot, theme, writer });
+  const result = await buildSite({ contentDir, projectRoot, theme, writer, themeFolders: devTheme.themeFolders });
   return { ...result, writer };
 }
 

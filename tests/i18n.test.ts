@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { articleModel, loadContent, parseArticle } from "../engine/stages/load/content.js";
 import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
+import { formatDate } from "../engine/stages/load/content-model.js";
 import { buildInMemory, editedFixture, fixture, parseHtml, realSite, text } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 import type { ShareButtonProps } from "../client/islands/share-button.js";
@@ -77,6 +78,12 @@ describe("the English transition article (/artigo-transicao)", () => {
     expect(pt.querySelector(".before-after-column.after")!.getAttribute("aria-label")).toBe("Depois");
   });
 
+  it("gives its date as each reader writes it: 21/10/2025 in Portuguese, Oct 21, 2025 in English", () => {
+    expect(en.querySelector(".article-meta time")?.getAttribute("datetime")).toBe("2025-10-21");
+    expect(text(en.querySelector(".article-meta time"))).toBe("Oct 21, 2025");
+    expect(text(pt.querySelector(".article-meta time"))).toBe("21/10/2025");
+  });
+
   it("keeps the chrome the spec fixes in Portuguese: Compartilhar", () => {
     expect(text(en.querySelector(".share-button"))).toBe("Compartilhar");
   });
@@ -87,6 +94,27 @@ describe("the English transition article (/artigo-transicao)", () => {
     expect(shareEn.title).toBe("Professional Rebirth");
     expect(sharePt.title).toBe("O Renascimento Profissional");
     expect(shareEn.settings).toEqual(sharePt.settings);
+  });
+});
+
+describe("dates in the reader's language", () => {
+  it("the transition card on the home page: 21/10/2025, and Oct 21, 2025 under the English switch", () => {
+    const home = parseHtml(realSite().writer.text("index.html"));
+    const card = home.querySelector('.card[href="/artigo-transicao"] .card-meta')!;
+    const date = [...card.querySelectorAll(".meta-item")].at(-1)!;
+    expect(text(date.querySelector('[data-l="pt"]'))).toBe("21/10/2025");
+    expect(text(date.querySelector('[data-l="en"]'))).toBe("Oct 21, 2025");
+    // A card without an English version has one date, as written.
+    expect(text(home.querySelector('.card[href="/artigo-burnout-inovacao"] .card-meta'))).toContain("11/10/2025");
+    expect(home.querySelector('.card[href="/artigo-burnout-inovacao"] .card-meta [data-l="en"]')).toBeNull();
+  });
+
+  it("a month alone reads August 2025 in English and as written in Portuguese", () => {
+    expect(formatDate("Agosto 2025", "en")).toBe("August 2025");
+    expect(formatDate("Agosto 2025", "pt")).toBe("Agosto 2025");
+    expect(formatDate("2025-08-04", "en")).toBe("Aug 4, 2025");
+    expect(formatDate("2025-08-04", "pt")).toBe("04/08/2025");
+    expect(formatDate("Em breve", "en")).toBe("Em breve");
   });
 });
 

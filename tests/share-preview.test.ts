@@ -1,10 +1,13 @@
 /**
- * The share preview's reading of a page's meta and its warnings (engine/servers/share-preview.ts),
- * and the promise that none of it reaches a built site.
+ * The share preview's reading of a page's meta and its warnings (engine/servers/share-preview.ts,
+ * engine/stages/checks/share-text.ts), the build's line for each page an app will cut, and
+ * the promise that none of the preview reaches a built site.
  */
 import { describe, expect, it } from "vitest";
+import path from "node:path";
 import { cutText, readPageMeta, renderSharePage, sharePreviews, visibleLength } from "../engine/servers/share-preview.js";
-import { buildInMemory, editedFixture, parseHtml } from "./helpers.js";
+import { formatWarning } from "../engine/lib/errors.js";
+import { buildInMemory, editedFixture, parseHtml, projectRoot, realSite } from "./helpers.js";
 
 const head = (meta: string, title = "Página") => `<!DOCTYPE html><html lang="pt-BR"><head><title>${title}</title>${meta}</head><body><p>corpo</p><meta property="og:title" content="no corpo"></body></html>`;
 
@@ -41,17 +44,38 @@ describe("sharePreviews", () => {
   });
   const local = (url: string) => new URL(url).pathname;
 
-  it("cuts a title at each app's length and warns which apps cut it", () => {
-    const long = "Um título muito comprido que passa de setenta caracteres, mas não de oitenta";
-    expect(visibleLength(long)).toBeGreaterThan(70);
-    expect(visibleLength(long)).toBeLessThan(80);
-    const [preview] = sharePreviews([page("/x", full(long))], local);
+  it("warns which app cuts a title and where, counting what the title tag adds and saying so", () => {
+    const title = `${"Um título comprido que passa de oitenta caracteres, o que o WhatsApp não mostra"} | Café`;
+    expect(visibleLength(title)).toBe(86);
+    const [preview] = sharePreviews([page("/x", { ...full(title), "twitter:card": "summary_large_image" })], local);
     const byApp = Object.fromEntries(preview!.apps.map((a) => [a.app.id, a.title]));
-    expect(byApp.whatsapp!.cut).toBe(false);
-    expect(byApp.linkedin!.cut).toBe(true);
-    expect(visibleLength(byApp.linkedin!.text)).toBeLessThanOrEqual(70);
-    expect(byApp.linkedin!.text.endsWith("…")).toBe(true);
-    expect(preview!.warnings.join("\n")).toMatch(/title is \d+ characters long: it will be cut in LinkedIn \(about 70\) and X \(about 70\)/);
+    expect(byApp.whatsapp!.cut).toBe(true);
+    expect(visibleLength(byApp.whatsapp!.text)).toBeLessThanOrEqual(81);
+    expect(byApp.whatsapp!.text.endsWith("…")).toBe(true);
+    expect(byApp.linkedin!.cut).toBe(false);
+    expect(preview!.warnings).toEqual(['The title is cut (WhatsApp after 81): it has 86 characters, 7 of them the " | Café" the title tag adds (without them it would fit). Shorten it, or put what matters first.']);
+  });
+
+  it("X: a summary card's title and description cut at 70 and 200; a large card shows no text, so cuts nothing", () => {
+    const title = "Um título de setenta e poucos caracteres, que o WhatsApp mostra inteiro";
+    const description = "Uma descrição longa. ".repeat(12).trim();
+    const summary = sharePreviews([page("/x", { ...full(title, description), "twitter:card": "summary" })], local)[0]!;
+    expect(summary.warnings).toEqual([
+      `The title is cut (X after 70): it has ${visibleLength(title)} characters. Shorten it, or put what matters first.`,
+      `The description is cut (X after 200): it has ${visibleLength(description)} characters. Shorten it, or put what matters first.`,
+    ]);
+    const large = sharePreviews([page("/x", { ...full(title, description), "twitter:card": "summary_large_image" })], local)[0]!;
+    expect(large.warnings).toEqual([]);
+    const x = large.apps.find((a) => a.app.id === "x")!;
+    expect([x.imageOnly, x.title, x.description]).toEqual([true, undefined, undefined]);
+  });
+
+  it("draws WhatsApp's description as the teaser it shows, and does not warn of it", () => {
+    const description = "Uma descrição que passa do que o WhatsApp mostra num celular, como toda boa descrição de página faz.";
+    const [preview] = sharePreviews([page("/x", full("Título", description))], local);
+    const whatsapp = preview!.apps.find((a) => a.app.id === "whatsapp")!;
+    expect(whatsapp.description!.cut).toBe(true);
+    expect(preview!.warnings).toEqual([]);
   });
 
   it("warns of a missing description, image and site name, and of titles two pages share", () => {
@@ -79,6 +103,31 @@ describe("sharePreviews", () => {
     const html = renderSharePage(sharePreviews([page("/x", full('<script>alert("x")</script>'))], local));
     expect(html).not.toContain("<script>alert");
     expect(parseHtml(html).documentElement.getAttribute("lang")).toBe("en");
+  });
+});
+
+describe("the real site", () => {
+  const pages = realSite().routes.filter((r) => r.kind !== "not-found").map((r) => ({ route: r.path, meta: readPageMeta(realSite().writer.text(r.outFile)) }));
+  const previews = sharePreviews(pages, (url) => new URL(url).pathname);
+
+  it("warns only where an app cuts: three titles that the site's name pushes past WhatsApp's 81", () => {
+    const warned = previews.filter((p) => p.warnings.length > 0).map((p) => [p.route, p.warnings]);
+    expect(warned).toEqual([
+      ["/artigo-sistema-notas", [expect.stringMatching(/^The title is cut \(WhatsApp after 81\): it has 93 characters, 18 of them the " \| Café com a Cris" the title tag adds \(without them it would fit\)\./)]],
+      ["/artigo/tarifas-trump-mercado-trabalho", [expect.stringMatching(/^The title is cut \(WhatsApp after 81\): it has 84 characters, 18 of them/)]],
+      ["/descompasso-seculo-xxi", [expect.stringMatching(/^The title is cut \(WhatsApp after 81\): it has 95 characters, 18 of them/)]],
+    ]);
+    expect(previews.length).toBe(14);
+  });
+
+  it("the build prints one line per page whose shared title or description will be cut, at the article's title", async () => {
+    const built = await buildInMemory(path.join(projectRoot, "content"));
+    const lines = built.warnings.map(formatWarning).filter((w) => w.includes("when shared"));
+    expect(lines).toEqual([
+      expect.stringMatching(/^warning content\/articles\/artigo-sistema-notas\.md:2: a link to \/artigo-sistema-notas loses text when shared: the title is cut \(WhatsApp after 81\): it has 93 characters, 18 of them the " \| Café com a Cris" the title tag adds/),
+      expect.stringMatching(/^warning content\/articles\/artigo\/tarifas-trump-mercado-trabalho\.md:2: a link to \/artigo\/tarifas-trump-mercado-trabalho loses text when shared/),
+      expect.stringMatching(/^warning content\/articles\/descompasso-seculo-xxi\.md:2: a link to \/descompasso-seculo-xxi loses text when shared/),
+    ]);
   });
 });
 

@@ -57,7 +57,13 @@ describe("the real site", () => {
       "/descompasso-seculo-xxi",
       "/material-semana",
     ]);
-    const meta = cards.map((c) => [text(c.querySelector(".badge [data-l=pt]") ?? c.querySelector(".badge")), text(c.querySelector(".card-meta"))]);
+    // As a Portuguese reader sees them (the transition card also carries its English date).
+    const portuguese = (el: Element) => {
+      const copy = el.cloneNode(true) as Element;
+      for (const english of copy.querySelectorAll("[data-l=en]")) english.remove();
+      return text(copy);
+    };
+    const meta = cards.map((c) => [text(c.querySelector(".badge [data-l=pt]") ?? c.querySelector(".badge")), portuguese(c.querySelector(".card-meta")!)]);
     expect(meta).toEqual([
       ["Transformação", "15 min 21/10/2025"],
       ["Saúde Mental", "12 min 11/10/2025"],

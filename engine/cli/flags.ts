@@ -69,6 +69,13 @@ export const COMMANDS = {
     flags: { content, force: bundleAgain },
     positionals: true,
   },
+  move: {
+    summary:
+      "rename an article: move its file (and its translations), add the old address to its aliases, rewrite every Markdown link and data-file entry that pointed there, and print each file changed",
+    args: "OLD NEW [options]   (each a route such as /old-route, or OLD an article's file)",
+    flags: { content, force: bundleAgain },
+    positionals: true,
+  },
   "check-links": {
     summary: "ask every external link the site shows whether it still answers (needs a network; exit 1 on a dead link, 3 when no site answers at all)",
     args: "[options]",

@@ -197,13 +197,31 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         throw error;
       }
     }
+    case "move": {
+      const [from, to, ...extra] = positionals;
+      if (!from || !to || extra.length > 0) {
+        console.error("cafe move needs two things: the article's route (or its file) and its new route, e.g. cafe move /old-route /new-route (cafe move --help)");
+        return 2;
+      }
+      const { moveArticle } = await import("../tools/move-article.js");
+      try {
+        const moved = await moveArticle({ projectRoot: root, contentDir, theme, from, to });
+        for (const line of moved.lines) console.log(line);
+        console.log(`${moved.from} is now ${moved.to}; its old address redirects there. Check with cafe build, then commit.`);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof ContentError)) throw error;
+        console.error(formatError(error));
+        return 1;
+      }
+    }
     case "check-links": {
       // The site is built in memory (never into the output folder): the links are those it would publish.
       const { buildSite } = await import("../pipeline/site-builder.js");
       const { MemoryWriter } = await import("../stages/write/writers.js");
       const { printErrors } = await import("../lib/report.js");
       const writer = new MemoryWriter();
-      const result = await buildSite({ contentDir, projectRoot: root, theme, writer, publicDir });
+      const result = await buildSite({ contentDir, projectRoot: root, theme, writer, publicDir, themeFolders });
       if (!result.ok) {
         printErrors(result.errors);
         console.error("The site does not build: fix the errors above, then check its links.");

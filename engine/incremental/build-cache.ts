@@ -25,6 +25,7 @@ import { hashOf, type Sealed } from "../lib/hash.js";
 import type { MarkdownImage } from "../stages/images/images.js";
 import type { InternalLink } from "../stages/markdown/article-markdown.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
+import type { ShareText } from "../stages/checks/share-text.js";
 import type { KeptCard } from "../stages/cards/cards.js";
 
 /** Bumped whenever the shape of the store changes. */
@@ -55,6 +56,8 @@ export interface PageEntry {
   /** Its internal links and element ids (link-check.ts): a page kept as it was is checked too. */
   links?: string[];
   ids?: string[];
+  /** What a link to it shows when shared (share-text.ts): its title and description are checked too. */
+  share?: ShareText;
 }
 
 /**

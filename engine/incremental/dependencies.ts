@@ -180,5 +180,9 @@ export function recordedContent(content: SiteContent, read: (id: DepId) => void)
       read(dep.data());
       return content.data;
     },
+    // Empty in any build that renders pages to publish.
+    get unavailable() {
+      return content.unavailable;
+    },
   };
 }

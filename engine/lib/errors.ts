@@ -47,20 +47,43 @@ export interface ContentWarning {
   file: string;
   line?: number;
   message: string;
+  /** Not a problem: something the build did that the author should know of (a tag's page retired). */
+  notice?: boolean;
 }
 
-/** Two lines of context either side of `line`, with a caret under `column`. */
+/** `warning content/site.yaml:4: …` (or `notice …`): one line. */
+export function formatWarning(warning: ContentWarning): string {
+  return `${warning.notice ? "notice" : "warning"} ${warning.file}${warning.line ? `:${warning.line}` : ""}: ${warning.message}`;
+}
+
+/** How many characters of a line a code frame shows: a longer line is cut around the column. */
+const FRAME_WIDTH = 100;
+
+/**
+ * Two lines of context either side of `line`, with a caret under `column`. A line longer
+ * than the frame's width (a paragraph of Markdown is one line) shows the part around the
+ * column, its cut ends marked `…`, the lines around it cut at the same place so that the
+ * caret still points at the character above it.
+ */
 export function codeFrame(source: string, line: number, column?: number): string {
   const lines = source.split(/\r?\n/);
   const first = Math.max(1, line - 2);
   const last = Math.min(lines.length, line + 2);
   const width = String(last).length;
+  const at = column !== undefined && column > 0 ? column - 1 : 0;
+  // The window of FRAME_WIDTH characters: the column a third of the way in, so what follows it shows.
+  const start = (lines[line - 1] ?? "").length > FRAME_WIDTH ? Math.max(0, at - Math.floor(FRAME_WIDTH / 3)) : 0;
+  const cut = (text: string) => {
+    if (text.length <= FRAME_WIDTH && start === 0) return text;
+    const shown = text.slice(start, start + FRAME_WIDTH);
+    return `${start > 0 ? "…" : ""}${shown}${start + FRAME_WIDTH < text.length ? "…" : ""}`;
+  };
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
     const marker = n === line ? ">" : " ";
-    out.push(`${marker} ${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
+    out.push(`${marker} ${String(n).padStart(width)} | ${cut(lines[n - 1] ?? "")}`);
     if (n === line && column !== undefined && column > 0) {
-      out.push(`  ${" ".repeat(width)} | ${" ".repeat(column - 1)}^`);
+      out.push(`  ${" ".repeat(width)} | ${" ".repeat(at - start + (start > 0 ? 1 : 0))}^`);
     }
   }
   return out.join("\n");
@@ -88,3 +111,32 @@ export interface Staged<T> {
 
 /** A stage's result. */
 export const staged = <T,>(value: T, errors: ContentError[] = [], warnings: ContentWarning[] = []): Staged<T> => ({ value, errors, warnings });
+
+/**
+ * Errors in the order an author fixes them: by file, then line and column (code-point order,
+ * locale-free); one found by two checks (a link's route before and after rendering) once.
+ */
+export function byPlace(errors: readonly ContentError[]): ContentError[] {
+  const key = (e: ContentError): [string, number, number] => [e.file, e.line ?? 0, e.column ?? 0];
+  const seen = new Set<string>();
+  const once = errors.filter((e) => {
+    const id = `${e.location}\0${e.message}`;
+    return !seen.has(id) && Boolean(seen.add(id));
+  });
+  return once.sort((a, b) => {
+    const [fa, la, ca] = key(a);
+    const [fb, lb, cb] = key(b);
+    return fa < fb ? -1 : fa > fb ? 1 : la - lb || ca - cb;
+  });
+}
+
+/**
+ * Thrown where a value comes from a file that did not load (its own errors are reported):
+ * what needs it (a body, a page) is left out of this run rather than reported.
+ */
+export class UnavailableError extends Error {
+  constructor(readonly file: string) {
+    super(`${file} did not load`);
+    this.name = "UnavailableError";
+  }
+}

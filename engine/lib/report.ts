@@ -1,6 +1,6 @@
 /** How a build's outcome reaches the author's terminal. */
 import path from "node:path";
-import { formatError, type ContentError, type ContentWarning } from "./errors.js";
+import { formatError, formatWarning, type ContentError, type ContentWarning } from "./errors.js";
 
 const useColor = process.stderr.isTTY && !process.env.NO_COLOR;
 const red = (s: string) => (useColor ? `\x1b[31m${s}\x1b[0m` : s);
@@ -8,7 +8,8 @@ const yellow = (s: string) => (useColor ? `\x1b[33m${s}\x1b[0m` : s);
 
 export function printWarnings(warnings: readonly ContentWarning[]): void {
   for (const w of warnings) {
-    console.warn(`${yellow("warning")} ${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
+    const line = formatWarning(w);
+    console.warn(w.notice ? line : line.replace(/^warning/, yellow("warning")));
   }
 }
 

@@ -96,7 +96,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   let result: BuildResult;
   try {
-    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache }).build(writer);
+    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders }).build(writer);
   } catch (error) {
     await writer.abort();
     // A mistake of the theme's found while rendering (a listing it does not have, a template that throws): an error like the content's.
@@ -122,13 +122,15 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.error(`Build failed; ${shownOut} was left as it was.`);
     return 1;
   }
+  const record = shownPath(projectRoot, recordFile);
   if (result.published?.length) {
     // New addresses joined the record of published addresses (commit it): the content changed.
-    const record = shownPath(projectRoot, recordFile);
     console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
   }
+  if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
-    await recordBuild(outDir, result.published?.length ? await projectInputs(projectRoot, contentDir, inputFolders) : inputs);
+    // The record of published addresses changed (commit it): so did the content.
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? await projectInputs(projectRoot, contentDir, inputFolders) : inputs);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

@@ -4,8 +4,9 @@
  *
  *   load → routes (and old addresses) → Markdown → checks → images → cards + assets → render → write → commit
  *
- * Content errors are collected across the stages up to the images and reported together;
- * the site is written only when there are none. A stage never writes to the cache or to
+ * Content errors are collected across the stages up to the images and reported together,
+ * with those of the links of the pages, rendered all the same (written nowhere): the site is
+ * written only when there are none. A stage never writes to the cache or to
  * another stage's data: it returns what it made (and what the cache should keep), and the
  * orchestrator stores it. Each run starts from one record of the previous build
  * (`PreviousBuild`) and returns the next one: watch mode's `update` decides what to read again
@@ -13,19 +14,19 @@
  */
 import path from "node:path";
 import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
-import { staged, type ContentError, type ContentWarning, type Staged } from "../lib/errors.js";
+import { byPlace, staged, type ContentError, type ContentWarning, type Staged } from "../lib/errors.js";
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
 import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
-import type { CheckedPage } from "../stages/checks/rendered-links.js";
+import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
-import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
+import { checkStage, renderedLinkStage, unwrittenLinkStage } from "../stages/checks/checks.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { cardStage, noCardMemory, type CardMemory } from "../stages/cards/cards.js";
 import { assetStage } from "../stages/assets/assets.js";
 import { renderStage, type RenderedFile } from "../stages/render/render.js";
 import { commitStage, writeStage } from "../stages/write/write.js";
-import { BuildCache, type BuildRecord, type PageEntry } from "../incremental/build-cache.js";
+import { BuildCache, type BuildRecord } from "../incremental/build-cache.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
 
@@ -48,6 +49,8 @@ export interface BuildOptions {
   publishedRoutes?: string | false;
   /** Hands each stage's data to the next through `structuredClone`, as a worker thread would see it (tests). */
   cloneBetweenStages?: boolean;
+  /** Folders of the theme's code, relative to the project root: a broken link a template writes is named at its line there. */
+  themeFolders?: readonly string[];
 }
 
 export interface BuildResult {
@@ -63,6 +66,8 @@ export interface BuildResult {
   timings?: [stage: string, ms: number][];
   /** Addresses added to the record of published addresses. */
   published?: string[];
+  /** Derived pages (a tag's listing) no article makes any more, taken out of the record. */
+  retired?: string[];
 }
 
 /** What the load stage gives the others: the content, and the articles that did not load. */
@@ -151,7 +156,7 @@ export class SiteBuilder {
     if (!content) return fail(writer, found);
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: previous.known, cachedArticles: cache.files };
-    const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier })))).value;
+    const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
     const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
     kept.markdown = keep;
@@ -161,7 +166,13 @@ export class SiteBuilder {
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
     this.previous = { ...this.previous, images: images.memory };
-    if (found.errors.length > 0) return fail(writer, found);
+    const themeCode = this.themeCode;
+    if (found.errors.length > 0) {
+      // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
+      const unwritten = { content, table, markdown, addresses, earlier, images: images.images, projectRoot, previous: previous.output, themeCode, reported: found.errors };
+      found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme)));
+      return fail(writer, found);
+    }
     const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
     // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
@@ -181,17 +192,25 @@ export class SiteBuilder {
     const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
-    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files })));
+    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode })));
     if (found.errors.length > 0) return fail(writer, found);
     const mediaFiles = [...new Set([...media.keys(), ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: knownAfter(previous.known, content.articles), output: next };
-    // The addresses published for the first time join the record (never from a build with drafts).
-    const published = addresses.record && !this.options.drafts ? await updatePublishedRoutes(addresses.record, addresses.answered) : [];
+    // The addresses published for the first time join the record, the retired derived pages leave it (never from a build with drafts).
+    const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;
+    const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
+    const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, timings: lap.laps, published };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, timings: lap.laps, published, retired };
+  }
+
+  /** Where the theme's code is, for the rendered-link check to name the line of a link a template writes. */
+  private get themeCode(): ThemeSources | undefined {
+    const { projectRoot, themeFolders } = this.options;
+    return themeFolders && { projectRoot, folders: themeFolders.map((folder) => path.resolve(projectRoot, folder)) };
   }
 
   /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
@@ -214,7 +233,8 @@ export class SiteBuilder {
    */
   async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
     const before = this.previous.loaded;
-    if (!before?.value.content) return this.build(writer);
+    // A settings, collection or data file that did not load: read the whole content again.
+    if (!before?.value.content || before.value.content.unavailable.length > 0) return this.build(writer);
     const { contentDir } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
@@ -289,15 +309,7 @@ function findings() {
 
 async function fail(writer: SiteWriter, found: { errors: ContentError[]; warnings: ContentWarning[] }): Promise<BuildResult> {
   await writer.abort();
-  return { ok: false, routes: [], errors: found.errors, warnings: found.warnings, changed: [], rendered: 0 };
-}
-
-/** Every page as the rendered-link check sees it: its links, ids and what it read. */
-function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
-  return routes.map((route) => {
-    const entry = pages[route.path];
-    return { route, links: entry?.links ?? [], ids: entry?.ids ?? [], reads: Object.keys(entry?.deps ?? {}) };
-  });
+  return { ok: false, routes: [], errors: byPlace(found.errors), warnings: found.warnings, changed: [], rendered: 0 };
 }
 
 /** Times stages one after another: `lap(name, value)` notes the time since the last lap and gives the value back. */

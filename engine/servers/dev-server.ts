@@ -86,7 +86,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     builder?.stop();
     builder = new BuilderProcess(options);
   };
-  const request = async (message: BuilderRequest, reason: string) => {
+  /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
+  const request = async (message: BuilderRequest, reason: string, { quiet = false } = {}) => {
     const reply = await builder!.request(message);
     if (!reply.ok) {
       lastErrors = reply.errors;
@@ -103,12 +104,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const routes = changedRoutes(reply.changed);
     broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
-    log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
+    if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
     return reply;
   };
 
   startBuilder();
-  const first = await request({ type: "build" }, "start");
+  const first = await request({ type: "build" }, "start", { quiet: true });
   for (const warning of first.warnings) log(warning);
   if (first.ok) {
     const cached = first.pages - first.rendered;

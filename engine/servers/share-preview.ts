@@ -2,108 +2,31 @@
  * Watch mode's share preview (`/__cafe/share`, served by the dev server only, never written
  * into a site): every page as WhatsApp, LinkedIn and X would show a link to it, drawn from
  * the meta the page itself carries (og:*, twitter:*, <title>, description), with a warning
- * where a title or description will be cut, is missing, or repeats another page's.
+ * only where something is wrong: a title or description an app will cut (which app, where,
+ * and what the title tag adds to it), something missing, or a title two pages share. A page
+ * with nothing wrong shows none. Where each app cuts, and why: stages/checks/share-text.ts.
  *
  * It reads the pages the dev build wrote, not the theme: it works for any theme, and shows
- * exactly what a crawler would read. Each page's <head> is parsed with htmlparser2 (a
- * tolerant, streaming HTML parser: attributes in any order or quoting, entities decoded).
+ * exactly what a crawler would read.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { Parser } from "htmlparser2";
+import { cutText, describeCuts, readPageMeta, SHARE_APPS, shareCuts, shareTextOf, shownBy, type PageMeta, type ShareApp } from "../stages/checks/share-text.js";
 
-/** What a page's <head> says about sharing it. */
-export interface PageMeta {
-  lang?: string;
-  /** <title> */
-  title?: string;
-  /** <meta name="description"> */
-  description?: string;
-  /** Every `<meta property|name=… content=…>` of the head: og:*, twitter:*. */
-  meta: Record<string, string>;
-  /** <link rel="canonical"> */
-  canonical?: string;
-}
-
-/** Reads the share-related meta of a page's head (stops at </head>). */
-export function readPageMeta(html: string): PageMeta {
-  const out: PageMeta = { meta: {} };
-  let inTitle = false;
-  let title = "";
-  let done = false;
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        if (done) return;
-        if (name === "html" && attrs.lang) out.lang = attrs.lang;
-        else if (name === "title") inTitle = true;
-        else if (name === "meta") {
-          const key = (attrs.property ?? attrs.name)?.trim().toLowerCase();
-          if (key && attrs.content !== undefined && !(key in out.meta)) out.meta[key] = attrs.content.trim();
-        } else if (name === "link" && attrs.rel?.toLowerCase().split(/\s+/).includes("canonical") && attrs.href) out.canonical = attrs.href;
-        else if (name === "body") done = true;
-      },
-      ontext(text) {
-        if (inTitle) title += text;
-      },
-      onclosetag(name) {
-        if (name === "title") {
-          inTitle = false;
-          out.title ??= title.replace(/\s+/g, " ").trim() || undefined;
-        } else if (name === "head") done = true;
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  // The head is at the top: parse up to the body, not the whole page.
-  const end = html.search(/<body[\s>]/i);
-  parser.end(end < 0 ? html : html.slice(0, end));
-  if (out.meta.description !== undefined) out.description = out.meta.description;
-  return out;
-}
-
-/**
- * How much of a title and a description each app shows before it cuts with "…".
- *
- * These numbers are APPROXIMATE: no app publishes a rule, they vary with the phone, the
- * window and the font, and they change over time. Where they come from:
- * - X: its Cards markup reference gives twitter:title at most 70 characters and
- *   twitter:description at most 200.
- * - WhatsApp: a measurement published by ogtester.com (2023) saw titles cut after about 80
- *   characters; about 100 characters (two lines of a phone's chat bubble) for the
- *   description is our estimate from the same kind of test.
- * - LinkedIn: about 70 characters of title before the feed cuts it (the figure commonly
- *   published in Open Graph guides); its feed shows no description under a shared link.
- * Characters are counted as a reader sees them (grapheme clusters: an emoji is one).
- */
-export const SHARE_APPS = [
-  { id: "whatsapp", name: "WhatsApp", title: 80, description: 100 },
-  { id: "linkedin", name: "LinkedIn", title: 70, description: undefined },
-  { id: "x", name: "X", title: 70, description: 200 },
-] as const satisfies readonly { id: string; name: string; title: number; description: number | undefined }[];
-export type ShareApp = (typeof SHARE_APPS)[number];
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-/** Length as a reader counts it. */
-export const visibleLength = (text: string) => [...segmenter.segment(text)].length;
-
-/** `text` cut to `max` visible characters with "…", and whether it was cut. */
-export function cutText(text: string, max: number): { text: string; cut: boolean } {
-  const parts = [...segmenter.segment(text)].map((s) => s.segment);
-  if (parts.length <= max) return { text, cut: false };
-  return { text: `${parts.slice(0, max - 1).join("").trimEnd()}…`, cut: true };
-}
+export { cutText, readPageMeta, SHARE_APPS, visibleLength, type PageMeta, type ShareApp } from "../stages/checks/share-text.js";
 
 /** One page as an app shows a link to it. */
 export interface AppPreview {
   app: ShareApp;
+  /** Undefined when the app shows none (X under a large card), or the page has none. */
   title?: { text: string; cut: boolean };
-  /** Undefined when the app shows none (or the page has none). */
   description?: { text: string; cut: boolean };
   image?: string;
   /** The picture above the text, full width (LinkedIn; X for `twitter:card` summary_large_image), or a thumbnail beside it. */
   large: boolean;
+  /** X's large card: the picture and the domain over it, no text. */
+  imageOnly: boolean;
 }
 
 export interface PagePreview {
@@ -121,6 +44,7 @@ export interface PagePreview {
 }
 
 const list = (items: string[]) => (items.length <= 2 ? items.join(" and ") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+const sentence = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
 
 /**
  * Each page's previews and warnings. `localImage` says where this server has the file an
@@ -129,8 +53,8 @@ const list = (items: string[]) => (items.length <= 2 ? items.join(" and ") : `${
 export function sharePreviews(pages: readonly { route: string; meta: PageMeta }[], localImage: (url: string) => string | undefined): PagePreview[] {
   const previews = pages.map(({ route, meta }): PagePreview => {
     const m = meta.meta;
-    const title = m["og:title"] || meta.title || undefined;
-    const description = m["og:description"] || meta.description || undefined;
+    const share = shareTextOf(meta);
+    const { title, description } = share;
     const imageUrl = m["og:image"] || m["og:image:url"] || undefined;
     const pageUrl = m["og:url"] || meta.canonical;
     let domain: string | undefined;
@@ -141,34 +65,27 @@ export function sharePreviews(pages: readonly { route: string; meta: PageMeta }[
     }
     const image = imageUrl ? { url: imageUrl, local: localImage(imageUrl), alt: m["og:image:alt"] || undefined } : undefined;
     const apps = SHARE_APPS.map((app): AppPreview => {
-      // X reads its own tags first and falls back to Open Graph.
-      const t = app.id === "x" ? m["twitter:title"] || title : title;
-      const d = app.id === "x" ? m["twitter:description"] || description : description;
+      const shown = shownBy(app, share);
       const i = app.id === "x" ? m["twitter:image"] || imageUrl : imageUrl;
+      const imageOnly = app.id === "x" && share.card === "summary_large_image";
       return {
         app,
-        title: t ? cutText(t, app.title) : undefined,
-        description: d && app.description !== undefined ? cutText(d, app.description) : undefined,
+        title: shown.title ? cutText(shown.title, app.title) : undefined,
+        description: shown.description && app.description ? cutText(shown.description, app.description.shows) : undefined,
         image: i ? (localImage(i) ?? i) : undefined,
-        large: app.id === "linkedin" || (app.id === "x" && m["twitter:card"] === "summary_large_image"),
+        large: app.id === "linkedin" || imageOnly,
+        imageOnly,
       };
     });
     const warnings: string[] = [];
     if (!title) warnings.push("No title: add og:title (or a <title>); the apps show the bare address.");
-    else {
-      const cutBy = apps.filter((a) => a.title?.cut).map((a) => `${a.app.name} (about ${a.app.title})`);
-      if (cutBy.length > 0) warnings.push(`The title is ${visibleLength(title)} characters long: it will be cut in ${list(cutBy)}. Shorten it, or put what matters first.`);
-    }
-    if (!description) warnings.push("No description: add og:description (the article's lead or description); WhatsApp and X show nothing under the title.");
-    else {
-      const cutBy = apps.filter((a) => a.description?.cut).map((a) => `${a.app.name} (about ${a.app.description})`);
-      if (cutBy.length > 0) warnings.push(`The description is ${visibleLength(description)} characters long: it will be cut in ${list(cutBy)}.`);
-    }
+    if (!description) warnings.push("No description: add og:description (the article's lead or description); WhatsApp shows nothing under the title.");
+    for (const cut of describeCuts(shareCuts(share), share)) warnings.push(`${sentence(cut)}. Shorten it, or put what matters first.`);
     if (!image) warnings.push("No image (og:image): the link is shared without a picture.");
     else if (!image.local) warnings.push(`The image ${image.url} is not a file of this site: check that it exists once published.`);
     if (image && !image.alt) warnings.push("The image has no og:image:alt: people using a screen reader hear nothing for it.");
-    if (!m["og:site_name"]) warnings.push("No og:site_name: WhatsApp and LinkedIn show only the address.");
-    return { route, title, description, siteName: m["og:site_name"] || undefined, domain, image, apps, warnings };
+    if (!share.siteName) warnings.push("No og:site_name: WhatsApp and LinkedIn show only the address.");
+    return { route, title, description, siteName: share.siteName, domain, image, apps, warnings };
   });
   // The same title or description on two pages: a reader cannot tell the links apart.
   for (const key of ["title", "description"] as const) {
@@ -186,6 +103,14 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", 
 
 function appPreviewHtml(page: PagePreview, preview: AppPreview): string {
   const { app } = preview;
+  if (preview.imageOnly) {
+    const picture = preview.image ? `<img class="thumb" src="${escapeHtml(preview.image)}" alt="" loading="lazy" decoding="async">` : '<div class="thumb none">no image</div>';
+    return `<figure class="app app-${app.id} large image-only" data-app="${app.id}">
+<figcaption>${escapeHtml(app.name)}</figcaption>
+<div class="bubble">${picture}<p class="over">${escapeHtml(page.domain ?? "")}</p></div>
+<p class="note">X shows a large card's picture and domain only, no title or description.</p>
+</figure>`;
+  }
   const title = preview.title ? escapeHtml(preview.title.text) : '<span class="missing">(no title)</span>';
   const description =
     app.description === undefined ? "" : `<p class="desc">${preview.description ? escapeHtml(preview.description.text) : '<span class="missing">(no description)</span>'}</p>`;
@@ -212,7 +137,7 @@ export function renderSharePage(previews: readonly PagePreview[], options: { cli
       const warnings =
         p.warnings.length > 0
           ? `<h3 id="page-${i}-warnings">Warnings</h3><ul class="warnings" aria-labelledby="page-${i}-warnings">${p.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>`
-          : '<p class="ok">Nothing to fix: no app cuts this title or description.</p>';
+          : '<p class="ok">Nothing to fix.</p>';
       return `<section class="page" id="page-${i}" data-route="${escapeHtml(p.route)}" aria-labelledby="page-${i}-title">
 <h2 id="page-${i}-title"><a href="${escapeHtml(p.route)}">${escapeHtml(p.route)}</a></h2>
 <div class="row"><div class="left">${card}${warnings}</div>
@@ -220,7 +145,10 @@ export function renderSharePage(previews: readonly PagePreview[], options: { cli
 </section>`;
     })
     .join("\n");
-  const limits = SHARE_APPS.map((a) => `${a.name}: title about ${a.title}${a.description === undefined ? ", no description shown" : `, description about ${a.description}`}`).join("; ");
+  const limits = SHARE_APPS.map((a) => {
+    const description = !a.description ? "no description shown" : a.description.warned ? `description cut after ${a.description.shows}` : `about the first ${a.description.shows} characters of the description (a teaser: not warned)`;
+    return `${a.name}: title cut after ${a.title}, ${description}${a.id === "x" ? " (on summary cards; a large card shows no text)" : ""}`;
+  }).join("; ");
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -247,13 +175,14 @@ nav ul{columns:3 16rem;padding-left:1.2rem}.count{color:#8a1c00;font-size:.85em}
 .large .bubble{flex-direction:column;gap:0;max-width:26rem}.large .thumb{width:100%;height:auto;aspect-ratio:1.91}.large .text{padding:.4rem .6rem}
 .text{padding:.4rem .6rem .4rem 0;min-width:0}.text p{margin:0}
 .site{font-size:.8rem;color:#4a403a}.title{font-weight:700}.desc{font-size:.9rem;color:#2f2925}.missing{color:#8a1c00;font-style:italic}
+.image-only .bubble{position:relative}.over{position:absolute;left:.5rem;bottom:.5rem;margin:0;padding:.1rem .4rem;border-radius:4px;background:rgba(0,0,0,.75);color:#fff;font-size:.8rem}.note{margin:.25rem 0 0;font-size:.8rem;color:#4a403a}
 </style>
 </head>
 <body>
 <main>
 <h1>Share preview</h1>
 <p class="intro">How a link to each page looks when shared, drawn from the page's own meta tags. ${previews.length} pages, ${warned} with warnings. This page is served by <code>npm run dev</code> only and updates on every save; it is never part of a build.</p>
-<p class="intro">Cut lengths are approximate (${escapeHtml(limits)}); each app's real cut depends on the device.${options.left ? ` ${escapeHtml(options.left)}` : ""}</p>
+<p class="intro">Where the apps cut, in characters as a reader counts them, what the title tag adds included: ${escapeHtml(limits)}. A warning means every reader loses the end; on a narrow phone WhatsApp may cut sooner, so put what matters first.${options.left ? ` ${escapeHtml(options.left)}` : ""}</p>
 <nav aria-label="Pages"><ul>${toc}</ul></nav>
 ${sections}
 </main>

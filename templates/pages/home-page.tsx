@@ -6,6 +6,7 @@ import { ArticleView } from "../article-view.js";
 import { T } from "../bilingual.js";
 import { iconByName } from "../icons.js";
 import { fill } from "../../client/format.js";
+import { formatDate } from "../../engine/index.js";
 import type { Card, SiteSettings } from "../schema.js";
 import { bilingual, type CafePageContext } from "../page-context.js";
 
@@ -44,7 +45,8 @@ function BlogCard({ card, site }: { card: Card; site: SiteSettings }) {
           </span>{" "}
           <span className="meta-item">
             <CalendarDays aria-hidden="true" size={14} />
-            {card.date}
+            {/* A card with an English version gives its date as an English reader writes it. */}
+            <T pt={card.date} en={card.en ? formatDate(card.date, "en") : undefined} />
           </span>
         </span>
       </a>

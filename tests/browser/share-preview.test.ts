@@ -66,12 +66,16 @@ async function builtRoutes(): Promise<string[]> {
     }
 
     const long = page.locator('section.page[data-route="/guia/so-titulo"]');
-    expect(await long.locator(".warnings").innerText()).toMatch(/title is \d+ characters long: it will be cut in WhatsApp \(about 80\), LinkedIn \(about 70\) and X \(about 70\)/);
-    const linkedin = await long.locator('figure[data-app="linkedin"] .title').innerText();
-    expect(linkedin.endsWith("…")).toBe(true);
-    expect([...linkedin].length).toBeLessThanOrEqual(70);
-    // A page whose title fits has no warning about its title.
-    expect(await page.locator('section.page[data-route="/primeiro"]').innerText()).not.toContain("title is");
+    // Which app cuts it, where, and what the title tag adds to it, counted and said.
+    expect(await long.locator(".warnings").innerText()).toMatch(/^The title is cut \(WhatsApp after 81\): it has 114 characters, 18 of them the " \| Café com a Cris" the title tag adds\./);
+    const whatsapp = await long.locator('figure[data-app="whatsapp"] .title').innerText();
+    expect(whatsapp.endsWith("…")).toBe(true);
+    expect([...whatsapp].length).toBeLessThanOrEqual(81);
+    // X shows a large card's picture and domain, no text.
+    expect(await long.locator('figure[data-app="x"] .title').count()).toBe(0);
+    // A page with nothing wrong shows no warning at all.
+    expect(await page.locator('section.page[data-route="/primeiro"] .warnings').count()).toBe(0);
+    expect(await page.locator('section.page[data-route="/primeiro"] .ok').innerText()).toBe("Nothing to fix.");
 
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
@@ -82,13 +86,11 @@ async function builtRoutes(): Promise<string[]> {
     await page.goto(`${dev.url}/__cafe/share`);
     await page.waitForSelector("html[data-dev-server=connected]", { state: "attached" });
     const section = page.locator('section.page[data-route="/primeiro"]');
-    expect(await section.innerText()).not.toContain("description is");
-    // A new lead (the description) changes the page, not its card: only /primeiro is rebuilt.
-    const lead = "Uma conversa longa sobre carreira. ".repeat(7).trim();
+    expect(await section.innerText()).not.toContain("title is cut");
     const file = path.join(content, "articles/primeiro.md");
-    await writeFile(file, (await readFile(file, "utf8")).replace("lead: O começo de uma conversa sobre carreira.", `lead: ${lead}`));
-    await page.waitForSelector('section.page[data-route="/primeiro"] .warnings:has-text("description is")', { timeout: 15_000 });
-    expect(await section.locator(".warnings").innerText()).toMatch(/description is \d+ characters long: it will be cut in WhatsApp \(about 100\) and X \(about 200\)/);
+    await writeFile(file, (await readFile(file, "utf8")).replace("title: Primeiro artigo", `title: ${LONG_TITLE}`));
+    await page.waitForSelector('section.page[data-route="/primeiro"] .warnings:has-text("title is cut")', { timeout: 15_000 });
+    expect(await section.locator(".warnings").innerText()).toMatch(/^The title is cut \(WhatsApp after 81\)/);
     await page.close();
   });
 });

@@ -3,14 +3,24 @@
  * lead to a page, a file of public/ or a file the build writes (link-check.ts; #anchors are
  * checked on the rendered pages, before the site is published), then the theme's own checks
  * (a card pointing nowhere). Returns the errors; changes nothing.
+ *
+ * After render, every link and #anchor of every page as rendered (`renderedLinkStage`). A
+ * build that has errors already renders its pages all the same, in memory, for that check
+ * (`unwrittenLinkStage`): one run reports every error.
  */
-import { staged, type Staged } from "../../lib/errors.js";
+import { staged, type ContentError, type Staged } from "../../lib/errors.js";
 import type { SiteContent } from "../load/content.js";
-import { markdownLinkErrors, renderedLinkErrors, type CheckedPage } from "./rendered-links.js";
+import { checkedPages, markdownLinkErrors, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
+import { assetStage, type AssetRecord } from "../assets/assets.js";
+import { renderStage } from "../render/render.js";
+import type { PageEntry } from "../../incremental/build-cache.js";
+import type { SiteImages } from "../images/images.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
-import type { RouteTable } from "../routes/routes.js";
-import type { Theme } from "../../theme.js";
+import { articleOf, type RouteTable } from "../routes/routes.js";
+import { shareWarnings } from "./share-text.js";
+import { locate } from "../../lib/yaml-source.js";
+import type { CheckHelpers, Theme } from "../../theme.js";
 
 export interface CheckInput {
   content: SiteContent;
@@ -23,12 +33,80 @@ export interface CheckInput {
 /** The whole-site checks: nothing to hand on, only what is wrong. */
 export async function checkStage({ content, table, markdown, addresses, earlier }: CheckInput, theme: Theme): Promise<Staged<null>> {
   const targets = linkTargets(content, table, addresses, earlier);
-  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...((await theme.check?.(content, table)) ?? [])]);
+  const found: CheckHelpers = {
+    movedTo: (route) => {
+      const moved = targets.movedTo(route);
+      return moved && { to: moved.to, file: moved.file };
+    },
+  };
+  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found))]);
 }
 
-/** After render: every link and #anchor of every page as rendered (the assets' `files` are link targets too). */
-export function renderedLinkStage(
-  { content, table, pages, markdown, addresses, earlier, files }: Omit<CheckInput, "markdown"> & { pages: readonly CheckedPage[]; markdown: MarkdownBodies; files: readonly string[] },
-): Staged<null> {
-  return staged(null, renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, files), markdown));
+/** The theme's own checks; none while a file they read did not load (its own errors are reported). */
+async function themeChecks(theme: Theme, content: SiteContent, table: RouteTable, found: CheckHelpers): Promise<ContentError[]> {
+  try {
+    return (await theme.check?.(content, table, found)) ?? [];
+  } catch (error) {
+    if (content.unavailable.length === 0) throw error;
+    return [];
+  }
+}
+
+export interface RenderedLinkInput extends CheckInput {
+  pages: readonly CheckedPage[];
+  /** The assets' files: link targets too. */
+  files: readonly string[];
+  /** Where the theme's code is: a link a template writes is named at its line. */
+  themeCode?: ThemeSources;
+}
+
+/**
+ * After render: every link and #anchor of every page as rendered (the assets' `files` are
+ * link targets too); and a warning for each page whose shared title or description an app
+ * will cut, at the article's title.
+ */
+export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode }: RenderedLinkInput): Staged<null> {
+  const titleOf = (route: string) => {
+    const article = articleOf(table.byPath.get(route)!)?.main;
+    return article && { file: article.file, line: locate(article, ["title"])?.line };
+  };
+  const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
+  return staged(null, renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, files), markdown, themeCode), shareWarnings(shared, titleOf));
+}
+
+export interface UnwrittenInput extends CheckInput {
+  images: SiteImages;
+  projectRoot: string;
+  /** The last build: its assets, and its pages' links and ids (a page nothing changed is checked as recorded). */
+  previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
+  themeCode?: ThemeSources;
+  /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
+  reported: readonly ContentError[];
+}
+
+/** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
+const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, inlineScript: "" }, files: [] };
+
+/**
+ * For a build that has errors already and writes nothing: every page is rendered all the
+ * same, in memory, and its links and #anchors checked, so that one run reports every error.
+ * Nothing is written and no social card is drawn; the assets are the last build's when the
+ * code is the same (bundled in memory otherwise, their own errors reported); a page of the
+ * last build that nothing changed is checked as recorded; a page that cannot render while
+ * there are errors is left out (what it needs is among them), and so is every page when the
+ * site settings did not load.
+ */
+export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme): Promise<Staged<null>> {
+  const { content, table, markdown, addresses, images, projectRoot, previous, themeCode, reported } = input;
+  if (content.unavailable.includes(content.site.file)) return staged(null);
+  const taken = async () => true;
+  const bundled = await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, reuse: taken });
+  const assets = bundled.value?.record ?? NO_ASSETS;
+  const cards = { byRoute: new Map(), files: new Map(), kept: {} };
+  const renderInput = { content, table, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
+  const pages: Record<string, PageEntry> = {};
+  for await (const page of renderStage(renderInput, theme, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
+  const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
+  const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
+  return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))]);
 }

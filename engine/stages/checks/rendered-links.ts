@@ -10,8 +10,12 @@
  * with it in the cache, so pages taken unchanged from the last build are checked too. An
  * error found there points at the Markdown link it came from, else at the first place the
  * address is written in the content (site.yaml, a collection, a data file, the article's
- * front matter), else at the page's template.
+ * front matter), else at the place in the theme's code that writes it (`templateLinkErrors`).
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { PageEntry } from "../../incremental/build-cache.js";
+import { listFiles } from "../../lib/files.js";
 import { startTags } from "../../lib/html-tags.js";
 import type { Redirect } from "../routes/aliases.js";
 import type { Article, SiteContent } from "../load/content.js";
@@ -20,8 +24,9 @@ import type { InternalLink } from "../markdown/article-markdown.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { describe, type Moved } from "../routes/published-routes.js";
 import { isPublicFile } from "../write/public-files.js";
-import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
+import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
 import { nearest } from "../../lib/yaml-source.js";
+import type { ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
 export interface PageLinks {
@@ -107,8 +112,8 @@ export function linkProblem(url: string, targets: LinkTargets, idsOf?: (route: R
       }
     }
     if (!route || route.kind === "not-found") {
-      // The article at that route did not load: its own error is reported, not this one.
-      if (table.unreadable.has(decodedPath)) return undefined;
+      // The article at that route did not load (or the pages could not be listed): its own error is reported, not this one.
+      if (cannotTell(table, decodedPath)) return undefined;
       const moved = targets.movedTo(decodedPath);
       const guess = moved ? undefined : nearest(decodedPath, table.routes.filter((r) => r.kind !== "not-found").map((r) => r.path));
       return {
@@ -154,10 +159,26 @@ export interface CheckedPage {
   ids: readonly string[];
   /** The dependency ids the page read (`body:<file>`, `site`, `collection:cards`…). */
   reads: readonly string[];
+  /** What a link to it shows when shared. */
+  share?: ShareText;
+}
+
+/** Where the theme's code is, to point at a link a template writes: its folders, absolute, and the project they are named from. */
+export interface ThemeSources {
+  projectRoot: string;
+  folders: readonly string[];
+}
+
+/** Every rendered page as the check sees it: its links, ids and what it read (a route without a record was not rendered, and is not checked). */
+export function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
+  return routes.flatMap((route) => {
+    const entry = pages[route.path];
+    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share }] : [];
+  });
 }
 
 /** After rendering: every link of every page, and its #anchor against the ids of the page it leads to. */
-export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkTargets, markdown: MarkdownBodies): ContentError[] {
+export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkTargets, markdown: MarkdownBodies, themeCode?: ThemeSources): ContentError[] {
   const { content } = targets;
   const idSets = new Map<string, Set<string>>();
   const byPath = new Map(pages.map((p) => [p.route.path, p]));
@@ -173,6 +194,9 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   const errors: ContentError[] = [];
   const reported = new Set<string>();
   const verdicts = new Map<string, Problem | undefined>();
+  // The theme's code, read when a link is found nowhere in the content (rare: most builds never read it).
+  let code: SourceFile[] | undefined;
+  const codeFiles = () => (code ??= themeCode ? readThemeCode(themeCode) : []);
   for (const page of pages) {
     for (const href of page.links) {
       // The same link on many pages (the header's, a card's) is judged once; `#x` depends on the page.
@@ -180,12 +204,24 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
       let problem = verdicts.get(key);
       if (!verdicts.has(key)) verdicts.set(key, (problem = linkProblem(href, targets, idsOf, page.route)));
       if (!problem) continue;
-      for (const error of locate(href, page, problem, content, markdown)) {
+      for (const error of locate(href, page, problem, content, markdown, codeFiles)) {
         const id = `${error.location}\0${error.message}`;
         if (reported.has(id)) continue;
         reported.add(id);
         errors.push(error);
       }
+    }
+  }
+  // A body no rendered page shows (an article that lost its route to another): its links'
+  // #anchors are checked all the same, at their place in the Markdown.
+  const shown = new Set(pages.flatMap((page) => articlesOf(page, content).map((a) => a.file)));
+  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
+  for (const [file, { result }] of markdown) {
+    if (shown.has(file)) continue;
+    for (const link of result.links) {
+      if (link.url.startsWith("#")) continue; // the anchor of a page it does not have
+      const problem = linkProblem(link.url, targets, idsOf);
+      if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), ...problem }));
     }
   }
   return errors;
@@ -202,9 +238,11 @@ function articlesOf(page: CheckedPage, content: SiteContent): Article[] {
 }
 
 /** Where a link of a page is written: its Markdown, else the content files the page read, else its template. */
-function locate(href: string, page: CheckedPage, problem: Problem, content: SiteContent, markdown: MarkdownBodies): ContentError[] {
+function locate(href: string, page: CheckedPage, problem: Problem, content: SiteContent, markdown: MarkdownBodies, codeFiles: () => SourceFile[]): ContentError[] {
   const articles = articlesOf(page, content);
-  const inMarkdown: InternalLink[] = articles.flatMap((a) => markdown.get(a.file)?.result.links.filter((l) => l.url === href) ?? []);
+  // As written, or as the Markdown pipeline percent-encoded it (`#seção` is rendered `#se%C3%A7%C3%A3o`).
+  const written = decode(href) ?? href;
+  const inMarkdown: InternalLink[] = articles.flatMap((a) => markdown.get(a.file)?.result.links.filter((l) => l.url === href || (decode(l.url) ?? l.url) === written) ?? []);
   if (inMarkdown.length > 0) {
     const sourceOf = new Map(articles.map((a) => [a.file, a.source]));
     return inMarkdown.map((l) => new ContentError({ file: l.file, line: l.line, column: l.column, source: sourceOf.get(l.file), ...problem }));
@@ -237,5 +275,60 @@ function locate(href: string, page: CheckedPage, problem: Problem, content: Site
     const column = match.index - before.lastIndexOf("\n");
     return [new ContentError({ file, line, column, source, ...problem })];
   }
+  const inCode = templateLinkErrors(href, problem, codeFiles());
+  if (inCode.length > 0) return inCode;
   return [new ContentError({ file: `the '${page.route.template}' template (page ${page.route.path})`, ...problem, message: `${problem.message} (a link the template writes)` })];
+}
+
+/** A file of the theme's code, named from the project's root. */
+interface SourceFile {
+  file: string;
+  source: string;
+}
+
+/** The theme's scripts and templates, as text. */
+function readThemeCode({ projectRoot, folders }: ThemeSources): SourceFile[] {
+  return folders
+    .flatMap((folder) => listFiles(folder))
+    .filter((file) => /\.(tsx?|jsx?|mjs)$/.test(file))
+    .map((file) => ({ file: path.relative(projectRoot, file), source: readFileSync(file, "utf8") }));
+}
+
+/**
+ * A link a template writes, at the place in the theme's code that writes it. Production
+ * renders keep no trace of where an element was written (React 19 dropped elements' source
+ * positions; its development build keeps only a stack, and the build renders with the
+ * production one), so the address is looked for in the theme's sources: written whole
+ * (`href="/sobre"`, `"/sobre"`), or, computed, by the fixed start of a template string
+ * (`` `/tags/${tag}` `` for /tags/dessert). Every place that writes it is named; none found,
+ * the caller names the template.
+ */
+function templateLinkErrors(href: string, problem: Problem, files: readonly SourceFile[]): ContentError[] {
+  const exact: ContentError[] = [];
+  let prefix: { at: ContentError; length: number } | undefined;
+  // A quoted string or the fixed part of a template string that starts like an address.
+  const STRING = /(["'`])(\/[^"'`$\s]*)(\1|\$\{)/g;
+  for (const { file, source } of files) {
+    for (const m of source.matchAll(STRING)) {
+      const [, , value, end] = m;
+      const whole = end !== "${" && value === href;
+      const start = end === "${" && value!.length > 1 && href.startsWith(value!);
+      if (!whole && !start) continue;
+      const before = source.slice(0, m.index);
+      const line = before.split("\n").length;
+      const column = m.index - before.lastIndexOf("\n") + 1;
+      const error = new ContentError({
+        file,
+        line,
+        column,
+        source,
+        ...problem,
+        message: `${problem.message} (a link written in the theme's code)`,
+        hint: `${problem.hint}; or add the page it points at`,
+      });
+      if (whole) exact.push(error);
+      else if (!prefix || value!.length > prefix.length) prefix = { at: error, length: value!.length };
+    }
+  }
+  return exact.length > 0 ? exact : prefix ? [prefix.at] : [];
 }

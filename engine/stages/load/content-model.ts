@@ -45,6 +45,27 @@ function validDay(y: number, mo: number, d: number, text: string): SiteDate | un
   return { text, iso: date.toISOString().slice(0, 10) };
 }
 
+/**
+ * A date as a reader of `lang` writes it. The site's dates are written the Brazilian way
+ * (`04/08/2025`, `Agosto 2025`): in Portuguese, and in any language without a format
+ * here, they read as written; in English, `Aug 4, 2025` (a month alone: `August 2025`), by
+ * the platform's ICU data (Node ships it whole). A string that is not a date is returned as
+ * it is (a card may write "Em breve").
+ */
+export function formatDate(date: SiteDate | string, lang: string): string {
+  const parsed = typeof date === "string" ? parseSiteDate(date) : date;
+  if (!parsed) return String(date);
+  const format = DATE_FORMATS[lang];
+  if (!format) return parsed.text;
+  const [y, m, d] = parsed.iso.split("-").map(Number) as [number, number, number | undefined];
+  return new Intl.DateTimeFormat(format.locale, { ...(d === undefined ? format.month : format.day), timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, d ?? 1)));
+}
+
+/** Languages whose readers write dates otherwise than the site does: a day, a month alone. */
+const DATE_FORMATS: Record<string, { locale: string; day: Intl.DateTimeFormatOptions; month: Intl.DateTimeFormatOptions }> = {
+  en: { locale: "en-US", day: { month: "short", day: "numeric", year: "numeric" }, month: { month: "long", year: "numeric" } },
+};
+
 export const siteDate = z
   .union([z.string(), z.number()])
   .transform((value, ctx) => {

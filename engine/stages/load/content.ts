@@ -68,10 +68,17 @@ export interface SiteContent<Site = unknown, Meta extends object = Record<string
   articles: Article<Meta>[];
   /** JSON data tables by name (`note-tools` for content/data/note-tools.json). */
   data: Map<string, LocatedFile<unknown>>;
+  /**
+   * The settings, collection and data files that did not load (their errors are reported):
+   * each is still here, by its name, with an undefined `value`. Only a build that has errors
+   * has any, and in it what reads one is left out (the home page without its cards, a block
+   * without its data file): an error that only echoes another is noise.
+   */
+  unavailable: string[];
 }
 
 export interface LoadResult<Content = SiteContent> {
-  /** Undefined only when the settings, a collection or a data file could not be read. */
+  /** What loaded: a settings, collection or data file that did not is named in its `unavailable`. */
   content?: Content;
   /** Every error, those of the articles that did not load included. */
   errors: ContentError[];
@@ -141,27 +148,32 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const model = articleModel(theme);
 
   const engine: { settings?: EngineSiteSettings } = {};
-  const site = await loadYamlFile(path.join(root, "site.yaml"), theme.site, display, errors, engine);
+  const unavailable: string[] = [];
+  /** A file that did not load: still there by its name, its value undefined (see `SiteContent.unavailable`). */
+  const orUnavailable = <T,>(loaded: LocatedFile<T> | undefined, file: string): LocatedFile<T> => {
+    if (loaded) return loaded;
+    unavailable.push(display(file));
+    return { file: display(file), source: "", value: undefined as T };
+  };
+  const siteFile = path.join(root, "site.yaml");
+  const site = orUnavailable(await loadYamlFile(siteFile, theme.site, display, errors, engine), siteFile);
   const collections: Record<string, LocatedFile<unknown>> = {};
   for (const [name, { file, schema }] of Object.entries<{ file: string; schema: z.ZodType }>(theme.collections)) {
-    const loaded = await loadYamlFile(path.join(root, file), schema, display, errors);
-    if (loaded) collections[name] = loaded;
+    collections[name] = orUnavailable(await loadYamlFile(path.join(root, file), schema, display, errors), path.join(root, file));
   }
-  const data = await loadDataFiles(path.join(root, "data"), display, errors);
+  const data = await loadDataFiles(path.join(root, "data"), display, errors, orUnavailable);
   const failed = new Map<string, FailedArticle>();
   const parsed: ArticleStore = new Map();
   const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
-  // The settings, collections and data files are what every page needs: without them, no build.
-  const unusable = !site || errors.length > 0;
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
-  if (site) warnings.push(...placeholderWarnings(site));
+  if (!unavailable.includes(site.file)) warnings.push(...placeholderWarnings(site));
 
   const visible = articles.filter((a) => !isLeftOut(a, options.drafts));
   const draftRoutes = new Set(articles.filter((a) => isLeftOut(a, options.drafts)).map((a) => a.route));
-  if (!site || unusable) return { errors, failed, warnings, parsed };
-  // The one place the theme's types are given to the content: its schemas validated every value.
-  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible } as unknown as ContentOf<Site, Shape, Collections>;
+  // The one place the theme's types are given to the content: its schemas validated every value
+  // (a file that did not validate is named in `unavailable`, and the build has its errors).
+  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible, unavailable } as unknown as ContentOf<Site, Shape, Collections>;
   return { content, errors, failed, warnings, parsed };
 }
 
@@ -269,19 +281,21 @@ async function loadDataFiles(
   dir: string,
   display: (p: string) => string,
   errors: ContentError[],
+  orUnavailable: (loaded: LocatedFile<unknown> | undefined, file: string) => LocatedFile<unknown>,
 ): Promise<Map<string, LocatedFile<unknown>>> {
   const data = new Map<string, LocatedFile<unknown>>();
   for (const file of filesOf(dir, ".json")) {
     const shown = display(file);
+    const name = path.relative(dir, file).replace(/\.json$/, "").split(path.sep).join("/");
     const source = await readText(file, shown, errors);
-    if (source === undefined) continue;
+    let loaded: LocatedFile<unknown> | undefined;
     try {
-      const parsed = parseJsonSource(source, shown);
-      const name = path.relative(dir, file).replace(/\.json$/, "").split(path.sep).join("/");
-      data.set(name, { file: shown, source, value: parsed.value });
+      if (source !== undefined) loaded = { file: shown, source, value: parseJsonSource(source, shown).value };
     } catch (error) {
       errors.push(error as ContentError);
     }
+    // Still known by its name: a block reading it is left out, not told the file does not exist.
+    data.set(name, orUnavailable(loaded, file));
   }
   return data;
 }

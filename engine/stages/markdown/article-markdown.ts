@@ -20,7 +20,7 @@ import { VFile } from "vfile";
 import type { Root, Nodes, Parents, Text } from "mdast";
 import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
-import { ContentError, type ContentWarning } from "../../lib/errors.js";
+import { ContentError, UnavailableError, type ContentWarning } from "../../lib/errors.js";
 import { frontMatterKeys, markdownOf, type Article, type SiteContent } from "../load/content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
 import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.js";
@@ -316,6 +316,8 @@ function remarkBlocks() {
       if (attributes.src) {
         result.reads.push(dep.data(attributes.src));
         const table = content.data.get(attributes.src);
+        // A data file that did not load (its errors are reported): this body is left out of the run.
+        if (table && content.unavailable.includes(table.file)) throw new UnavailableError(table.file);
         if (!table) {
           const guess = nearest(attributes.src, [...content.data.keys()]);
           fail(

@@ -53,6 +53,22 @@ export function markdownStage({ content, table, previous, cached, reference, kee
   const bodies = new Map<string, MarkdownEntry>();
   const keep: MarkdownStageOutput["keep"] = new Map();
   for (const article of content.articles) {
+    let entry: MarkdownEntry;
+    try {
+      entry = bodyOf(article);
+    } catch (error) {
+      // A block reads a file that did not load (its own errors are reported): this body, and
+      // every check of it, is left out of this run.
+      if (content.unavailable.length === 0) throw error;
+      continue;
+    }
+    bodies.set(article.file, entry);
+  }
+  const results = [...bodies.values()].map((b) => b.result);
+  return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
+
+  /** One article's body: the last run's or the cache's when nothing it read changed, else rendered now. */
+  function bodyOf(article: SiteContent["articles"][number]): MarkdownEntry {
     const { sourceHash } = article;
     let entry = previous.get(article.file);
     if (entry?.sourceHash !== sourceHash || !values.unchanged(entry.deps)) {
@@ -71,8 +87,6 @@ export function markdownStage({ content, table, previous, cached, reference, kee
         }
       }
     }
-    bodies.set(article.file, entry);
+    return entry;
   }
-  const results = [...bodies.values()].map((b) => b.result);
-  return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
 }

@@ -14,6 +14,7 @@ import type { PageEntry } from "../../incremental/build-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dependencies.js";
 import { hashOf } from "../../lib/hash.js";
+import { UnavailableError } from "../../lib/errors.js";
 import { fillImages, imageOf, type SiteImages } from "../images/images.js";
 import { siteBlockData } from "../markdown/article-markdown.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
@@ -21,6 +22,7 @@ import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
 import { pageLinks } from "../checks/rendered-links.js";
+import { readPageMeta, shareTextOf } from "../checks/share-text.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import type { SiteCards } from "../cards/cards.js";
 import { themePlace, type PageContext, type Theme } from "../../theme.js";
@@ -38,7 +40,14 @@ export interface RenderInput {
   /** The old addresses: each gets its page for hosts that cannot redirect, and a line in `_redirects`. */
   redirects: readonly Redirect[];
   /** The pages of the last build, by route. */
-  previous: Record<string, PageEntry>;
+  previous: Readonly<Record<string, PageEntry>>;
+  /**
+   * Pages rendered only to check their links, never written (the build has errors already):
+   * a page that fails to render is left out (what it needs is among the errors); a page of
+   * the last build is taken as recorded when only its card or the assets changed (neither
+   * changes a link or an id, and the cards are not drawn for a check); no other file is made.
+   */
+  checkOnly?: boolean;
 }
 
 /** What the render stage yields, in order: every page (made now, or kept from the last build), then the site's other files. */
@@ -53,7 +62,7 @@ export type RenderedFile =
  * last build of `size` bytes as it is; false when it cannot (then it is rendered).
  */
 export async function* renderStage(input: RenderInput, theme: Theme, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
-  const { content, table, markdown, images, cards, assets, redirects, previous } = input;
+  const { content, table, markdown, images, cards, assets, redirects, previous, checkOnly } = input;
   const site = theme.siteMeta(content.site.value);
   const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
   const bodyOf = (file: string) => {
@@ -81,13 +90,21 @@ export async function* renderStage(input: RenderInput, theme: Theme, reuse: (fil
   const context: PageInput = { content, table, theme, csp, assets, bodyOf, values, images, cards, listing };
   for (const route of table.routes) {
     const entry = previous[route.path];
-    if (entry?.outFile === route.outFile && values.unchanged(entry.deps) && (await reuse(route.outFile, entry.size))) {
-      yield { kind: "kept", route: route.path, entry };
+    let made: { html: string; entry: PageEntry } | undefined;
+    try {
+      const deps = checkOnly && entry ? linkDeps(entry.deps) : entry?.deps;
+      if (entry?.outFile === route.outFile && values.unchanged(deps) && (await reuse(route.outFile, entry.size))) {
+        yield { kind: "kept", route: route.path, entry };
+        continue;
+      }
+      made = renderRoute(route, context);
+    } catch (error) {
+      if (!checkOnly) throw error;
       continue;
     }
-    const { html, entry: made } = renderRoute(route, context);
-    yield { kind: "page", route: route.path, file: route.outFile, html, entry: made };
+    yield { kind: "page", route: route.path, file: route.outFile, html: made.html, entry: made.entry };
   }
+  if (checkOnly) return;
   for (const [file, html] of siteFiles(site, table.routes, csp, theme.summary, (route) => cards.byRoute.get(route.path))) yield { kind: "file", file, html, redirect: false };
   const titleOf = (routePath: string) => {
     const route = table.byPath.get(routePath);
@@ -135,7 +152,10 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
     },
     bodyOf: (article: Article) => {
       read(dep.body(article));
-      return bodyOf(article.file) ?? "";
+      // No body: a block of it reads a file that did not load (the build has its errors).
+      const body = bodyOf(article.file);
+      if (body === undefined) throw new UnavailableError(article.file);
+      return body;
     },
     imageOf: (article: Article, url: string) => {
       read(dep.cover(article, url));
@@ -152,7 +172,13 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
   };
   const html = renderPage(route, ctx, theme);
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
-  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html) } };
+  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...pageLinks(html), share: shareTextOf(readPageMeta(html)) } };
+}
+
+/** A page's dependencies but its card and the assets: what its links and ids are made of. */
+function linkDeps(deps: Readonly<Record<string, string>>): Record<string, string> {
+  const card = dep.card("");
+  return Object.fromEntries(Object.entries(deps).filter(([id]) => id !== dep.assets() && !id.startsWith(card)));
 }
 
 /**

@@ -10,7 +10,7 @@ import { staged, type Staged } from "../../lib/errors.js";
 import { buildRedirects, type RedirectTable } from "./aliases.js";
 import type { LinkTargets } from "../checks/rendered-links.js";
 import { listPublicFiles, publicFileErrors } from "../write/public-files.js";
-import { answeredRoutes, readPublishedRoutes, RECORD_FILE, vanishedRouteErrors, whereNow, pageFinder, type KnownArticles, type PublishedRecord } from "./published-routes.js";
+import { answeredRoutes, readPublishedRoutes, RECORD_FILE, vanishedRoutes, whereNow, pageFinder, type KnownArticles, type PublishedRecord } from "./published-routes.js";
 import { REDIRECT_FILES } from "./redirect-files.js";
 import type { RouteTable } from "./routes.js";
 import { SITE_FILES } from "../render/site-files.js";
@@ -24,6 +24,8 @@ export interface AddressInput {
   recordFile?: string | false;
   /** Where earlier runs saw each article (the known articles; what the cache kept, for a new process's first build). */
   earlier: EarlierArticles;
+  /** The theme's derived pages (`Theme.derivedPages`): gone, they are retired, not missing. */
+  derived?: readonly string[];
 }
 
 export interface Addresses {
@@ -33,6 +35,8 @@ export interface Addresses {
   answered: Set<string>;
   /** The files of public/, as paths in the site. */
   publicFiles: Set<string>;
+  /** Derived pages of the record that no article makes any more: the record lets them go. */
+  retired: string[];
 }
 
 /** Where earlier runs saw each article: what says where the page of a vanished address went. */
@@ -51,7 +55,7 @@ export function linkTargets(content: SiteContent, table: RouteTable, addresses: 
   return { content, table, redirects: addresses.redirects.byFrom, publicFiles: addresses.publicFiles, generated, movedTo };
 }
 
-export function addressStage({ content, table, contentDir, publicDir, recordFile, earlier }: AddressInput): Staged<Addresses> {
+export function addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived }: AddressInput): Staged<Addresses> {
   const publicFiles = listPublicFiles(publicDir);
   const generated = [...SITE_FILES, ...REDIRECT_FILES];
   const redirects = buildRedirects({ content, table, publicFiles, generated });
@@ -59,12 +63,8 @@ export function addressStage({ content, table, contentDir, publicDir, recordFile
   const record = file === false ? undefined : readPublishedRoutes(file);
   const movedTo = whereNow(pageFinder(earlier.known, earlier.cachedArticles), content.articles, record, table);
   const answered = answeredRoutes(table, redirects.redirects);
-  // A route whose article did not load is not gone: its own error says what to fix.
-  const answeredOrBroken = new Set([...answered, ...table.unreadable]);
-  const errors = [
-    ...redirects.errors,
-    ...(record ? vanishedRouteErrors({ record, answered: answeredOrBroken, content, table, movedTo }) : []),
-    ...publicFileErrors(publicFiles, table, generated),
-  ];
-  return staged({ redirects, record, answered, publicFiles }, errors);
+  // A route whose article did not load is not gone: its own error says what to fix (`cannotTell`).
+  const vanished = record ? vanishedRoutes({ record, answered, content, table, movedTo, derived }) : { errors: [], retired: [], notices: [] };
+  const errors = [...redirects.errors, ...vanished.errors, ...publicFileErrors(publicFiles, table, generated)];
+  return staged({ redirects, record, answered, publicFiles, retired: vanished.retired }, errors, vanished.notices);
 }

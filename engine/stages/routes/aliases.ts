@@ -9,7 +9,7 @@
  * address, not a file of `public/` or one the build writes. A redirect goes to a page,
  * never to another old address (no chains). Each mistake is an error at its line.
  */
-import { isReservedRoute } from "./routes.js";
+import { cannotTell, isReservedRoute } from "./routes.js";
 import type { Article, SiteContent } from "../load/content.js";
 import type { ContentError } from "../../lib/errors.js";
 import { tooLong, type RouteTable } from "./routes.js";
@@ -117,6 +117,8 @@ export function buildRedirects({ content, table, publicFiles, generated }: Redir
   const declared = new Map(Object.entries(content.settings.redirects ?? {}));
   for (const [from, to] of [...declared].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const target = table.byPath.get(to);
+    // Its page is in error (reported on its own): the redirect is judged once it builds.
+    if (!target && cannotTell(table, to)) continue;
     if (!target || target.kind === "not-found") {
       // An alias is known by now; a redirect later in the list is not yet, so site.yaml's own list is asked.
       const alias = byFrom.get(to) ?? (declared.has(to) ? { to: finalTarget(to, declared), kind: "redirect" as const, declaredIn: site } : undefined);

@@ -16,8 +16,8 @@ import path from "node:path";
 import type { Redirect } from "./aliases.js";
 import type { Article, ParsedArticle, SiteContent } from "../load/content.js";
 import { unseal, type Sealed } from "../../lib/hash.js";
-import { ContentError } from "../../lib/errors.js";
-import { byCodePoint, type RouteTable } from "./routes.js";
+import { ContentError, type ContentWarning } from "../../lib/errors.js";
+import { byCodePoint, cannotTell, isDerived, type RouteTable } from "./routes.js";
 import { routePath } from "../load/content-model.js";
 import { nearest } from "../../lib/yaml-source.js";
 
@@ -186,14 +186,42 @@ export interface VanishedInput {
   table: RouteTable;
   /** Where the page of an address went (RouteHistory). */
   movedTo: (route: string) => Moved | undefined;
+  /** The theme's derived pages (`Theme.derivedPages`): retired with a notice when gone, never an error. */
+  derived?: readonly string[];
 }
 
-/** An error at each line of the record that nothing answers now. */
-export function vanishedRouteErrors({ record, answered, content, table, movedTo }: VanishedInput): ContentError[] {
+export interface Vanished {
+  /** An error at each line of the record that nothing answers now. */
+  errors: ContentError[];
+  /** Derived pages no article makes any more: the record lets them go (`updatePublishedRoutes`). */
+  retired: string[];
+  /** What the author reads about each retired page. */
+  notices: ContentWarning[];
+}
+
+/**
+ * The addresses of the record that nothing answers now: an error at each line, but for a
+ * derived page (a tag's listing), which was never a promise: it is retired with a notice.
+ * An address that cannot be judged in this run (its article did not load; a derived page
+ * while an article did not load: it may be that article's tag) is neither.
+ */
+export function vanishedRoutes({ record, answered, content, table, movedTo, derived }: VanishedInput): Vanished {
   const errors = [...record.errors];
+  const retired: string[] = [];
+  const notices: ContentWarning[] = [];
   const siteFile = content.site.file;
   for (const { route, line } of record.routes) {
-    if (answered.has(route)) continue;
+    if (answered.has(route) || cannotTell(table, route)) continue;
+    if (isDerived(derived, route)) {
+      retired.push(route);
+      notices.push({
+        file: record.shown,
+        line,
+        notice: true,
+        message: `${route} is retired: no article makes that page any more (the theme derives it from the articles, it is no promise); a build without errors takes its line out of the record`,
+      });
+      continue;
+    }
     const draft = content.articles.find((a) => a.route === route && a.meta.draft === true);
     const moved = movedTo(route);
     const guess = moved ? undefined : nearest(route, table.routes.filter((r) => r.kind !== "not-found").map((r) => r.path));
@@ -219,17 +247,19 @@ export function vanishedRouteErrors({ record, answered, content, table, movedTo 
       }),
     );
   }
-  return errors;
+  return { errors, retired, notices };
 }
 
 /**
  * Adds the addresses published for the first time to the record (written aside and renamed
- * over it); the ones listed stay. Returns the addresses added.
+ * over it) and takes the retired derived pages out; the others listed stay. Returns the
+ * addresses added.
  */
-export async function updatePublishedRoutes(record: PublishedRecord, answered: ReadonlySet<string>): Promise<string[]> {
-  const listed = new Set(record.routes.map((r) => r.route));
+export async function updatePublishedRoutes(record: PublishedRecord, answered: ReadonlySet<string>, retired: readonly string[] = []): Promise<string[]> {
+  const gone = new Set(retired);
+  const listed = new Set(record.routes.map((r) => r.route).filter((route) => !gone.has(route)));
   const added = [...answered].filter((route) => !listed.has(route)).sort(byCodePoint);
-  if (added.length === 0) return [];
+  if (added.length === 0 && gone.size === 0) return [];
   const all = [...listed, ...added].sort(byCodePoint);
   const text = `${HEADER.join("\n")}\n${all.join("\n")}\n`;
   await writeFileAtomic(record.file, text, { mkdirs: false });

@@ -39,6 +39,22 @@ export interface RouteModel<Content = any> {
   languages: string[];
   templates: Record<string, unknown>;
   pages(content: Content): PageSpec[];
+  /**
+   * The pages made from the articles rather than promised by the site (a tag's listing, a
+   * page of a paginated list), as route patterns: `/tags/:tag`, `/page/:n`. They come and go
+   * with the articles: an address of one that no article makes any more is retired with a
+   * notice, not an error (published-routes.ts).
+   */
+  derivedPages?: readonly string[];
+}
+
+/** Whether a pattern of `derivedPages` makes this route (`/tags/:tag` makes /tags/dessert). */
+export function isDerived(patterns: readonly string[] | undefined, route: string): boolean {
+  const parts = route.split("/");
+  return (patterns ?? []).some((pattern) => {
+    const want = pattern.split("/");
+    return want.length === parts.length && want.every((w, i) => (w.startsWith(":") ? parts[i] !== "" : w === parts[i]));
+  });
 }
 
 /** Routes no page may have, and so no old address either: the site's own files are there. */
@@ -63,8 +79,22 @@ export function tooLong(address: string, what: string): string | undefined {
 export interface RouteTable<Meta extends object = Record<string, unknown>> {
   routes: Route<Meta>[];
   byPath: Map<string, Route<Meta>>;
-  /** Routes of articles that did not load (their own errors are reported): nothing pointing at them is an error too. */
+  /**
+   * Routes that cannot be built for now, their own errors reported: an article that did not
+   * load (or whose route or template is in error) and the pages that feature one. Nothing
+   * pointing at them is an error too (`cannotTell`).
+   */
   unreadable: ReadonlySet<string>;
+  /** The theme's pages could not be listed (a file they read did not load): no other address can be judged. */
+  pagesUnknown?: boolean;
+  /** While an article did not load, the derived pages' patterns: one of them may be that article's (its tag's page). */
+  derivedUnknown?: readonly string[];
+}
+
+/** Whether an address cannot be judged in this run because of errors reported on their own (see `RouteTable.unreadable`). */
+export function cannotTell(table: RouteTable, route: string): boolean {
+  if (table.byPath.has(route)) return false;
+  return table.unreadable.has(route) || table.pagesUnknown === true || isDerived(table.derivedUnknown, route);
 }
 
 /**
@@ -155,7 +185,19 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
     add({ kind: "article", path, outFile: outFileOf(path), template: main.meta.template ?? "article", article });
   }
 
-  for (const page of theme.pages(content)) {
+  // An article in error (its route reserved, its template unknown, no version in the default
+  // language) has no page: its own error is reported, and what points at it is not judged.
+  for (const article of content.articles) if (!byPath.has(article.route) && article.route !== "/") unreadable.add(article.route);
+  let pages: PageSpec[] = [];
+  let pagesUnknown = false;
+  try {
+    pages = theme.pages(content);
+  } catch (error) {
+    // The theme lists its pages from a file that did not load (its errors are reported).
+    if (content.unavailable.length === 0) throw error;
+    pagesUnknown = true;
+  }
+  for (const page of pages) {
     const featured = page.features && variants.get(page.features.route);
     if (page.features && !featured) {
       if (unreadable.has(page.features.route)) unreadable.add(page.path);
@@ -167,7 +209,8 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
   add({ kind: "not-found", path: "/404", outFile: "404.html", template: "not-found" });
 
   routes.sort((a, b) => byCodePoint(a.path, b.path));
-  return staged({ routes, byPath, unreadable }, errors);
+  const derivedUnknown = unreadableArticles.size > 0 && theme.derivedPages?.length ? theme.derivedPages : undefined;
+  return staged({ routes, byPath, unreadable, ...(pagesUnknown ? { pagesUnknown } : {}), ...(derivedUnknown ? { derivedUnknown } : {}) }, errors);
 }
 
 /** The article a route shows whole, when it shows one. */
@@ -175,24 +218,30 @@ export function articleOf<Meta extends object>(route: Route<Meta>): ArticleVaria
   return route.kind === "article" ? route.article : route.kind === "page" ? route.featured : undefined;
 }
 
-function missingRoute({ declaredIn, key, route }: NonNullable<PageSpec["features"]>): ContentError {
+function missingRoute({ declaredIn, key, route }: NonNullable<PageSpec["features"]>, moved?: { to: string; file: string }): ContentError {
   return errorAt(declaredIn, key, {
     message: `\`${formatKey(key)}\` points to ${route}, but no article has that route`,
-    hint: "use the route of an existing article (see content/articles), or add the article",
+    hint: moved
+      ? `its page moved to ${moved.to} (${moved.file}): write ${moved.to} (npm run move rewrites these entries when it renames an article)`
+      : "use the route of an existing article (see content/articles), or add the article",
   });
 }
 
-/** Errors for the entries of a listing (cards, editions) that point at a route no article has. */
+/**
+ * Errors for the entries of a listing (cards, editions) that point at a route no article
+ * has; with `found` (the theme check's third argument), the hint says where the page went.
+ */
 export function routeErrors(
   list: LocatableSource & { value: readonly { route: string }[] },
   content: SiteContent,
   table: RouteTable,
+  found?: { movedTo(route: string): { to: string; file: string } | undefined },
 ): ContentError[] {
   const errors: ContentError[] = [];
   // An entry pointing at a draft is left out until the draft is published.
   list.value.forEach((entry, i) => {
-    if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route) && !table.unreadable.has(entry.route)) {
-      errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }));
+    if (!table.byPath.has(entry.route) && !content.draftRoutes.has(entry.route) && !cannotTell(table, entry.route)) {
+      errors.push(missingRoute({ declaredIn: list, key: [i, "route"], route: entry.route }, found?.movedTo(entry.route)));
     }
   });
   return errors;
