@@ -254,7 +254,7 @@ describe("cafe --help and mistaken command lines", () => {
     expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --new-published-routes, --root, --help (cafe build --help)\n");
     const unknown = await cafe(["biuld"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are build, dev, preview, new, check-links");
+    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are build, dev, preview, new, move, check-links");
   }, 60_000);
 
   it("in a folder that is no site, says so and how to make one", async () => {

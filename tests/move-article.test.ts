@@ -150,6 +150,6 @@ describe("npm run move on a copy of the real site", () => {
     expect(refused.stderr).toMatch(/npm run move: \/artigo-transicao is the route of .*\nhint: choose another route/);
     const usage = await command("/sistema-de-notas");
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toContain("npm run move -- /old-route /new-route");
+    expect(usage.stderr).toContain("cafe move /old-route /new-route");
   }, 120_000);
 });

@@ -137,7 +137,7 @@ describe("a site outside this repository, with the engine installed from its pac
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Building dist \(/m);
-    expect(result.stdout).toMatch(/^Built 4 pages into dist in \d+ ms$/m);
+    expect(result.stdout).toMatch(/^Built 6 pages into dist in \d+ ms$/m);
     expect(result.stdout).toContain("Updated the editors' schemas of the YAML files: .vscode/schemas/site.schema.json");
     const list = await readFile(path.join(site, "dist/index.html"), "utf8");
     expect(list).toContain('<a href="/notes/margins">Margins</a>');
@@ -178,7 +178,7 @@ describe("a site outside this repository, with the engine installed from its pac
     const text = await readFile(path.join(site, "content/articles/a-third-note.md"), "utf8");
     expect(text).toMatch(/^---\ntitle: "A third note"\ndate: \d\d\/\d\d\/\d{4}\ndraft: true/);
     // A draft: the build leaves it out.
-    expect((await cafe("build")).stdout).toMatch(/Built 4 pages into dist/);
+    expect((await cafe("build")).stdout).toMatch(/Built 6 pages into dist/);
     await rm(path.join(site, "content/articles/a-third-note.md"));
   }, 120_000);
 
