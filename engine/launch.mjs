@@ -346,7 +346,8 @@ if (argv[0] === "--dev-builder") {
   let made = await bundle(setup.projectRoot, setup.themeModule);
   const builder = await load(made, "dev-builder.js", rebundle);
   if (builder.remade) made = builder.remade;
-  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js") });
+  // The bundle is named by everything it was made from: that name is the version of the code the persistent cache belongs to.
+  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js"), code: path.basename(made.dir) });
 } else {
   const { root, config } = findSite(argv);
   const rebundle = () => bundle(root, config, { force: true });
@@ -361,6 +362,7 @@ if (argv[0] === "--dev-builder") {
     launcher,
     engineDir,
     setupFile: path.join(made.dir, "setup.json"),
+    code: path.basename(made.dir),
   });
   process.exit(code);
 }

@@ -40,6 +40,11 @@ export interface SiteLaunch {
    * finds out that nothing changed from them, before loading the theme (and React).
    */
   setupFile?: string;
+  /**
+   * The version of the code: the bundle's name, made from everything esbuild read (the engine,
+   * the theme, the bundled packages, the lock file). Read from the files when not given.
+   */
+  code?: string;
 }
 
 /** The engine's folder and launcher when the engine runs from its sources (a build script under tsx, the tests). */
@@ -149,6 +154,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         verbose: values.verbose === true,
         inputs,
         newPublishedRoutes: values["new-published-routes"] === true,
+        codeVersion: launch.code,
       });
       if (code === 0 && ownContent) await updateEditorSchemas(root, contentDir, theme);
       return code;

@@ -40,6 +40,8 @@ export interface ProjectBuildOptions {
   noCache?: boolean;
   /** Print how long each stage took. */
   verbose?: boolean;
+  /** The version of the code the cache belongs to, when the caller knows it (the launcher's bundle); else read from the code's files. */
+  codeVersion?: string;
   /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
   inputs?: string;
   /**
@@ -64,7 +66,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
   }
-  const cache = options.noCache ? undefined : await BuildCache.open(cacheDirOf(projectRoot, contentDir, "build"), await codeVersion(projectRoot, codeFolders), { read: !options.force });
+  const cache = options.noCache ? undefined : await BuildCache.open(cacheDirOf(projectRoot, contentDir, "build"), (options.codeVersion ?? (await codeVersion(projectRoot, codeFolders))), { read: !options.force });
   const writer = new FolderWriter(outDir);
   // An interrupted build throws its half-written folder away; the last good site stays.
   // Every repeat of the signal is caught too, so none cuts the clean-up short.

@@ -39,7 +39,7 @@ export function runBuilder(setup: BuilderSetup): void {
     // The theme's own mistakes, shown like content errors until it is fixed (an edit to it starts a new builder).
     const mistakes = checkTheme(theme, projectRoot);
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
-    const cache = cacheDir ? await BuildCache.open(cacheDir, await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])) : undefined;
+    const cache = cacheDir ? await BuildCache.open(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
     const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {

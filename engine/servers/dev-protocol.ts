@@ -22,6 +22,8 @@ export interface BuilderSetup {
   themeFolders: string[];
   /** The engine's folder, relative to the project root. */
   engineFolder: string;
+  /** The version of the code (the launcher's bundle, named by everything esbuild read); read from the files when not given. */
+  code?: string;
   /** The persistent cache's folder; none: no cache. */
   cacheDir?: string;
   /** Keep the editors' schemas of the content current. */

@@ -5,10 +5,10 @@
  * title or description an app will cut (`shareWarnings`); the dev server's share preview
  * (servers/share-preview.ts) draws every page as each app shows it.
  *
- * Each page's <head> is parsed with htmlparser2 (a tolerant, streaming HTML parser:
+ * Each page's <head> is read by the engine's one reader of built pages (lib/html-tags.ts:
  * attributes in any order or quoting, entities decoded).
  */
-import { Parser } from "htmlparser2";
+import { startTags, titleText } from "../../lib/html-tags.js";
 import type { ContentWarning } from "../../lib/errors.js";
 
 /** What a page's <head> says about sharing it. */
@@ -24,39 +24,20 @@ export interface PageMeta {
   canonical?: string;
 }
 
-/** Reads the share-related meta of a page's head (stops at </head>). */
+/** Reads the share-related meta of a page's head (what comes before its <body>). */
 export function readPageMeta(html: string): PageMeta {
   const out: PageMeta = { meta: {} };
-  let inTitle = false;
-  let title = "";
-  let done = false;
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        if (done) return;
-        if (name === "html" && attrs.lang) out.lang = attrs.lang;
-        else if (name === "title") inTitle = true;
-        else if (name === "meta") {
-          const key = (attrs.property ?? attrs.name)?.trim().toLowerCase();
-          if (key && attrs.content !== undefined && !(key in out.meta)) out.meta[key] = attrs.content.trim();
-        } else if (name === "link" && attrs.rel?.toLowerCase().split(/\s+/).includes("canonical") && attrs.href) out.canonical = attrs.href;
-        else if (name === "body") done = true;
-      },
-      ontext(text) {
-        if (inTitle) title += text;
-      },
-      onclosetag(name) {
-        if (name === "title") {
-          inTitle = false;
-          out.title ??= title.replace(/\s+/g, " ").trim() || undefined;
-        } else if (name === "head") done = true;
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  // The head is at the top: parse up to the body, not the whole page.
+  // The head is at the top: read up to the body, not the whole page.
   const end = html.search(/<body[\s>]/i);
-  parser.end(end < 0 ? html : html.slice(0, end));
+  const head = end < 0 ? html : html.slice(0, end);
+  for (const { name, attributes: attrs } of startTags(head)) {
+    if (name === "html" && attrs.lang) out.lang = attrs.lang;
+    else if (name === "meta") {
+      const key = (attrs.property ?? attrs.name)?.trim().toLowerCase();
+      if (key && attrs.content !== undefined && !(key in out.meta)) out.meta[key] = attrs.content.trim();
+    } else if (name === "link" && attrs.rel?.toLowerCase().split(/\s+/).includes("canonical") && attrs.href) out.canonical ??= attrs.href;
+  }
+  out.title = titleText(head);
   if (out.meta.description !== undefined) out.description = out.meta.description;
   return out;
 }
