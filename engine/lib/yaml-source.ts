@@ -160,35 +160,24 @@ export function parseJsonSource(text: string, file: string): ParsedSource {
   if (value !== undefined) {
     // JSON.parse keeps the last of two equal keys without a word: each key may appear once.
     const repeated = repeatedKey(text);
-    if (repeated) {
-      const before = text.slice(0, repeated.offset);
-      throw new ContentError({
-        file,
-        line: before.split("\n").length,
-        column: repeated.offset - before.lastIndexOf("\n"),
-        source: text,
-        message: `invalid JSON: the key "${repeated.key}" appears twice in one object`,
-        hint: "each key may appear once; remove or rename the repeated one",
-      });
-    }
+    if (repeated) throw jsonError(file, text, repeated.offset, `the key "${repeated.key}" appears twice in one object`, "each key may appear once; remove or rename the repeated one");
     return { value, locate: locatorOf({ file, source: text }) };
   }
   const errors: ParseError[] = [];
   parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
   if (first) {
-    const before = text.slice(0, first.offset);
-    throw new ContentError({
-      file,
-      line: before.split("\n").length,
-      column: first.offset - before.lastIndexOf("\n"),
-      source: text,
-      message: `invalid JSON: ${JSON_ERRORS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error)}`,
-      hint: "JSON needs double-quoted keys and strings, and no comma after the last item",
-    });
+    const code = printParseErrorCode(first.error);
+    throw jsonError(file, text, first.offset, JSON_ERRORS[code] ?? code, "JSON needs double-quoted keys and strings, and no comma after the last item");
   }
   // JSON is YAML: the YAML parser gives the value and the lines of its keys.
   return parseYamlSource(text, file, text);
+}
+
+/** A ContentError at an offset of a JSON file's text. */
+function jsonError(file: string, text: string, offset: number, what: string, hint: string): ContentError {
+  const before = text.slice(0, offset);
+  return new ContentError({ file, line: before.split("\n").length, column: offset - before.lastIndexOf("\n"), source: text, message: `invalid JSON: ${what}`, hint });
 }
 
 /** The first key written twice in one object, with where the second one is. */
