@@ -100,6 +100,13 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 /** Length as a reader counts it. */
 export const visibleLength = (text: string) => [...segmenter.segment(text)].length;
 
+/**
+ * Whether `text` is longer than `max` characters as a reader counts them. A text of at most
+ * `max` UTF-16 units has at most `max` graphemes: only a longer one is segmented (segmenting
+ * every page's title and description cost ~0.2 ms a page, 0.8 s of a 4000-page build).
+ */
+const longerThan = (text: string, max: number) => text.length > max && visibleLength(text) > max;
+
 /** `text` cut to `max` visible characters with "…", and whether it was cut. */
 export function cutText(text: string, max: number): { text: string; cut: boolean } {
   const parts = [...segmenter.segment(text)].map((s) => s.segment);
@@ -136,8 +143,8 @@ export function shareCuts(share: ShareText): ShareCut[] {
   const cuts: ShareCut[] = [];
   for (const app of SHARE_APPS) {
     const shown = shownBy(app, share);
-    if (shown.title && visibleLength(shown.title) > app.title) cuts.push({ app, what: "title", at: app.title, length: visibleLength(shown.title) });
-    if (shown.description && app.description?.warned && visibleLength(shown.description) > app.description.shows) {
+    if (shown.title && longerThan(shown.title, app.title)) cuts.push({ app, what: "title", at: app.title, length: visibleLength(shown.title) });
+    if (shown.description && app.description?.warned && longerThan(shown.description, app.description.shows)) {
       cuts.push({ app, what: "description", at: app.description.shows, length: visibleLength(shown.description) });
     }
   }
