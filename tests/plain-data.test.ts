@@ -57,6 +57,23 @@ describe("stages hand over plain data", () => {
   }, 120_000);
 });
 
+describe("what a stage finds wrong is plain data too", () => {
+  it("a build with errors reports the same errors, file, line and hint, when every hand-over is a structured clone", async () => {
+    const dir = await editedFixture("notebook", {
+      "content/articles/notes/margins.md": (s) => `${s.replace(/^title: .*$/m, "titel: Margins")}\n[nowhere](/notes/nowhere)\n`,
+      "content/articles/notes/reading-slowly.md": (s) => `${s}\n[again](/notes/nowhere-else)\n`,
+    });
+    const reports = [];
+    for (const cloneBetweenStages of [false, true]) {
+      const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook, cloneBetweenStages, publishedRoutes: false }).build(new MemoryWriter());
+      expect(result.ok).toBe(false);
+      reports.push(result.errors.map((e) => [e.location, e.message, e.hint, formatError(e)]));
+    }
+    expect(reports[0]!.length).toBeGreaterThanOrEqual(2);
+    expect(reports[1]).toEqual(reports[0]);
+  });
+});
+
 describe("no module keeps state of its own", () => {
   it("has no module-level `let` and no module-level Map, Set or WeakMap that starts empty", () => {
     const found: string[] = [];

@@ -16,7 +16,29 @@ export interface ContentErrorInit {
   cause?: unknown;
 }
 
-export class ContentError extends Error {
+/**
+ * A problem found, as plain data: what a stage returns (it survives `structuredClone`, which
+ * keeps only an Error's message) and what the report prints. A ContentError is one too.
+ */
+export interface ContentIssue {
+  readonly file: string;
+  readonly message: string;
+  readonly hint?: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly key?: string;
+  readonly source?: string;
+  /** `content/articles/x.md:4:3` — the place an editor can jump to. */
+  readonly location: string;
+}
+
+/** The problem as plain data (its fields, its location worked out). */
+export function plainIssue(issue: ContentIssue): ContentIssue {
+  const { file, message, hint, line, column, key, source, location } = issue;
+  return { file, message, hint, line, column, key, source, location };
+}
+
+export class ContentError extends Error implements ContentIssue {
   readonly file: string;
   readonly hint?: string;
   readonly line?: number;
@@ -90,7 +112,7 @@ export function codeFrame(source: string, line: number, column?: number): string
 }
 
 /** The text an author reads in the terminal for one error. */
-export function formatError(error: ContentError): string {
+export function formatError(error: ContentIssue): string {
   const parts = [`${error.location}: ${error.message}`];
   if (error.source !== undefined && error.line !== undefined) {
     parts.push(codeFrame(error.source, error.line, error.column));
@@ -105,19 +127,19 @@ export function formatError(error: ContentError): string {
  */
 export interface Staged<T> {
   value: T;
-  errors: ContentError[];
+  errors: ContentIssue[];
   warnings: ContentWarning[];
 }
 
-/** A stage's result. */
-export const staged = <T,>(value: T, errors: ContentError[] = [], warnings: ContentWarning[] = []): Staged<T> => ({ value, errors, warnings });
+/** A stage's result: its errors as plain data, whatever made them. */
+export const staged = <T,>(value: T, errors: readonly ContentIssue[] = [], warnings: ContentWarning[] = []): Staged<T> => ({ value, errors: errors.map(plainIssue), warnings });
 
 /**
  * Errors in the order an author fixes them: by file, then line and column (code-point order,
  * locale-free); one found by two checks (a link's route before and after rendering) once.
  */
-export function byPlace(errors: readonly ContentError[]): ContentError[] {
-  const key = (e: ContentError): [string, number, number] => [e.file, e.line ?? 0, e.column ?? 0];
+export function byPlace<E extends ContentIssue>(errors: readonly E[]): E[] {
+  const key = (e: ContentIssue): [string, number, number] => [e.file, e.line ?? 0, e.column ?? 0];
   const seen = new Set<string>();
   const once = errors.filter((e) => {
     const id = `${e.location}\0${e.message}`;

@@ -1,6 +1,6 @@
 /** How a build's outcome reaches the author's terminal. */
 import path from "node:path";
-import { formatError, formatWarning, type ContentError, type ContentWarning } from "./errors.js";
+import { formatError, formatWarning, type ContentIssue, type ContentWarning } from "./errors.js";
 
 const useColor = process.stderr.isTTY && !process.env.NO_COLOR;
 const red = (s: string) => (useColor ? `\x1b[31m${s}\x1b[0m` : s);
@@ -16,7 +16,7 @@ export function printWarnings(warnings: readonly ContentWarning[]): void {
 /** How many errors are printed in full; the rest are counted per file. */
 const PRINTED = 50;
 
-export function printErrors(errors: readonly ContentError[]): void {
+export function printErrors(errors: readonly ContentIssue[]): void {
   console.error(red(`\nThe build found ${errors.length} problem${errors.length === 1 ? "" : "s"} in the content:\n`));
   for (const e of errors.slice(0, PRINTED)) console.error(`${formatError(e)}\n`);
   if (errors.length > PRINTED) {

@@ -14,7 +14,7 @@
  */
 import path from "node:path";
 import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
-import { byPlace, staged, type ContentError, type ContentWarning, type Staged } from "../lib/errors.js";
+import { byPlace, staged, type ContentIssue, type ContentWarning, type Staged } from "../lib/errors.js";
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
 import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
@@ -56,7 +56,7 @@ export interface BuildOptions {
 export interface BuildResult {
   ok: boolean;
   routes: Route[];
-  errors: ContentError[];
+  errors: ContentIssue[];
   warnings: ContentWarning[];
   /** Files written or removed, relative to the site root. */
   changed: string[];
@@ -296,7 +296,7 @@ export async function buildSite(options: BuildOptions & { writer: SiteWriter }):
 
 /** What the stages of a run found wrong, gathered as they return. */
 function findings() {
-  const errors: ContentError[] = [];
+  const errors: ContentIssue[] = [];
   const warnings: ContentWarning[] = [];
   /** Notes a stage's errors and warnings; gives back the stage's result. */
   const add = <T,>(result: Staged<T>): Staged<T> => {
@@ -307,7 +307,7 @@ function findings() {
   return { errors, warnings, add };
 }
 
-async function fail(writer: SiteWriter, found: { errors: ContentError[]; warnings: ContentWarning[] }): Promise<BuildResult> {
+async function fail(writer: SiteWriter, found: { errors: ContentIssue[]; warnings: ContentWarning[] }): Promise<BuildResult> {
   await writer.abort();
   return { ok: false, routes: [], errors: byPlace(found.errors), warnings: found.warnings, changed: [], rendered: 0 };
 }

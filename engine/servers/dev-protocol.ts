@@ -1,7 +1,7 @@
 /** Messages between the dev server and its builder process, and what the browser receives. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { codeFrame, type ContentError } from "../lib/errors.js";
+import { codeFrame, type ContentIssue } from "../lib/errors.js";
 
 /** One error as the terminal and the browser overlay show it. */
 export interface ReportedError {
@@ -50,7 +50,7 @@ export type BuildReply = {
       ms: number;
     };
 
-export function reportError(error: ContentError): ReportedError {
+export function reportError(error: ContentIssue): ReportedError {
   return {
     location: error.location,
     message: error.message,

@@ -8,7 +8,7 @@
  * build that has errors already renders its pages all the same, in memory, for that check
  * (`unwrittenLinkStage`): one run reports every error.
  */
-import { staged, type ContentError, type Staged } from "../../lib/errors.js";
+import { staged, type ContentError, type ContentIssue, type Staged } from "../../lib/errors.js";
 import type { SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { assetStage, type AssetRecord } from "../assets/assets.js";
@@ -81,7 +81,7 @@ export interface UnwrittenInput extends CheckInput {
   previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
   themeCode?: ThemeSources;
   /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
-  reported: readonly ContentError[];
+  reported: readonly ContentIssue[];
 }
 
 /** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
