@@ -7,6 +7,8 @@
 import type { BuildRecord, PageEntry } from "../../incremental/build-cache.js";
 import type { RenderedFile } from "../render/render.js";
 import type { SiteWriter } from "./writers.js";
+import { readFile } from "node:fs/promises";
+import { publicFiles } from "./public-files.js";
 
 export interface WriteInput {
   /** The assets bundled in this build (none when the last build's were taken). */
@@ -57,7 +59,8 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
     const fresh: [string, Uint8Array][] = [];
     for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
     changed = changed.concat(await writeFiles(writer, fresh));
-    await writer.copyDir(publicDir);
+    // public/, file by file as public-files.ts lists it (a link to a file is that file): a writer keeps what it holds already.
+    for (const [file, source] of publicFiles(publicDir)) await writer.write(file, await readFile(source));
     return { changed, pages, rendered, redirectFiles };
   } catch (error) {
     await writer.abort();

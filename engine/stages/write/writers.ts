@@ -10,7 +10,6 @@ import { constants, rmdirSync, rmSync, statSync } from "node:fs";
 import { copyFile, link, lstat, mkdir, readFile, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
 import { writeFileAtomic } from "../../lib/files.js";
 import path from "node:path";
-import { publicFiles } from "./public-files.js";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type HeldLock, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
 
 export interface SiteWriter {
@@ -27,8 +26,6 @@ export interface SiteWriter {
   reuse(file: string, size?: number): Promise<boolean>;
   /** Removes a file that is no longer part of the site. */
   remove(file: string): Promise<void>;
-  /** Copies a folder (public/) into the site as-is. */
-  copyDir(from: string): Promise<void>;
   /** Copies one file into the site; false when the source no longer exists. */
   copyFile(from: string, to: string): Promise<boolean>;
   /** Makes the written site the current one. */
@@ -67,7 +64,6 @@ export class MemoryWriter implements SiteWriter {
     const data = this.files.get(file);
     return data !== undefined && (size === undefined || Buffer.byteLength(data) === size);
   }
-  async copyDir() {}
   copyFile(from: string, to: string) {
     return copyInto(this, from, to);
   }
@@ -317,11 +313,6 @@ export class FolderWriter implements SiteWriter {
     });
   }
 
-  /** Copies public/ into the site, file by file (as public-files.ts lists them): those the standby holds already stay. */
-  async copyDir(from: string): Promise<void> {
-    for (const [file, source] of publicFiles(from)) await this.write(file, await readFile(source));
-  }
-
   copyFile(from: string, to: string): Promise<boolean> {
     return copyInto(this, from, to);
   }
@@ -468,11 +459,6 @@ export class LiveWriter implements SiteWriter {
     this.hashes.delete(file);
     this.sizes.delete(file);
     await rm(path.join(this.outDir, file), { force: true });
-  }
-
-  /** Copies public/ into the served folder (as public-files.ts lists them): only the files whose bytes changed are written. */
-  async copyDir(from: string): Promise<void> {
-    for (const [file, source] of publicFiles(from)) await this.write(file, await readFile(source));
   }
 
   copyFile(from: string, to: string): Promise<boolean> {
