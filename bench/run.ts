@@ -73,7 +73,8 @@ const TOOLS: Record<string, Tool> = {
       }
     },
     // What `npm run build` runs, from a copy of the project (the edit rows change a template).
-    command: (dir) => [process.execPath, [path.join(dir, "project/engine/launch.mjs"), "build", "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
+    // --root: the copy is the site (run from `dir`, the command would look for a site's config above it and find this checkout's).
+    command: (dir) => [process.execPath, [path.join(dir, "project/engine/launch.mjs"), "build", "--root", path.join(dir, "project"), "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
     clean: (dir) => [path.join(dir, "dist"), path.join(dir, "dist.builds"), path.join(dir, "project/node_modules/.cache")],
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
@@ -205,7 +206,7 @@ async function measureEdits(tool: Tool, dir: string) {
 /** Seconds from starting `npm run dev` to the server answering with the home page. */
 async function startDev(dir: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(dir, "project/engine/launch.mjs"), "dev", "--content", path.join(dir, "content"), "--port", "0"], {
+  const child = spawn(process.execPath, [path.join(dir, "project/engine/launch.mjs"), "dev", "--root", path.join(dir, "project"), "--content", path.join(dir, "content"), "--port", "0"], {
     cwd: dir,
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, NODE_ENV: "production", TSX_TSCONFIG_PATH: path.join(dir, "project/tsconfig.json") },
