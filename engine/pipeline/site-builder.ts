@@ -13,7 +13,7 @@
  * and runs the same stages.
  */
 import path from "node:path";
-import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
+import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type Article, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
 import { byPlace, staged, type ContentIssue, type ContentWarning, type Staged } from "../lib/errors.js";
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
 import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
@@ -91,7 +91,10 @@ export interface PreviousBuild {
   markdown: MarkdownBodies;
   /** The routes of the last successful build. */
   routes?: Route[];
+  /** Articles the runs before the last one read, by route. */
   known: KnownArticles;
+  /** The articles of the last successful run: joined to `known` only when the next run starts (a one-shot build never pays for it). */
+  articles: readonly Article[];
   images: ImageMemory;
   cards: CardMemory;
   /** What the output holds: each page with its dependencies, the assets, media and old addresses' files. */
@@ -112,7 +115,7 @@ export class SiteBuilder {
     this.cache = options.cache ?? BuildCache.none();
     this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
-    this.previous = { markdown: new Map(), known: new Map(), images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
+    this.previous = { markdown: new Map(), known: new Map(), articles: [], images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
   }
 
   /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
@@ -155,7 +158,7 @@ export class SiteBuilder {
     const { content, failed } = loaded.value;
     if (!content) return fail(writer, found);
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
-    const earlier: EarlierArticles = { known: previous.known, cachedArticles: cache.files };
+    const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
     const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
@@ -198,7 +201,7 @@ export class SiteBuilder {
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
-    this.previous = { ...this.previous, routes: table.routes, known: knownAfter(previous.known, content.articles), output: next };
+    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next };
     // The addresses published for the first time join the record, the retired derived pages leave it (never from a build with drafts).
     const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
