@@ -85,13 +85,12 @@ export async function cardStage(
   const files = new Map<string, Uint8Array>();
   const kept: Record<string, KeptCard> = {};
   const drawn = new Map<string, Uint8Array>();
-  const require = createRequire(path.join(projectRoot, "package.json"));
   let setup = memory.setup;
   if (card && cardsEnabled(theme, content.site.value)) {
     const cache = new MediaCache<Record<string, never>>(projectRoot, "cards");
     // The part of every key that does not depend on the page: without the fonts' bytes read
     // again while the fonts' files are as they were.
-    const base = (setup ??= await loadFonts(card, theme, require)).key;
+    const base = (setup ??= await loadFonts(card, theme, createRequire(path.join(projectRoot, "package.json")))).key;
     for (const route of routes) {
       const props = card.props({ route, site: content.site.value, content });
       if (props === undefined) continue;
