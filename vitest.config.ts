@@ -18,6 +18,7 @@ const INTEGRATION = [
   "tests/serve.test.ts",
   "tests/site-outside.test.ts",
   "tests/static-parity.test.ts",
+  "tests/threads.test.ts",
   "tests/workflow.test.ts",
 ];
 

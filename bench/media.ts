@@ -21,7 +21,7 @@ import sharp from "sharp";
 import { loadContent, type Article, type SiteContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory } from "../engine/stages/images/images.js";
-import { cardStage, noCardMemory, type CardMemory } from "../engine/stages/cards/cards.js";
+import { cardStage, drawHere, noCardMemory, type CardMemory } from "../engine/stages/cards/cards.js";
 import { theme } from "../templates/theme.js";
 import type { SiteSettings } from "../templates/schema.js";
 
@@ -53,10 +53,11 @@ for (let run = 0; run < runs; run++) {
   const fresh = { ...theme, version: `${theme.version}-bench-${Date.now()}-${run}` };
   const input = { routes, content, siteUrl: url, projectRoot: root, previous: {} };
   const noReuse = async () => false;
+  const draw = drawHere(fresh.socialCard!);
   let memory: CardMemory = noCardMemory();
-  drawn.push(await time(async () => void ({ memory } = (await cardStage({ ...input, memory }, fresh, noReuse)).value)));
-  fromMemory.push((await time(() => cardStage({ ...input, memory }, fresh, noReuse))) / routes.length);
-  fromDisk.push((await time(() => cardStage({ ...input, memory: noCardMemory() }, fresh, noReuse))) / routes.length);
+  drawn.push(await time(async () => void ({ memory } = (await cardStage({ ...input, memory }, fresh, noReuse, draw)).value)));
+  fromMemory.push((await time(() => cardStage({ ...input, memory }, fresh, noReuse, draw))) / routes.length);
+  fromDisk.push((await time(() => cardStage({ ...input, memory: noCardMemory() }, fresh, noReuse, draw))) / routes.length);
 }
 
 // satori and resvg apart, on the same cards (modules already loaded).

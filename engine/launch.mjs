@@ -220,7 +220,12 @@ async function make(root, siteModule, slot) {
   const { build } = await import("esbuild");
   mkdirSync(slot, { recursive: true });
   const temp = path.join(slot, `new.${process.pid}.${Date.now()}.tmp`);
-  const entryPoints = { cli: path.join(engineDir, "cli/main.ts"), "dev-builder": path.join(engineDir, "servers/dev-builder.ts") };
+  const entryPoints = {
+    cli: path.join(engineDir, "cli/main.ts"),
+    "dev-builder": path.join(engineDir, "servers/dev-builder.ts"),
+    // A worker thread of the pool: it loads site.js (the config and its theme) by path.
+    worker: path.join(engineDir, "pipeline/worker.ts"),
+  };
   if (siteModule) entryPoints.site = siteModule;
   let result;
   try {
@@ -347,7 +352,7 @@ if (argv[0] === "--dev-builder") {
   const builder = await load(made, "dev-builder.js", rebundle);
   if (builder.remade) made = builder.remade;
   // The bundle is named by everything it was made from: that name is the version of the code the persistent cache belongs to.
-  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js"), code: path.basename(made.dir) });
+  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js"), workerModule: path.join(made.dir, "worker.js"), code: path.basename(made.dir) });
 } else {
   const { root, config } = findSite(argv);
   const rebundle = () => bundle(root, config, { force: true });
@@ -362,6 +367,7 @@ if (argv[0] === "--dev-builder") {
     launcher,
     engineDir,
     setupFile: path.join(made.dir, "setup.json"),
+    workers: config && { worker: path.join(made.dir, "worker.js"), site: path.join(made.dir, "site.js") },
     code: path.basename(made.dir),
   });
   process.exit(code);

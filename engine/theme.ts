@@ -201,6 +201,13 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
    * reads one through `ctx.listing(name)`, and is rendered again only when its value changes.
    */
   listings?: { [Name in keyof Listings]: (content: ContentOf<Site, Shape, Collections>) => Listings[Name] };
+  /**
+   * Work every thread that renders does once per build, before its first body or page
+   * (load the icons the content names, say): the templates are synchronous, and a worker
+   * thread shares nothing with the build's thread but what it is handed. Run it again for the
+   * same content and it should do nothing new.
+   */
+  prepare?(content: ContentOf<Site, Shape, Collections>): Promise<void> | void;
   /** Checks that need the whole site (a card pointing nowhere); async work allowed (loading icons). */
   check?(content: ContentOf<Site, Shape, Collections>, routes: RouteTable<FrontMatterOf<Shape>>, found?: CheckHelpers): Promise<ContentError[]> | ContentError[];
   /** An article's summary for the feed; its `description` when the theme gives none. */

@@ -65,6 +65,8 @@ draft: true # publicado só quando você apagar esta linha
 
 Comece a escrever aqui. Salve com \`npm run dev\` aberto e a página recarrega sozinha.
 `,
+  // The home page's cards show lucide icons, each its own module: loaded on every thread that renders.
+  prepare: async (content) => void (await loadIcons(cardEntriesOf(content).map((c) => c.icon))),
   async check(content, routes, found) {
     const { cards, editions } = content.collections;
     const errors: ContentError[] = [

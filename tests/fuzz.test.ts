@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/stages/load/content.js";
 import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
-import { ContentError } from "../engine/lib/errors.js";
+import { ContentError, type ContentIssue } from "../engine/lib/errors.js";
 import { parseJsonSource, parseYamlSource, schemaErrors } from "../engine/lib/yaml-source.js";
 import { cardsSchema, blockSchemas } from "../templates/schema.js";
 import { theme } from "../templates/theme.js";
@@ -74,11 +74,15 @@ const wellFormedArticle = fc
   .tuple(fc.constantFrom("title: Um título", 'title: "Ação: 50%"\nreadTime: 3', "title: Só título\ndate: 04/08/2025\nlang: en"), text, text)
   .map(([front, a, b]) => `---\n${front}\n---\n${a}\n\n${b}\n`);
 
-/** Every problem is a ContentError with a file and a line: nothing an author cannot find. */
+/**
+ * Every problem has a file and a line (nothing an author cannot find), as data that crosses a
+ * thread whole: the loader's ContentErrors, and the Markdown stage's plain issues.
+ */
 function expectLocated(errors: readonly unknown[]) {
   for (const error of errors) {
-    expect(error).toBeInstanceOf(ContentError);
-    const e = error as ContentError;
+    const e = error as ContentIssue;
+    if (!(error instanceof ContentError)) expect(structuredClone(e)).toEqual(e);
+    expect(e.location).toBe(`${e.file}:${e.line}${e.column === undefined ? "" : `:${e.column}`}`);
     expect(e.file).toBeTruthy();
     expect(e.line, `${e.file}: ${e.message}`).toBeGreaterThanOrEqual(1);
     expect(e.message).not.toMatch(/\n\s+at /);

@@ -47,6 +47,11 @@ export const COMMANDS = {
       force: { type: "boolean", help: "build everything again: neither the up-to-date check nor the cache is read (the code is bundled again too)" },
       "no-cache": noCache,
       verbose: { type: "boolean", help: "print how long each stage took" },
+      threads: {
+        type: "string",
+        value: "N",
+        help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 1000 articles or more, else 1)",
+      },
       "new-published-routes": {
         type: "boolean",
         help: "start a new record of published addresses (content/published-routes.txt) where it is missing although the site was built before",

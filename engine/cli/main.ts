@@ -40,6 +40,8 @@ export interface SiteLaunch {
    * finds out that nothing changed from them, before loading the theme (and React).
    */
   setupFile?: string;
+  /** The modules a worker thread of the build loads (the bundle's worker.js and site.js). */
+  workers?: import("../pipeline/threads.js").WorkerModules;
   /**
    * The version of the code: the bundle's name, made from everything esbuild read (the engine,
    * the theme, the bundled packages, the lock file). Read from the files when not given.
@@ -138,6 +140,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
   switch (command) {
     case "build": {
       const outDir = outFlag ?? setup.outDir;
+      const threads = threadsOf(values.threads);
+      if (threads === null) return 2;
       const inputs = await projectInputs(root, contentDir, [...themeFolders, engineFolder, path.relative(root, publicDir)]);
       if (!values.force && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return 0;
       const { buildProject } = await import("../pipeline/project.js");
@@ -155,6 +159,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         inputs,
         newPublishedRoutes: values["new-published-routes"] === true,
         codeVersion: launch.code,
+        workers: launch.workers,
+        threads,
       });
       if (code === 0 && ownContent) await updateEditorSchemas(root, contentDir, theme);
       return code;
@@ -324,6 +330,15 @@ async function themeFailed(mistakes: ContentError[]): Promise<number> {
   printErrors(mistakes);
   console.error("The theme cannot build a site: fix it, then run the command again.");
   return 1;
+}
+
+/** `--threads N`: undefined when not given; null (said why) when it is not a whole number from 1 to 64. */
+function threadsOf(value: unknown): number | undefined | null {
+  if (typeof value !== "string") return undefined;
+  const threads = Number(value);
+  if (value.trim() !== "" && Number.isInteger(threads) && threads >= 1 && threads <= 64) return threads;
+  console.error(`--threads must be a whole number from 1 to 64; got '${value}'`);
+  return null;
 }
 
 function portOf(value: unknown): number | undefined {

@@ -15,6 +15,7 @@
  * before it, and never changes afterwards.
  */
 import { hashOf, hashOfAll } from "../lib/hash.js";
+import { outcomeHash, outcomeIn, type SiteValues } from "../lib/site-values.js";
 import { type Article, type SiteContent } from "../stages/load/content.js";
 import type { RouteTable } from "../stages/routes/routes.js";
 import { articleOf } from "../stages/routes/routes.js";
@@ -69,6 +70,8 @@ export interface DepSources {
   listing?: (name: string) => unknown;
   /** A block's site data (computed once per build). */
   block: (name: string) => unknown;
+  /** The listings and site blocks' data as computed once per run, with their hashes (not hashed again here). */
+  values?: SiteValues;
   /** The hash of the assets' manifest and policy. */
   assets?: string;
   /** The social card of a route. */
@@ -97,8 +100,8 @@ const KINDS = {
   },
   body: (s: DepSources, file: string) => s.bodyHash?.(file),
   assets: (s: DepSources) => s.assets,
-  listing: (s: DepSources, name: string) => (s.listing ? json(s.listing(name)) : undefined),
-  block: (s: DepSources, name: string) => json(s.block(name)),
+  listing: (s: DepSources, name: string) => outcomeHash(outcomeIn(s.values?.listings, name)) ?? (s.listing ? json(s.listing(name)) : undefined),
+  block: (s: DepSources, name: string) => outcomeHash(outcomeIn(s.values?.blocks, name)) ?? json(s.block(name)),
   card: (s: DepSources, routePath: string) => (s.card ? json(s.card(routePath)) : undefined),
   cover: (s: DepSources, key: string) => {
     if (!s.cover) return undefined;

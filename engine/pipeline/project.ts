@@ -16,6 +16,7 @@ import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
 import { shownPath } from "../lib/files.js";
 import type { Theme } from "../theme.js";
+import type { WorkerModules } from "./threads.js";
 
 /** The engine's folder, when it runs from its sources (a build script under tsx; the command line says where it is). */
 const ENGINE_DIR = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -49,6 +50,10 @@ export interface ProjectBuildOptions {
    * although the output was built before (otherwise that stops the build: it was deleted).
    */
   newPublishedRoutes?: boolean;
+  /** The modules a worker thread loads (the launcher's bundle); none: one thread. */
+  workers?: WorkerModules;
+  /** How many threads compute (`--threads`); default: by the site's size. */
+  threads?: number;
 }
 
 /** Builds the project and prints the outcome; resolves to the exit code (0 built or up to date, 1 content errors). */
@@ -98,7 +103,13 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   let result: BuildResult;
   try {
-    result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders }).build(writer);
+    const { workers, threads } = options;
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads });
+    try {
+      result = await builder.build(writer);
+    } finally {
+      await builder.close();
+    }
   } catch (error) {
     await writer.abort();
     // A mistake of the theme's found while rendering (a listing it does not have, a template that throws): an error like the content's.

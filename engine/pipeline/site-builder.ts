@@ -20,11 +20,16 @@ import { addressStage, type EarlierArticles } from "../stages/routes/addresses.j
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
 import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
-import { checkStage, renderedLinkStage, unwrittenLinkStage } from "../stages/checks/checks.js";
+import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
-import { cardStage, noCardMemory, type CardMemory } from "../stages/cards/cards.js";
+import { cardStage, noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { assetStage } from "../stages/assets/assets.js";
-import { renderStage, type RenderedFile } from "../stages/render/render.js";
+import type { RenderedFile } from "../stages/render/render.js";
+import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
+import { siteValues } from "../lib/site-values.js";
+import { listFiles } from "../lib/files.js";
+import { LEAST_ENTRIES, oneThread, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
+import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeStage } from "../stages/write/write.js";
 import { BuildCache, type BuildRecord } from "../incremental/build-cache.js";
 import type { SiteWriter } from "../stages/write/writers.js";
@@ -51,6 +56,13 @@ export interface BuildOptions {
   cloneBetweenStages?: boolean;
   /** Folders of the theme's code, relative to the project root: a broken link a template writes is named at its line there. */
   themeFolders?: readonly string[];
+  /**
+   * The modules a worker thread loads (the launcher's bundle): without them every stage runs
+   * on the build's own thread.
+   */
+  workers?: WorkerModules;
+  /** How many threads compute (`--threads`); default: every core for a site large enough to gain from them (threads.ts). */
+  threads?: number;
 }
 
 export interface BuildResult {
@@ -110,16 +122,48 @@ export class SiteBuilder {
   private readonly handOver: HandOver;
   /** The one record of the previous build: each run starts from it and replaces it whole. */
   private previous: PreviousBuild;
+  /** The build's own thread, for work too small to hand out. */
+  private readonly here: ReturnType<typeof oneThread>;
+  /** The worker pool, once a run is large enough for it; kept for every later run (watch mode). */
+  private pool?: Promise<Threads>;
 
   constructor(readonly options: BuildOptions) {
     this.cache = options.cache ?? BuildCache.none();
     this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
     this.previous = { markdown: new Map(), known: new Map(), articles: [], images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
+    this.here = oneThread(options.theme);
+  }
+
+  /**
+   * Starts the worker pool when a site of `articles` articles gains from it (and the workers'
+   * modules are known); its threads load the site's code while this one reads the content.
+   */
+  private startPool(articles: number): void {
+    const { workers, threads } = this.options;
+    const count = threadsFor(articles, threads);
+    if (this.pool || !workers || count <= 1) return;
+    this.pool = workerPool(count - 1, workers, this.here);
+    this.pool.catch(() => {});
+  }
+
+  /** The threads for `entries` entries of a stage: the pool when it runs and the work is large enough to share, else this thread. */
+  private async threadsFor(kind: keyof typeof LEAST_ENTRIES, entries: number): Promise<Threads> {
+    if (!this.pool || entries === 0 || (entries < LEAST_ENTRIES[kind] && this.options.threads === undefined)) return this.here;
+    return this.pool;
+  }
+
+  /** Stops the worker threads, if any (a one-shot build's process exits anyway; watch mode and tests close it). */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await (await pool?.catch(() => undefined))?.close();
   }
 
   /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
   async build(writer: SiteWriter): Promise<BuildResult> {
+    // The size of the site, before reading it: the workers start while this thread reads the content.
+    if (this.options.workers && !this.pool) this.startPool(this.cache.files.size || listFiles(path.join(this.options.contentDir, "articles")).filter((f) => f.endsWith(".md")).length);
     const result = await this.run(() => this.loadAll(), writer);
     if (result.ok) await this.saveCache();
     return result;
@@ -160,10 +204,22 @@ export class SiteBuilder {
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
-    const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
-    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
+    // The listings and site blocks' data, computed once here; with the content and the routes, what every thread reads.
+    const values = siteValues(content, theme);
+    const shares = new Map<Threads, Shared<SiteShare>>();
+    const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share({ content, table, values })).get(threads)!;
+    const renderBodies = async (articles: readonly Article[]) => {
+      const threads = await this.threadsFor("bodies", articles.length);
+      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference }));
+    };
+    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files, keep: cache.enabled };
+    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
+    const pageThreads: PageThreads = async (count) => {
+      const threads = await this.threadsFor("pages", count);
+      return { threads, site: () => site(threads) };
+    };
     found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme))));
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
@@ -172,26 +228,31 @@ export class SiteBuilder {
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, markdown, addresses, earlier, images: images.images, projectRoot, previous: previous.output, themeCode, reported: found.errors };
-      found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme)));
+      const unwritten = { content, table, values, markdown, addresses, earlier, images: images.images, projectRoot, previous: previous.output, themeCode, reported: found.errors };
+      found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return fail(writer, found);
     }
     const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
     const reuse = (file: string, size?: number) => writer.reuse(file, size);
     // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
     const siteUrl = theme.siteMeta(content.site.value).url;
+    const draw = async (props: unknown[], fonts: LoadedFont[]) => {
+      const threads = await this.threadsFor("cards", props.length);
+      const shared = threads.share(fonts);
+      return runSlices(threads, props, (slice) => ({ kind: "cards", fonts: shared, props: slice }));
+    };
     const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
-      cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse),
+      cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw),
       assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse }),
     ])));
     const cards = found.add(drawn).value;
     this.previous = { ...this.previous, cards: cards.memory };
     const assets = found.add(bundled).value;
     if (!assets) return fail(writer, found);
-    const renderInput = pass({ content, table, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
+    const renderInput = pass({ content, table, values, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     const media = new Map([...images.images.files, ...cards.cards.files]);
     // Render yields each page as it is made and write takes it: each is timed on its own.
-    const rendering = timed(renderStage(renderInput, theme, reuse), pass);
+    const rendering = timed(renderStage(renderInput, theme, pageThreads, reuse), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);

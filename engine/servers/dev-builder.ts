@@ -40,7 +40,8 @@ export function runBuilder(setup: BuilderSetup): void {
     const mistakes = checkTheme(theme, projectRoot);
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
     const cache = cacheDir ? await BuildCache.open(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders });
+    const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});

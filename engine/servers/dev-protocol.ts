@@ -19,6 +19,8 @@ export interface BuilderSetup {
   outDir: string;
   /** The module exporting the site's config (default export) or its theme (`theme`); the launcher gives the builder its bundled version. */
   themeModule: string;
+  /** The bundled worker thread's module (the launcher gives it): large sites render on a pool of them, kept across saves. */
+  workerModule?: string;
   themeFolders: string[];
   /** The engine's folder, relative to the project root. */
   engineFolder: string;

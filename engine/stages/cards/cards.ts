@@ -19,7 +19,7 @@ import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { absoluteUrl } from "../render/site-files.js";
 import { staged, type Staged } from "../../lib/errors.js";
 
-interface LoadedFont {
+export interface LoadedFont {
   name: string;
   data: Uint8Array;
   weight?: ThemeSocialCard["fonts"][number]["weight"];
@@ -69,16 +69,20 @@ export interface CardStageInput {
   previous: Readonly<Record<string, KeptCard>>;
 }
 
+/** Draws cards from their props with the fonts, in order: on this thread, or in slices on the workers (pipeline/threads.ts). */
+export type DrawCards = (props: unknown[], fonts: LoadedFont[]) => Promise<Uint8Array[]>;
+
 /**
  * Stage 6: draws (or finds) the card of every route; returns them and what to remember. A
  * card whose key (the fonts, the component's code, the page's props) is the last build's and
  * whose file the output still holds (`reuse`) is neither drawn nor read: a body edit that
- * changes no card's text costs a key per page.
+ * changes no card's text costs a key per page. The cards to draw are drawn together (`draw`).
  */
 export async function cardStage(
   { routes, content, siteUrl, projectRoot, memory, previous }: CardStageInput,
   theme: Theme,
   reuse: (file: string, size: number) => Promise<boolean>,
+  draw: DrawCards,
 ): Promise<Staged<{ cards: SiteCards; memory: CardMemory }>> {
   const card = theme.socialCard;
   const byRoute = new Map<string, SocialCard>();
@@ -91,6 +95,11 @@ export async function cardStage(
     // The part of every key that does not depend on the page: without the fonts' bytes read
     // again while the fonts' files are as they were.
     const base = (setup ??= await loadFonts(card, theme, createRequire(path.join(projectRoot, "package.json")))).key;
+    const shown = (route: Route, file: string, length: number, alt: string) =>
+      byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png", length });
+    // Each route's card: kept from the last build, known (this run, the last, the disk cache), or to draw.
+    const wanted: { route: Route; key: string; alt: string; known?: KeptCard }[] = [];
+    const toDraw = new Map<string, unknown>();
     for (const route of routes) {
       const props = card.props({ route, site: content.site.value, content });
       if (props === undefined) continue;
@@ -100,22 +109,32 @@ export async function cardStage(
       const known = before && before.route === route.path ? before : undefined;
       let png = drawn.get(key) ?? memory.drawn.get(key);
       if (!png && known && (await reuse(known.file, known.length))) {
-        kept[key] = known;
-        byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${known.file}`), width: card.width, height: card.height, alt, type: "image/png", length: known.length });
+        wanted.push({ route, key, alt, known });
         continue;
       }
-      png ??= (await cache.get(key))?.files.get("card.png");
-      if (!png) {
-        png = await draw(card, props, setup.fonts);
-        await cache.put(key, { meta: {}, files: new Map([["card.png", png]]) });
+      png ??= toDraw.has(key) ? undefined : (await cache.get(key))?.files.get("card.png");
+      if (png) drawn.set(key, png);
+      else toDraw.set(key, props);
+      wanted.push({ route, key, alt });
+    }
+    const keys = [...toDraw.keys()];
+    const pngs = await draw([...toDraw.values()], setup.fonts);
+    for (const [i, key] of keys.entries()) {
+      drawn.set(key, pngs[i]!);
+      await cache.put(key, { meta: {}, files: new Map([["card.png", pngs[i]!]]) });
+    }
+    for (const { route, key, alt, known } of wanted) {
+      if (known) {
+        kept[key] = known;
+        shown(route, known.file, known.length, alt);
+        continue;
       }
       // Cards of titles no longer on the site are let go: only this run's are remembered.
-      drawn.set(key, png);
-      const hash = fileHash(png);
-      const file = `assets/cards/${slugOf(route.path)}-${hash}.png`;
+      const png = drawn.get(key)!;
+      const file = `assets/cards/${slugOf(route.path)}-${fileHash(png)}.png`;
       files.set(file, png);
       kept[key] = { route: route.path, file, length: png.length };
-      byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png", length: png.length });
+      shown(route, file, png.length, alt);
     }
   }
   return staged({ cards: { byRoute, files, kept }, memory: { setup, drawn } });
@@ -144,7 +163,17 @@ async function loadFonts(card: ThemeSocialCard, theme: Theme, require: NodeRequi
   return { fonts, key };
 }
 
-async function draw(card: ThemeSocialCard, props: unknown, fonts: LoadedFont[]): Promise<Uint8Array> {
+/** Draws cards one after another on this thread (what a worker does for its slice). */
+export const drawHere =
+  (card: ThemeSocialCard): DrawCards =>
+  async (props, fonts) => {
+    const drawn: Uint8Array[] = [];
+    for (const one of props) drawn.push(await drawCard(card, one, fonts));
+    return drawn;
+  };
+
+/** One card: satori lays the theme's component out into an SVG, resvg rasterises it. */
+export async function drawCard(card: ThemeSocialCard, props: unknown, fonts: LoadedFont[]): Promise<Uint8Array> {
   const [{ default: satori }, { Resvg }] = await Promise.all([import("satori"), import("@resvg/resvg-js")]);
   // A font handed over between threads arrives as a plain Uint8Array: satori reads Buffers.
   const buffers = fonts.map((f) => ({ ...f, data: Buffer.isBuffer(f.data) ? f.data : Buffer.from(f.data) }));

@@ -6,15 +6,11 @@
  *
  * After render, every link and #anchor of every page as rendered (`renderedLinkStage`). A
  * build that has errors already renders its pages all the same, in memory, for that check
- * (`unwrittenLinkStage`): one run reports every error.
+ * (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports every error.
  */
-import { staged, type ContentError, type ContentIssue, type Staged } from "../../lib/errors.js";
+import { staged, type ContentError, type Staged } from "../../lib/errors.js";
 import type { SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
-import { assetStage, type AssetRecord } from "../assets/assets.js";
-import { renderStage } from "../render/render.js";
-import type { PageEntry } from "../../incremental/build-cache.js";
-import type { SiteImages } from "../images/images.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type RouteTable } from "../routes/routes.js";
@@ -72,41 +68,4 @@ export function renderedLinkStage({ content, table, pages, markdown, addresses, 
   };
   const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
   return staged(null, renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, files), markdown, themeCode), shareWarnings(shared, titleOf));
-}
-
-export interface UnwrittenInput extends CheckInput {
-  images: SiteImages;
-  projectRoot: string;
-  /** The last build: its assets, and its pages' links and ids (a page nothing changed is checked as recorded). */
-  previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
-  themeCode?: ThemeSources;
-  /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
-  reported: readonly ContentIssue[];
-}
-
-/** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
-const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, inlineScript: "" }, files: [] };
-
-/**
- * For a build that has errors already and writes nothing: every page is rendered all the
- * same, in memory, and its links and #anchors checked, so that one run reports every error.
- * Nothing is written and no social card is drawn; the assets are the last build's when the
- * code is the same (bundled in memory otherwise, their own errors reported); a page of the
- * last build that nothing changed is checked as recorded; a page that cannot render while
- * there are errors is left out (what it needs is among them), and so is every page when the
- * site settings did not load.
- */
-export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme): Promise<Staged<null>> {
-  const { content, table, markdown, addresses, images, projectRoot, previous, themeCode, reported } = input;
-  if (content.unavailable.includes(content.site.file)) return staged(null);
-  const taken = async () => true;
-  const bundled = await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, reuse: taken });
-  const assets = bundled.value?.record ?? NO_ASSETS;
-  const cards = { byRoute: new Map(), files: new Map(), kept: {} };
-  const renderInput = { content, table, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
-  const pages: Record<string, PageEntry> = {};
-  for await (const page of renderStage(renderInput, theme, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
-  const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
-  const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
-  return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))]);
 }

@@ -187,14 +187,17 @@ export interface SiteImages {
   sizes: string;
 }
 
+/** What a page needs of the images to show them: all but their bytes. */
+export type ShownImages = Omit<SiteImages, "files">;
+
 /** The processed image `url` stands for in the article of `file`. */
-export function imageOf(images: SiteImages, file: string, url: string): ProcessedImage | undefined {
+export function imageOf(images: ShownImages, file: string, url: string): ProcessedImage | undefined {
   const source = images.resolved.get(`${file}\0${url}`);
   return source === undefined ? undefined : images.ready.get(source);
 }
 
 /** An article's body HTML with each image marker replaced by its `<picture>`. */
-export function fillImages(images: SiteImages, html: string, file: string, list: readonly MarkdownImage[]): string {
+export function fillImages(images: ShownImages, html: string, file: string, list: readonly MarkdownImage[]): string {
   if (list.length === 0) return html;
   return html.replace(MARKER, (marker, index: string) => {
     const ref = list[Number(index)];

@@ -20,13 +20,14 @@ import { VFile } from "vfile";
 import type { Root, Nodes, Parents, Text } from "mdast";
 import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
-import { ContentError, UnavailableError, type ContentWarning } from "../../lib/errors.js";
+import { ContentError, plainIssue, type ContentIssue, type ContentWarning } from "../../lib/errors.js";
 import { frontMatterKeys, markdownOf, type Article, type SiteContent } from "../load/content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
 import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.js";
 import { ImageSlot, type MarkdownImage } from "../images/images.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
+import { outcomeIn, outcomeValue, siteValues, type SiteValues } from "../../lib/site-values.js";
 
 /** A directive resolved to its block and validated data. */
 interface ResolvedBlock {
@@ -53,8 +54,14 @@ export interface MarkdownResult {
   headings: { id: string; text: string; depth: number }[];
   /** Its images, in order: `html` holds a marker for each that the page render replaces (images.ts). */
   images: MarkdownImage[];
-  errors: ContentError[];
+  /** What is wrong with it, as plain data (made where it was found: a result crosses threads). */
+  errors: ContentIssue[];
   warnings: ContentWarning[];
+  /**
+   * A file a block of it reads that did not load (its own errors are reported): this body, and
+   * every check of it, is left out of the run.
+   */
+  unavailable?: string;
 }
 
 interface PipelineData {
@@ -96,15 +103,16 @@ const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
 const DECORATIVE = "{decorative}";
 
 /**
- * What one run of the Markdown stage makes once and uses for every body: the pipelines per
- * language, and the site blocks' data. Made by the stage, never kept between runs.
+ * What one run of the Markdown stage uses for every body: the pipelines per language (made
+ * on first use), and the site blocks' data as the run computed it once (site-values.ts).
+ * Made per run (and per worker), never kept between runs.
  */
 export interface MarkdownSession {
   pipelines: Map<string, Pipelines>;
-  blockData: Map<string, unknown>;
+  values?: SiteValues;
 }
 
-export const markdownSession = (): MarkdownSession => ({ pipelines: new Map(), blockData: new Map() });
+export const markdownSession = (values?: SiteValues): MarkdownSession => ({ pipelines: new Map(), values });
 
 function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pipelines {
   const byLang = session.pipelines;
@@ -160,14 +168,10 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** The data a site block (`source: { from: "site" }`) shows, computed once per run (`memo`, by block name). */
-export function siteBlockData(content: SiteContent, theme: Theme, name: string, memo: Map<string, unknown>): unknown {
-  const byName = memo;
-  if (!byName.has(name)) {
-    const source = theme.blocks.find((b) => b.name === name)?.source;
-    byName.set(name, source?.from === "site" ? source.data(content) : undefined);
-  }
-  return byName.get(name);
+/** The data a site block (`source: { from: "site" }`) shows, as the run computed it; what its function threw is thrown. */
+export function siteBlockData(values: SiteValues, name: string): unknown {
+  const outcome = outcomeIn(values.blocks, name);
+  return outcome && outcomeValue(outcome);
 }
 
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
@@ -181,7 +185,7 @@ function remarkBlocks() {
     let sectionDepth = 1;
     const at = (node: Nodes) => ({ line: node.position?.start.line, column: node.position?.start.column });
     const fail = (node: Nodes, message: string, hint?: string) =>
-      result.errors.push(new ContentError({ file: article.file, ...at(node), source: article.source, message, hint }));
+      result.errors.push(plainIssue(new ContentError({ file: article.file, ...at(node), source: article.source, message, hint })));
 
     visit(tree, (node, index, parent: Parents | undefined) => {
       switch (node.type) {
@@ -242,7 +246,7 @@ function remarkBlocks() {
       const guess = nearest(key, knownKeys);
       const pos = locate(article, [key], { key: true });
       result.errors.push(
-        new ContentError({
+        plainIssue(new ContentError({
           file: article.file,
           line: pos?.line,
           column: pos?.column,
@@ -257,7 +261,7 @@ function remarkBlocks() {
                     ? ", plus data for a block placed in the body (\`::some-block\` reads \`someBlock\`)"
                     : ""
                 }`,
-        }),
+        })),
       );
     }
 
@@ -302,7 +306,13 @@ function remarkBlocks() {
         block.data = data;
       } else if (source.from === "site") {
         result.reads.push(dep.block(name));
-        block.data = siteBlockData(content, theme, name, session.blockData);
+        const outcome = outcomeIn((session.values ??= siteValues(content, theme)).blocks, name);
+        if (outcome && "thrown" in outcome && content.unavailable.length > 0) {
+          // Its function read a file that did not load (its errors are reported).
+          result.unavailable = `the data of ::${name}`;
+          return;
+        }
+        block.data = outcome && outcomeValue(outcome);
       }
       for (const [attribute, hint] of Object.entries(definition.required ?? {})) {
         if (!attributes[attribute]) fail(node, `\`${marker(definition)}${name}\` needs the attribute \`${attribute}\``, hint);
@@ -317,7 +327,10 @@ function remarkBlocks() {
         result.reads.push(dep.data(attributes.src));
         const table = content.data.get(attributes.src);
         // A data file that did not load (its errors are reported): this body is left out of the run.
-        if (table && content.unavailable.includes(table.file)) throw new UnavailableError(table.file);
+        if (table && content.unavailable.includes(table.file)) {
+          result.unavailable = table.file;
+          return undefined;
+        }
         if (!table) {
           const guess = nearest(attributes.src, [...content.data.keys()]);
           fail(
@@ -329,7 +342,7 @@ function remarkBlocks() {
         }
         const parsed = schema.safeParse(table.value);
         if (!parsed.success) {
-          result.errors.push(...schemaErrors(parsed.error.issues, table.file, table.source, locatorOf(table)));
+          result.errors.push(...schemaErrors(parsed.error.issues, table.file, table.source, locatorOf(table)).map(plainIssue));
           return undefined;
         }
         return parsed.data;
@@ -346,7 +359,7 @@ function remarkBlocks() {
       }
       const parsed = schema.safeParse(article.frontMatter[key]);
       if (!parsed.success) {
-        result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, locatorOf(article), [key]));
+        result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, locatorOf(article), [key]).map(plainIssue));
         return undefined;
       }
       return parsed.data;

@@ -6,11 +6,12 @@
  * Plain data in and out: the stage reads the cache's entries and returns what the cache
  * should keep; the orchestrator stores it.
  */
-import type { SiteContent } from "../load/content.js";
+import type { Article, SiteContent } from "../load/content.js";
 import type { FileEntry } from "../../incremental/build-cache.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
-import { markdownSession, renderMarkdown, siteBlockData, type MarkdownResult } from "./article-markdown.js";
+import { siteBlockData, type MarkdownResult } from "./article-markdown.js";
+import type { SiteValues } from "../../lib/site-values.js";
 import type { RouteTable } from "../routes/routes.js";
 import { staged, type Staged } from "../../lib/errors.js";
 import type { Theme } from "../../theme.js";
@@ -30,12 +31,12 @@ export type MarkdownBodies = ReadonlyMap<string, MarkdownEntry>;
 export interface MarkdownStageInput {
   content: SiteContent;
   table: RouteTable;
+  /** The listings and site blocks' data of this run (a body's site block reads them). */
+  values: SiteValues;
   /** The bodies of the last run (watch mode); empty for a one-shot build. */
   previous: MarkdownBodies;
   /** What the persistent cache kept, by file (read only). */
   cached: ReadonlyMap<string, FileEntry>;
-  /** The full pipeline for every file: the reference the lean one must equal (tests). */
-  reference?: boolean;
   /** Whether there is a persistent cache to keep bodies for (sealing them costs a hash each). */
   keep: boolean;
 }
@@ -46,47 +47,59 @@ export interface MarkdownStageOutput {
   keep: Map<string, Pick<FileEntry, "sourceHash" | "markdown">>;
 }
 
-/** Renders every article's Markdown that changed; returns every article's. */
-export function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): Staged<MarkdownStageOutput> {
-  const session = markdownSession();
-  const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name, session.blockData) });
+/**
+ * Renders the bodies of some articles (article-markdown.ts's `renderMarkdown` for each, in
+ * order): on this thread, or in slices on the workers (pipeline/threads.ts).
+ */
+export type RenderBodies = (articles: readonly Article[]) => Promise<MarkdownResult[]>;
+
+/**
+ * Every article's Markdown: the stage decides which bodies are the last run's or the cache's
+ * (nothing they read changed), has the others rendered (`render`), and returns every body
+ * with what the cache should keep.
+ */
+export async function markdownStage({ content, table, values: siteData, previous, cached, keep: keeping }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
+  const values = new DepValues({ content, table, block: (name) => siteBlockData(siteData, name), values: siteData });
+  const known = new Map<string, MarkdownEntry>();
+  const changed: Article[] = [];
+  for (const article of content.articles) {
+    const entry = knownBody(article);
+    if (entry) known.set(article.file, entry);
+    else changed.push(article);
+  }
+  const made = await render(changed);
   const bodies = new Map<string, MarkdownEntry>();
   const keep: MarkdownStageOutput["keep"] = new Map();
+  const renderedNow = new Map(changed.map((article, i) => [article.file, made[i]!]));
   for (const article of content.articles) {
-    let entry: MarkdownEntry;
-    try {
-      entry = bodyOf(article);
-    } catch (error) {
-      // A block reads a file that did not load (its own errors are reported): this body, and
-      // every check of it, is left out of this run.
-      if (content.unavailable.length === 0) throw error;
+    const result = renderedNow.get(article.file);
+    if (!result) {
+      bodies.set(article.file, known.get(article.file)!);
       continue;
     }
-    bodies.set(article.file, entry);
+    // A block of it reads a file that did not load (its own errors are reported): this body,
+    // and every check of it, is left out of this run.
+    if (result.unavailable !== undefined) continue;
+    const { sourceHash } = article;
+    const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
+    bodies.set(article.file, { sourceHash, deps, result, htmlHash: hashOf(result.html) });
+    const { html, headings, links, warnings, images } = result;
+    if (keeping && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
+      keep.set(article.file, { sourceHash, markdown: seal({ deps, html, headings, links, warnings, images }) });
+    }
   }
   const results = [...bodies.values()].map((b) => b.result);
   return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
 
-  /** One article's body: the last run's or the cache's when nothing it read changed, else rendered now. */
-  function bodyOf(article: SiteContent["articles"][number]): MarkdownEntry {
+  /** The last run's or the cache's body when nothing it read changed; undefined when it must be rendered. */
+  function knownBody(article: Article): MarkdownEntry | undefined {
     const { sourceHash } = article;
-    let entry = previous.get(article.file);
-    if (entry?.sourceHash !== sourceHash || !values.unchanged(entry.deps)) {
-      const kept = cached.get(article.file);
-      const before = kept?.sourceHash === sourceHash ? unseal(kept.markdown) : undefined;
-      if (before && values.unchanged(before.deps)) {
-        const { deps, ...result } = before;
-        entry = { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash: hashOf(result.html) };
-      } else {
-        const result = renderMarkdown(article, content, theme, { lean: !reference, session });
-        const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
-        entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
-        const { html, headings, links, warnings, images } = result;
-        if (keeping && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
-          keep.set(article.file, { sourceHash, markdown: seal({ deps, html, headings, links, warnings, images }) });
-        }
-      }
-    }
-    return entry;
+    const entry = previous.get(article.file);
+    if (entry?.sourceHash === sourceHash && values.unchanged(entry.deps)) return entry;
+    const kept = cached.get(article.file);
+    const before = kept?.sourceHash === sourceHash ? unseal(kept.markdown) : undefined;
+    if (!before || !values.unchanged(before.deps)) return undefined;
+    const { deps, ...result } = before;
+    return { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash: hashOf(result.html) };
   }
 }

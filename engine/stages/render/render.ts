@@ -1,54 +1,33 @@
 /**
- * Stage 8 — render: each route's page through React's renderToString of the theme's template
- * for it, and the site's other files (feed, sitemap, robots.txt, `_headers`).
+ * Stage 8 — render, the compute core: each route's page through React's renderToString of
+ * the theme's template for it, and the site's other files (feed, sitemap, robots.txt,
+ * `_headers`, the old addresses' pages).
  *
  * A template reads the site through a context that records every value it reads
  * (dependencies.ts). Every value exists before the first page renders: the stages before
- * this one made them all. A page of the last build none of whose values changed is taken as
- * it is (`reuse`); the others are rendered one at a time and yielded to the write stage,
- * which writes each as it comes.
+ * this one made them all, and they reach a worker as plain data (`PageSources`). The core
+ * decides and renders; pipeline/render-pages.ts, the shell, asks the writer whether a page
+ * it would keep is still there, hands the others to the threads, and yields each page to the
+ * write stage in route order.
  */
 import { renderToString } from "react-dom/server";
-import type { AssetRecord } from "../assets/assets.js";
 import type { PageEntry } from "../../incremental/build-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dependencies.js";
 import { hashOf } from "../../lib/hash.js";
-import { UnavailableError } from "../../lib/errors.js";
-import { fillImages, imageOf, type SiteImages } from "../images/images.js";
+import { ContentError, plainIssue, type ContentIssue } from "../../lib/errors.js";
+import { fillImages, imageOf, type MarkdownImage, type ShownImages } from "../images/images.js";
 import { siteBlockData } from "../markdown/article-markdown.js";
-import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
 import { pageLinks } from "../checks/rendered-links.js";
 import { readPageMeta, shareTextOf } from "../checks/share-text.js";
 import { redirectFiles } from "../routes/redirect-files.js";
-import type { SiteCards } from "../cards/cards.js";
-import { themePlace, type PageContext, type Theme } from "../../theme.js";
+import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";
 import { codeError, siteCodePlace } from "../../lib/code-location.js";
-import { ContentError } from "../../lib/errors.js";
 import { nearest } from "../../lib/yaml-source.js";
-
-export interface RenderInput {
-  content: SiteContent;
-  table: RouteTable;
-  markdown: MarkdownBodies;
-  images: SiteImages;
-  cards: SiteCards;
-  assets: AssetRecord;
-  /** The old addresses: each gets its page for hosts that cannot redirect, and a line in `_redirects`. */
-  redirects: readonly Redirect[];
-  /** The pages of the last build, by route. */
-  previous: Readonly<Record<string, PageEntry>>;
-  /**
-   * Pages rendered only to check their links, never written (the build has errors already):
-   * a page that fails to render is left out (what it needs is among the errors); a page of
-   * the last build is taken as recorded when only its card or the assets changed (neither
-   * changes a link or an id, and the cards are not drawn for a check); no other file is made.
-   */
-  checkOnly?: boolean;
-}
+import { outcomeIn, outcomeValue, type SiteValues } from "../../lib/site-values.js";
 
 /** What the render stage yields, in order: every page (made now, or kept from the last build), then the site's other files. */
 export type RenderedFile =
@@ -56,78 +35,119 @@ export type RenderedFile =
   | { kind: "kept"; route: string; entry: PageEntry }
   | { kind: "file"; file: string; html: string; redirect: boolean };
 
+/** What an article's body gives a page: its HTML (image markers in it) and the images to put there. */
+export interface PageBody {
+  html: string;
+  images: MarkdownImage[];
+  /** The hash of `html` (a page's dependency on a body without images). */
+  htmlHash: string;
+}
+
 /**
- * Renders every page none of whose dependencies kept its last version, yielding each as it
- * is made (nothing holds every page's HTML). `reuse` asks the writer to take a page of the
- * last build of `size` bytes as it is; false when it cannot (then it is rendered).
+ * What every page of a run may read besides the content, made by the stages before render:
+ * handed to each worker once per run (pipeline/threads.ts), never with each task.
  */
-export async function* renderStage(input: RenderInput, theme: Theme, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
-  const { content, table, markdown, images, cards, assets, redirects, previous, checkOnly } = input;
-  const site = theme.siteMeta(content.site.value);
-  const csp = contentSecurityPolicy(assets.manifest.inlineScript ? [assets.manifest.inlineScript] : [], site.connect);
-  const bodyOf = (file: string) => {
-    const result = markdown.get(file)?.result;
-    return result ? fillImages(images, result.html, file, result.images) : undefined;
-  };
-  // A body without images is its Markdown's HTML, whose hash the Markdown stage gave.
-  const bodyHash = (file: string) => {
-    const entry = markdown.get(file);
-    return entry && entry.result.images.length === 0 ? entry.htmlHash : hashOf(bodyOf(file) ?? "");
-  };
-  const listings = new Map<string, unknown>();
-  const blockData = new Map<string, unknown>();
-  const listing = (name: string) => listingOf(content, theme, name, listings);
-  const values = new DepValues({
+export interface PageShare {
+  /** Each article's body, by file (none: a block of it reads a file that did not load). */
+  bodies: ReadonlyMap<string, PageBody>;
+  /** The images, without their bytes (a page shows them; the write stage writes them). */
+  images: ShownImages;
+  /** Each route's social card. */
+  cards: ReadonlyMap<string, SocialCard>;
+  assets: AssetManifest;
+  /** The policy every page carries. */
+  csp: string;
+}
+
+/** Everything a page is rendered from: the content, the route table, the run's site values and the rest. */
+export interface PageSources {
+  content: SiteContent;
+  table: RouteTable;
+  values: SiteValues;
+  share: PageShare;
+}
+
+/** The policy of a site's pages, from its assets' inline script. */
+export const pagePolicy = (site: SiteMeta, assets: AssetManifest) => contentSecurityPolicy(assets.inlineScript ? [assets.inlineScript] : [], site.connect);
+
+/** What a page read, hashed: made once per run (and per worker) from its sources. */
+export function pageValues({ content, table, values, share }: PageSources, theme: Theme): DepValues {
+  const { bodies, images, cards, assets, csp } = share;
+  return new DepValues({
     content,
     table,
-    bodyHash,
-    listing,
-    block: (name) => siteBlockData(content, theme, name, blockData),
-    assets: hashOf(JSON.stringify(assets.manifest), csp),
-    card: (routePath) => cards.byRoute.get(routePath),
+    // A body without images is its Markdown's HTML, whose hash the Markdown stage gave.
+    bodyHash: (file) => {
+      const body = bodies.get(file);
+      return body && body.images.length === 0 ? body.htmlHash : hashOf(bodyHtml(share, file) ?? "");
+    },
+    listing: (name) => listingOf(values, theme, name),
+    block: (name) => siteBlockData(values, name),
+    values,
+    assets: hashOf(JSON.stringify(assets), csp),
+    card: (routePath) => cards.get(routePath),
     cover: (file, url) => imageOf(images, file, url),
   });
-  const context: PageInput = { content, table, theme, csp, assets, bodyOf, values, images, cards, listing };
-  for (const route of table.routes) {
-    const entry = previous[route.path];
-    let made: { html: string; entry: PageEntry } | undefined;
+}
+
+/** An article's body with its images in place; undefined when it has none (it read a file that did not load). */
+function bodyHtml({ bodies, images }: PageShare, file: string): string | undefined {
+  const body = bodies.get(file);
+  return body && fillImages(images, body.html, file, body.images);
+}
+
+/**
+ * Whether the page of the last build at a route can be taken as it is: same file, and none of
+ * the values it read changed (a check-only run ignores its card and the assets, which change
+ * no link or id). The writer has the last word: it may not hold the page (pipeline/render-pages.ts).
+ */
+export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false): entry is PageEntry {
+  if (!entry || entry.outFile !== route.outFile) return false;
+  return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
+}
+
+/** One page as rendered: its HTML and its record; or left out (a check-only run); or what the theme got wrong, as data. */
+export type PageOutcome =
+  | { route: string; html: string; entry: PageEntry }
+  | { route: string; left: true }
+  | { route: string; failed: ContentIssue };
+
+/**
+ * Renders the pages of some routes, in order, through React's renderToString of the theme's
+ * template for each. Nothing is thrown for a mistake of the theme's: it is returned at its
+ * place. A check-only run (a build that has errors) leaves out a page that cannot render
+ * (what it needs is among the errors).
+ */
+export function renderPages(paths: readonly string[], sources: PageSources, values: DepValues, theme: Theme, checkOnly = false): PageOutcome[] {
+  return paths.map((routePath): PageOutcome => {
+    const route = sources.table.byPath.get(routePath);
     try {
-      const deps = checkOnly && entry ? linkDeps(entry.deps) : entry?.deps;
-      if (entry?.outFile === route.outFile && values.unchanged(deps) && (await reuse(route.outFile, entry.size))) {
-        yield { kind: "kept", route: route.path, entry };
-        continue;
-      }
-      made = renderRoute(route, context);
+      if (!route) throw new Error(`no route ${routePath} in this run's table`);
+      return { route: routePath, ...renderRoute(route, sources, values, theme) };
     } catch (error) {
-      if (!checkOnly) throw error;
-      continue;
+      if (checkOnly) return { route: routePath, left: true };
+      if (error instanceof ContentError) return { route: routePath, failed: plainIssue(error) };
+      throw error;
     }
-    yield { kind: "page", route: route.path, file: route.outFile, html: made.html, entry: made.entry };
-  }
-  if (checkOnly) return;
-  for (const [file, html] of siteFiles(site, table.routes, csp, theme.summary, (route) => cards.byRoute.get(route.path))) yield { kind: "file", file, html, redirect: false };
+  });
+}
+
+/** The site's other files, after its pages: the feed, the sitemap, robots.txt, `_headers`, and a page and a line for each old address. */
+export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<PageShare, "cards" | "csp">, redirects: readonly Redirect[], theme: Theme): [file: string, text: string, redirect: boolean][] {
+  const site = theme.siteMeta(content.site.value);
+  const files: [string, string, boolean][] = [];
+  for (const [file, html] of siteFiles(site, table.routes, share.csp, theme.summary, (route) => share.cards.get(route.path))) files.push([file, html, false]);
   const titleOf = (routePath: string) => {
     const route = table.byPath.get(routePath);
     return route?.kind === "article" ? route.article.main.meta.title : site.name;
   };
-  for (const [file, html] of redirectFiles(redirects, { siteUrl: site.url, language: site.language, moved: site.moved, titleOf })) yield { kind: "file", file, html, redirect: true };
-}
-
-interface PageInput {
-  content: SiteContent;
-  table: RouteTable;
-  theme: Theme;
-  csp: string;
-  assets: AssetRecord;
-  bodyOf: (file: string) => string | undefined;
-  values: DepValues;
-  images: SiteImages;
-  cards: SiteCards;
-  listing: (name: string) => unknown;
+  for (const [file, html] of redirectFiles(redirects, { siteUrl: site.url, language: site.language, moved: site.moved, titleOf })) files.push([file, html, true]);
+  return files;
 }
 
 /** One page, through a context that records what its template reads. */
-function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf, values, images, cards, listing }: PageInput): { html: string; entry: PageEntry } {
+function renderRoute(route: Route, { content, table, share, values: siteData }: PageSources, values: DepValues, theme: Theme): { html: string; entry: PageEntry } {
+  const { images, cards, assets, csp } = share;
   const recorder = new Recorder(values);
   const read = recorder.read;
   read(dep.route(route.path));
@@ -148,13 +168,13 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
     },
     get assets() {
       read(dep.assets());
-      return assets.manifest;
+      return assets;
     },
     bodyOf: (article: Article) => {
       read(dep.body(article));
       // No body: a block of it reads a file that did not load (the build has its errors).
-      const body = bodyOf(article.file);
-      if (body === undefined) throw new UnavailableError(article.file);
+      const body = bodyHtml(share, article.file);
+      if (body === undefined) throw new Error(`${article.file} did not load`);
       return body;
     },
     imageOf: (article: Article, url: string) => {
@@ -163,11 +183,11 @@ function renderRoute(route: Route, { content, table, theme, csp, assets, bodyOf,
     },
     get socialCard() {
       read(dep.card(route.path));
-      return cards.byRoute.get(route.path);
+      return cards.get(route.path);
     },
     listing: (name: string) => {
       read(dep.listing(name));
-      return listing(name);
+      return listingOf(siteData, theme, name);
     },
   };
   const html = renderPage(route, ctx, theme);
@@ -210,21 +230,16 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
   }
 }
 
-/** A theme's listing, computed once per render (`memo`, by name). */
-function listingOf(content: SiteContent, theme: Theme, name: string, memo: Map<string, unknown>): unknown {
-  if (!memo.has(name)) {
-    const compute = theme.listings?.[name];
-    if (!compute) {
-      const names = Object.keys(theme.listings ?? {});
-      const guess = nearest(name, names);
-      throw codeError(siteCodePlace(new Error().stack) ?? themePlace(theme), undefined, {
-        message: `the theme has no listing '${name}'`,
-        hint: guess ? `did you mean '${guess}'?` : names.length > 0 ? `the theme's listings: ${names.join(", ")}` : "declare it in the theme's `listings`",
-        find: name,
-        fallback: "the theme",
-      });
-    }
-    memo.set(name, compute(content));
-  }
-  return memo.get(name);
+/** A theme's listing, as the run computed it; a name the theme does not declare is an error at the template's line. */
+function listingOf(values: SiteValues, theme: Theme, name: string): unknown {
+  const outcome = outcomeIn(values.listings, name);
+  if (outcome) return outcomeValue(outcome);
+  const names = Object.keys(theme.listings ?? {});
+  const guess = nearest(name, names);
+  throw codeError(siteCodePlace(new Error().stack) ?? themePlace(theme), undefined, {
+    message: `the theme has no listing '${name}'`,
+    hint: guess ? `did you mean '${guess}'?` : names.length > 0 ? `the theme's listings: ${names.join(", ")}` : "declare it in the theme's `listings`",
+    find: name,
+    fallback: "the theme",
+  });
 }

@@ -1,0 +1,126 @@
+/**
+ * The render stage's shell: around the compute core (stages/render/render.ts), what reads
+ * and asks. The core says which pages of the last build it would keep; the writer is asked
+ * whether it still holds each (`reuse`); the others are rendered, on the threads in slices
+ * or here, and every page is yielded to the write stage in route order as it is ready (no
+ * run holds every page's HTML). Then the site's other files.
+ *
+ * A build that has errors already renders its pages all the same, in memory, to check their
+ * links and #anchors (`unwrittenLinkStage`): one run reports every error.
+ */
+import type { PageEntry } from "../incremental/build-cache.js";
+import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
+import type { SiteValues } from "../lib/site-values.js";
+import type { SiteContent } from "../stages/load/content.js";
+import type { RouteTable } from "../stages/routes/routes.js";
+import type { Redirect } from "../stages/routes/aliases.js";
+import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
+import type { SiteImages } from "../stages/images/images.js";
+import type { SiteCards } from "../stages/cards/cards.js";
+import { assetStage, type AssetRecord } from "../stages/assets/assets.js";
+import { otherFiles, pagePolicy, pageValues, wouldKeep, type PageShare, type RenderedFile } from "../stages/render/render.js";
+import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
+import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
+import type { Theme } from "../theme.js";
+import { streamSlices, type Threads } from "./threads.js";
+import type { Shared, SiteShare } from "./tasks.js";
+
+export interface RenderInput {
+  content: SiteContent;
+  table: RouteTable;
+  /** The run's listings and site blocks' data. */
+  values: SiteValues;
+  markdown: MarkdownBodies;
+  images: SiteImages;
+  cards: SiteCards;
+  assets: AssetRecord;
+  /** The old addresses: each gets its page for hosts that cannot redirect, and a line in `_redirects`. */
+  redirects: readonly Redirect[];
+  /** The pages of the last build, by route. */
+  previous: Readonly<Record<string, PageEntry>>;
+  /**
+   * Pages rendered only to check their links, never written (the build has errors already):
+   * a page that fails to render is left out (what it needs is among the errors); a page of
+   * the last build is taken as recorded when only its card or the assets changed; no other
+   * file is made.
+   */
+  checkOnly?: boolean;
+}
+
+/** Where the pages are rendered: the threads for `count` pages, and the run's site share for them. */
+export type PageThreads = (count: number) => Promise<{ threads: Threads; site: () => Shared<SiteShare> }>;
+
+/**
+ * Every page none of whose values kept its last version is rendered; every page is yielded
+ * in route order (the kept ones as they were), then the site's other files.
+ */
+export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
+  const { content, table, values, markdown, images, cards, assets, redirects, previous, checkOnly = false } = input;
+  const csp = pagePolicy(theme.siteMeta(content.site.value), assets.manifest);
+  const bodies = new Map([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
+  const share: PageShare = { bodies, images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp };
+  // The core's word on the last build's pages (its hashes are made here, where every value is), then the writer's.
+  const kept = new Map<string, PageEntry>();
+  if (Object.keys(previous).length > 0) {
+    const hashed = pageValues({ content, table, values, share }, theme);
+    for (const route of table.routes) {
+      const entry = previous[route.path];
+      if (wouldKeep(route, entry, hashed, checkOnly) && (await reuse(route.outFile, entry.size))) kept.set(route.path, entry);
+    }
+  }
+  const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
+  const { threads, site } = await pageThreads(paths.length);
+  const pagesShared = paths.length > 0 ? threads.share(share) : undefined;
+  const made = streamSlices(threads, paths, (routes) => ({ kind: "pages", site: site(), pages: pagesShared!, routes, checkOnly }));
+  for (const route of table.routes) {
+    const entry = kept.get(route.path);
+    if (entry) {
+      yield { kind: "kept", route: route.path, entry };
+      continue;
+    }
+    const page = (await made.next()).value!;
+    if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
+    if ("left" in page) continue;
+    yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: page.entry };
+  }
+  if (checkOnly) return;
+  for (const [file, html, redirect] of otherFiles(content, table, share, redirects, theme)) yield { kind: "file", file, html, redirect };
+}
+
+export interface UnwrittenInput extends CheckInput {
+  values: SiteValues;
+  images: SiteImages;
+  projectRoot: string;
+  /** The last build: its assets, and its pages' links and ids (a page nothing changed is checked as recorded). */
+  previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
+  themeCode?: ThemeSources;
+  /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
+  reported: readonly ContentIssue[];
+}
+
+/** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
+const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, inlineScript: "" }, files: [] };
+
+/**
+ * For a build that has errors already and writes nothing: every page is rendered all the
+ * same, in memory, and its links and #anchors checked, so that one run reports every error.
+ * Nothing is written and no social card is drawn; the assets are the last build's when the
+ * code is the same (bundled in memory otherwise, their own errors reported); a page of the
+ * last build that nothing changed is checked as recorded; a page that cannot render while
+ * there are errors is left out (what it needs is among them), and so is every page when the
+ * site settings did not load.
+ */
+export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
+  const { content, table, values, markdown, addresses, images, projectRoot, previous, themeCode, reported } = input;
+  if (content.unavailable.includes(content.site.file)) return staged(null);
+  const taken = async () => true;
+  const bundled = await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, reuse: taken });
+  const assets = bundled.value?.record ?? NO_ASSETS;
+  const cards = { byRoute: new Map(), files: new Map(), kept: {} };
+  const renderInput = { content, table, values, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
+  const pages: Record<string, PageEntry> = {};
+  for await (const page of renderStage(renderInput, theme, pageThreads, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
+  const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
+  const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
+  return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))]);
+}

@@ -1,0 +1,111 @@
+/**
+ * The work a thread does for a slice of entries, whichever thread it is: the compute cores
+ * of the Markdown, render and card stages, over plain data. The build's own thread runs
+ * these same functions when it works alone (threads.ts), so one thread and three give the
+ * same bytes by construction.
+ *
+ * Large read-only inputs (the content, the route table, the run's listings; the bodies and
+ * the rest every page reads; the cards' fonts) are not sent with each task: a task names
+ * them by a `Shared` reference, made once per run, which each thread resolves once.
+ */
+import type { Article, SiteContent } from "../stages/load/content.js";
+import type { RouteTable } from "../stages/routes/routes.js";
+import type { SiteValues } from "../lib/site-values.js";
+import type { Theme } from "../theme.js";
+import { markdownSession, renderMarkdown, type MarkdownResult, type MarkdownSession } from "../stages/markdown/article-markdown.js";
+import { pageValues, renderPages, type PageOutcome, type PageShare } from "../stages/render/render.js";
+import { drawHere, type LoadedFont } from "../stages/cards/cards.js";
+import type { DepValues } from "../incremental/dependencies.js";
+
+/**
+ * A value shared by every task of a run: its bytes once in memory every thread can read
+ * (`buffer`, v8's serialisation), or the value itself on the build's own thread.
+ */
+export interface Shared<T> {
+  /** Unique for the life of the threads: a thread that resolved this id already has the value. */
+  readonly id: string;
+  readonly buffer?: SharedArrayBuffer;
+  readonly value?: T;
+  /** Only for the type. */
+  readonly __type?: (value: T) => void;
+}
+
+/** What every body and page of a run reads: the content, the route table, and its listings and site blocks' data. */
+export interface SiteShare {
+  content: SiteContent;
+  table: RouteTable;
+  values: SiteValues;
+}
+
+export type Task =
+  /** The Markdown core: these articles' bodies (files of `site.content.articles`), in order. */
+  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean }
+  /** The render core: these routes' pages, in order. */
+  | { kind: "pages"; site: Shared<SiteShare>; pages: Shared<PageShare>; routes: string[]; checkOnly: boolean }
+  /** The card core: one PNG for each of these props, in order. */
+  | { kind: "cards"; fonts: Shared<LoadedFont[]>; props: unknown[] };
+
+/** What each kind of task gives back. */
+export interface TaskResults {
+  bodies: MarkdownResult[];
+  pages: PageOutcome[];
+  cards: Uint8Array[];
+}
+
+export type TaskOf<K extends Task["kind"]> = Extract<Task, { kind: K }>;
+
+/**
+ * Runs tasks for one theme on one thread. What a thread derives from a shared value (its
+ * articles by file, its Markdown pipelines, its pages' hashed values) is made once per value
+ * and dropped when the next run's value comes.
+ */
+export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
+  /** Made from the latest site share: its articles by file and the Markdown pipelines. */
+  const bySite = lastOf((site: SiteShare) => ({
+    articles: new Map<string, Article>(site.content.articles.map((a) => [a.file, a])),
+    session: markdownSession(site.values) as MarkdownSession,
+    prepared: prepare(theme, site.content),
+  }));
+  const byPages = lastOf((both: { site: SiteShare; pages: PageShare }) => pageValues({ ...both.site, share: both.pages }, theme));
+
+  return async function runTask(task: Task): Promise<TaskResults[Task["kind"]]> {
+    switch (task.kind) {
+      case "bodies": {
+        const site = resolve(task.site);
+        const { articles, session, prepared } = bySite(task.site.id, site);
+        await prepared;
+        return task.files.map((file) => renderMarkdown(articles.get(file)!, site.content, theme, { lean: task.lean, session }));
+      }
+      case "pages": {
+        const site = resolve(task.site);
+        await bySite(task.site.id, site).prepared;
+        const pages = resolve(task.pages);
+        const values: DepValues = byPages(`${task.site.id} ${task.pages.id}`, { site, pages });
+        return renderPages(task.routes, { ...site, share: pages }, values, theme, task.checkOnly);
+      }
+      case "cards": {
+        const card = theme.socialCard;
+        if (!card) throw new Error("the theme draws no social card");
+        return drawHere(card)(task.props, resolve(task.fonts));
+      }
+    }
+  };
+}
+
+/** The theme's work before rendering this content; none while a file it may read did not load (its errors are reported). */
+async function prepare(theme: Theme, content: SiteContent): Promise<void> {
+  try {
+    await theme.prepare?.(content);
+  } catch (error) {
+    if (content.unavailable.length === 0) throw error;
+  }
+}
+
+/** A function of a value, made again only when the value's id changes (the last one is kept). */
+function lastOf<V, R>(make: (value: V) => R): (id: string, value: V) => R {
+  let last: { id: string; made: R } | undefined;
+  return (id, value) => {
+    if (last?.id !== id) last = { id, made: make(value) };
+    return last.made;
+  };
+}

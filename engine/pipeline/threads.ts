@@ -1,0 +1,176 @@
+/**
+ * Where the compute cores run: on the build's own thread, or on a pool of worker threads
+ * (piscina) that each load the launcher's bundle of the site's code once, by module path
+ * (worker.ts), and stay alive for every run of a builder (watch mode's saves included).
+ *
+ * A run shares its large read-only values once (`share`): serialised once into memory every
+ * thread reads, each thread deserialising it on its first task that names it. Tasks carry
+ * slices of entries (files, routes, cards), and their results come back as plain data in
+ * order. Below a size measured on this machine one thread is faster, and the pool is not
+ * started at all (`threadsFor`).
+ */
+import { availableParallelism } from "node:os";
+import { serialize } from "node:v8";
+import type { Theme } from "../theme.js";
+import { taskRunner, type Shared, type Task, type TaskOf, type TaskResults } from "./tasks.js";
+
+export interface Threads {
+  /** How many threads do the work: this one, and the workers. */
+  readonly count: number;
+  /** A value every task of this run may name, made readable by every thread once. */
+  share<T>(value: T): Shared<T>;
+  /** Each thread's way to run a task: this thread's first. */
+  readonly lanes: readonly (<K extends Task["kind"]>(task: TaskOf<K>) => Promise<TaskResults[K]>)[];
+  /** Stops the workers (nothing to do on one thread). */
+  close(): Promise<void>;
+}
+
+/** The modules a worker loads: its own entry (worker.ts, bundled) and the site's config with its theme. */
+export interface WorkerModules {
+  worker: string;
+  site: string;
+}
+
+/**
+ * Below this many articles a build runs on one thread: starting the workers and handing them
+ * the content costs more than they save (bench/README.md, "Session 7", has the runs that set it).
+ */
+export const POOL_THRESHOLD = 1000;
+
+/**
+ * The fewest entries of a stage worth handing to the pool once it runs (fewer are computed
+ * on the build's thread: sharing the run's values with the workers costs more): bodies to
+ * render, pages to render, cards to draw (one card is the work of many pages).
+ */
+export const LEAST_ENTRIES = { bodies: 200, pages: 200, cards: 8 } as const;
+
+/** How many threads a build of `articles` articles uses: `asked` when given, else every core above the threshold. */
+export function threadsFor(articles: number, asked?: number): number {
+  if (asked !== undefined) return Math.max(1, Math.floor(asked));
+  return articles >= POOL_THRESHOLD ? availableParallelism() : 1;
+}
+
+/**
+ * The build's own thread: the same tasks, run here. A value shared for the workers is kept
+ * here as it is: this thread never reads its serialised copy.
+ */
+export function oneThread(theme: Theme): Threads & { keep<T>(value: T, shared: Shared<T>): Shared<T> } {
+  let next = 0;
+  const values = new Map<string, unknown>();
+  const run = taskRunner(theme, (shared) => (values.has(shared.id) ? values.get(shared.id) : shared.value) as never);
+  return {
+    count: 1,
+    share: (value) => ({ id: `v${next++}`, value }),
+    keep(value, shared) {
+      values.set(shared.id, value);
+      // Values of earlier runs are let go (a run shares its site, its pages' values and the cards' fonts).
+      while (values.size > 4) values.delete(values.keys().next().value!);
+      return shared;
+    },
+    lanes: [(task) => run(task) as never],
+    close: async () => {},
+  };
+}
+
+/**
+ * This thread and a pool of `workers` worker threads, started now: each loads the site's code
+ * while this thread reads the content. This thread takes slices too (it has everything loaded
+ * already), between its own work (writing the pages): on two cores, one worker and this thread.
+ */
+export async function workerPool(workers: number, modules: WorkerModules, here: ReturnType<typeof oneThread>): Promise<Threads> {
+  const { Piscina } = await import("piscina");
+  const pool = new Piscina({
+    filename: modules.worker,
+    workerData: { site: modules.site },
+    minThreads: workers,
+    maxThreads: workers,
+    // Workers live as long as the builder (watch mode), not a few idle seconds.
+    idleTimeout: Number.POSITIVE_INFINITY,
+    // A worker's event loop runs between tasks: resvg's memory is freed (with "sync" it was kept, bench/README.md, session 5).
+    atomics: "disabled",
+  });
+  let next = 0;
+  const worker = (task: Task) => pool.run(task);
+  return {
+    count: workers + 1,
+    share(value) {
+      const bytes = serialize(value);
+      const buffer = new SharedArrayBuffer(bytes.length);
+      new Uint8Array(buffer).set(bytes);
+      // This thread reads the value itself.
+      return here.keep(value, { id: `s${next++}`, buffer });
+    },
+    lanes: [here.lanes[0]!, ...Array.from({ length: workers }, () => worker as never)],
+    close: () => pool.destroy(),
+  };
+}
+
+/** Splits entries into slices for `threads`: a few per thread, so that a slow slice does not leave a thread idle at the end. */
+export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, perThread = 12 } = {}): T[][] {
+  if (threads <= 1 || items.length === 0) return items.length === 0 ? [] : [items.slice()];
+  const size = Math.max(min, Math.ceil(items.length / (threads * perThread)));
+  const slices: T[][] = [];
+  for (let i = 0; i < items.length; i += size) slices.push(items.slice(i, i + size));
+  return slices;
+}
+
+/** Runs one task per slice on the threads and gives every result back in the order of the entries. */
+export async function runSlices<K extends Task["kind"], T>(threads: Threads, items: readonly T[], task: (slice: T[]) => TaskOf<K>): Promise<TaskResults[K]> {
+  const all: TaskResults[K][number][] = [];
+  for await (const result of streamSlices(threads, items, task, Number.POSITIVE_INFINITY)) all.push(result);
+  return all as TaskResults[K];
+}
+
+/**
+ * Runs one task per slice and yields the results in the order of the entries as they are
+ * ready. Each thread takes the next slice when it is done with one (this thread between its
+ * other work), at most `ahead` slices beyond the one awaited: what waits to be written stays
+ * bounded.
+ */
+export async function* streamSlices<K extends Task["kind"], T>(
+  threads: Threads,
+  items: readonly T[],
+  task: (slice: T[]) => TaskOf<K>,
+  ahead = threads.count * 3,
+): AsyncGenerator<TaskResults[K][number]> {
+  const slices = slicesOf(items, threads.count);
+  const done: (TaskResults[K] | undefined)[] = [];
+  let taken = 0;
+  let awaited = 0;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  const lanes = threads.lanes.map(async (run, lane) => {
+    while (!failure && taken < slices.length) {
+      if (taken >= awaited + ahead) {
+        await new Promise<void>((resolve) => (wake = chain(wake, resolve)));
+        continue;
+      }
+      const i = taken++;
+      try {
+        done[i] = (await run(task(slices[i]!))) as TaskResults[K];
+      } catch (error) {
+        failure ??= { error };
+      }
+      notify();
+      // This thread lets the others' results and its own writes in between two slices.
+      if (lane === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+  void Promise.all(lanes).then(notify);
+  for (awaited = 0; awaited < slices.length; awaited++) {
+    while (done[awaited] === undefined && !failure) await new Promise<void>((resolve) => (wake = chain(wake, resolve)));
+    if (failure) throw failure.error;
+    const results = done[awaited]!;
+    done[awaited] = undefined;
+    notify();
+    for (const result of results as TaskResults[K][number][]) yield result;
+  }
+}
+
+/** Both callbacks, one after the other. */
+const chain = (first: (() => void) | undefined, second: () => void) => (first ? () => (first(), second()) : second);

@@ -1,0 +1,35 @@
+/**
+ * A worker thread of the pool (threads.ts): piscina loads this module, bundled by the
+ * launcher beside the site's config, in each worker. It loads the site's config (and so its
+ * theme) by module path once, then runs the compute cores for the tasks it is given
+ * (tasks.ts). A shared value is deserialised the first time a task names it; only the latest
+ * of each is kept.
+ */
+import { deserialize } from "node:v8";
+import { pathToFileURL } from "node:url";
+import { workerData } from "piscina";
+import type { Theme } from "../theme.js";
+import { taskRunner, type Shared } from "./tasks.js";
+
+// Stack traces name the site's sources (a theme's mistake is shown at its line), as on the build's thread.
+process.setSourceMapsEnabled(true);
+
+async function start() {
+  const { site } = workerData as { site: string };
+  const loaded = (await import(pathToFileURL(site).href)) as { default?: { theme?: Theme }; theme?: Theme };
+  const theme = loaded.default?.theme ?? loaded.theme;
+  if (!theme) throw new Error(`${site} exports no theme`);
+  /** The shared values resolved so far, the latest few (a run shares its site, its pages' values and the cards' fonts). */
+  const resolved = new Map<string, unknown>();
+  const resolve = <T,>(shared: Shared<T>): T => {
+    if (resolved.has(shared.id)) return resolved.get(shared.id) as T;
+    const value = deserialize(Buffer.from(shared.buffer!)) as T;
+    resolved.set(shared.id, value);
+    // Values of earlier runs are let go.
+    while (resolved.size > 4) resolved.delete(resolved.keys().next().value!);
+    return value;
+  };
+  return taskRunner(theme, resolve);
+}
+
+export default start();

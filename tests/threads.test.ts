@@ -1,0 +1,92 @@
+/**
+ * Every core: the Markdown, the pages and the social cards are computed on worker threads
+ * (engine/pipeline/threads.ts) when a build asks for more than one, and the site is the same
+ * to the byte whatever the number of threads; so is the report of a broken site, every
+ * location included. Built through the command line, as the workers load the launcher's
+ * bundle of the site's code.
+ */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cp, mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { listFiles } from "../engine/lib/files.js";
+import { editedFixture, fixture, projectCopy, projectRoot } from "./helpers.js";
+
+const run = promisify(execFile);
+
+/**
+ * `cafe build` of a site into a new folder with `threads` threads, from a cache of its own
+ * (every card drawn and every page rendered by those threads); the exit code and what it printed.
+ */
+async function build(root: string, threads: number, flags: string[] = []) {
+  const work = await mkdtemp(path.join(tmpdir(), `cafe-threads-${threads}-`));
+  const out = path.join(work, "dist");
+  const env = { ...process.env, NO_COLOR: "1", CAFE_CACHE_DIR: path.join(work, "cache") };
+  const args = [path.join(projectRoot, "engine/launch.mjs"), "build", "--root", root, "--out", out, "--threads", String(threads), ...flags];
+  const result = await run(process.execPath, args, { cwd: root, env }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+  return { ...result, out };
+}
+
+/** Every file of a built site with the hash of its bytes, but the up-to-date note (it records the files' times). */
+async function bytesOf(out: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const file of listFiles(out, { hidden: true })) {
+    const name = path.relative(out, file);
+    if (name === ".cafe-build.json") continue;
+    files[name] = createHash("sha256").update(await readFile(file)).digest("hex");
+  }
+  return files;
+}
+
+describe("a build on 1, 2 and 3 threads", () => {
+  const sites = [
+    // The blog: its cards drawn, its pages rendered, on the workers.
+    { name: "the real site", root: projectRoot, flags: [] as string[], least: 30 },
+    // The images fixture with its own public/: a copy of the project whose public/ is the fixture's.
+    { name: "the images fixture (pictures, covers)", root: "images", flags: ["--content", path.join(fixture("images"), "content")], least: 10 },
+    // A second theme, a site of its own folder (its content copied: the fixture stays as it is).
+    { name: "the notebook, a second theme", root: fixture("notebook"), flags: ["copy"], least: 6 },
+  ];
+  for (const { name, root, flags, least } of sites) {
+    it(`${name}: the same bytes`, async () => {
+      const content = flags[0] === "copy" ? ["--content", path.join(await editedFixture("notebook", {}), "content")] : flags;
+      const site = root === "images" ? await projectCopy(["engine", "client", "templates"]) : root;
+      if (root === "images") await cp(path.join(fixture("images"), "public"), path.join(site, "public"), { recursive: true });
+      const built = [];
+      for (const threads of [1, 2, 3]) {
+        const result = await build(site, threads, content);
+        expect(result.stderr).not.toContain("failed");
+        expect(result.code).toBe(0);
+        built.push(await bytesOf(result.out));
+      }
+      const [one, two, three] = built;
+      expect(Object.keys(one!).length).toBeGreaterThanOrEqual(least);
+      expect(two).toEqual(one);
+      expect(three).toEqual(one);
+    }, 180_000);
+  }
+
+  it("a broken site: the same report, every location, with 1 and 3 threads", async () => {
+    const dir = await editedFixture("notebook", {
+      // A Markdown body's error (made on a worker), a link to nowhere (checked on the pages, rendered on the workers).
+      "content/articles/notes/margins.md": (s) => `${s.replace(/^title: .*$/m, (title) => `${title}\ntitel: Margins`)}\n[nowhere](/notes/nowhere)\n`,
+      "content/articles/notes/reading-slowly.md": (s) => `${s}\n::not-a-block\n\n[again](/notes/nowhere-else#top)\n`,
+    });
+    const reports = [];
+    for (const threads of [1, 3]) {
+      const result = await build(fixture("notebook"), threads, ["--content", path.join(dir, "content")]);
+      expect(result.code).toBe(1);
+      reports.push(result.stderr.replace(/cafe-threads-\d-\w+/g, "work"));
+    }
+    expect(reports[0]).toMatch(/margins\.md:\d+:\d+: unknown front-matter key `titel`/);
+    expect(reports[0]).toMatch(/reading-slowly\.md:\d+:\d+: unknown block `::not-a-block`/);
+    expect(reports[0]).toContain("/notes/nowhere");
+    expect(reports[1]).toEqual(reports[0]);
+  }, 120_000);
+});
