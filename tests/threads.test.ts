@@ -89,4 +89,12 @@ describe("a build on 1, 2 and 3 threads", () => {
     expect(reports[0]).toContain("/notes/nowhere");
     expect(reports[1]).toEqual(reports[0]);
   }, 120_000);
+
+  it("--threads takes a whole number from 1 to 64, and says so otherwise (exit 2, nothing built)", async () => {
+    for (const value of ["0", "two", "1.5", "65"]) {
+      const result = await build(projectRoot, 1, ["--threads", value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(`--threads must be a whole number from 1 to 64; got '${value}'`);
+    }
+  }, 60_000);
 });

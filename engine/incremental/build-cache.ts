@@ -22,7 +22,7 @@ import type { ParsedArticle } from "../stages/load/content.js";
 import type { Deps } from "./dependencies.js";
 import type { ContentWarning } from "../lib/errors.js";
 import { hashOf, type Sealed } from "../lib/hash.js";
-import type { MarkdownImage } from "../stages/images/images.js";
+import type { MarkdownImage } from "../stages/markdown/image-slots.js";
 import type { InternalLink } from "../stages/markdown/article-markdown.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
 import type { ShareText } from "../stages/checks/share-text.js";

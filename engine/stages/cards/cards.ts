@@ -16,7 +16,7 @@ import type { SiteContent } from "../load/content.js";
 import type { Route } from "../routes/routes.js";
 import type { SocialCard, Theme, ThemeSocialCard } from "../../theme.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
-import { absoluteUrl } from "../render/site-files.js";
+import { absoluteUrl } from "../../lib/site-paths.js";
 import { staged, type Staged } from "../../lib/errors.js";
 
 export interface LoadedFont {

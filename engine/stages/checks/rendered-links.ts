@@ -23,7 +23,8 @@ import { ContentError } from "../../lib/errors.js";
 import type { InternalLink } from "../markdown/article-markdown.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { describe, type Moved } from "../routes/published-routes.js";
-import { isPublicFile } from "../write/public-files.js";
+import { isPublicFile } from "../../lib/public-files.js";
+import type { LinkTargets } from "../routes/addresses.js";
 import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
 import { nearest } from "../../lib/yaml-source.js";
 import type { ShareText } from "./share-text.js";
@@ -48,18 +49,6 @@ export function pageLinks(html: string): PageLinks {
     if (name === "a" && attributes.href !== undefined && isInternal(attributes.href)) links.add(attributes.href);
   }
   return { links: [...links], ids: [...ids] };
-}
-
-export interface LinkTargets {
-  content: SiteContent;
-  table: RouteTable;
-  /** Old addresses (aliases, redirects) by address. */
-  redirects: ReadonlyMap<string, Redirect>;
-  publicFiles: ReadonlySet<string>;
-  /** Files the build writes besides pages (`/feed.xml`, `/assets/main-x.js`), as paths. */
-  generated: ReadonlySet<string>;
-  /** Where the page of a vanished address went, if known. */
-  movedTo: (route: string) => Moved | undefined;
 }
 
 type Problem = { message: string; hint: string };

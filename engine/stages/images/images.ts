@@ -20,6 +20,7 @@
  * The Markdown stage leaves a marker where each image stands (`<engine-image data-image>`,
  * which no author can write: raw HTML is dropped); pages get the `<picture>` in its place.
  */
+import { IMAGE_MARKER, type MarkdownImage } from "../markdown/image-slots.js";
 import { createElement, type ReactElement } from "react";
 import { renderToString } from "react-dom/server";
 import { fileHash } from "../../lib/hash.js";
@@ -33,14 +34,6 @@ import { locate } from "../../lib/yaml-source.js";
 import { slugify } from "../../lib/slug.js";
 
 /** An image as the Markdown stage found it: `![alt](url)`, `{decorative}` after it or not. */
-export interface MarkdownImage {
-  url: string;
-  alt: string;
-  decorative: boolean;
-  line?: number;
-  column?: number;
-}
-
 /** A cover as the front matter gives it. */
 export interface CoverImage {
   src: string;
@@ -128,12 +121,6 @@ interface Reference {
 }
 
 const FLUID = { maxWidth: "100%", height: "auto" } as const;
-const MARKER = /<engine-image data-image="(\d+)"><\/engine-image>/g;
-
-/** Where the Markdown stage puts an image: a marker the page render replaces with its `<picture>`. */
-export function ImageSlot({ "data-image": index }: { "data-image"?: string }): ReactElement {
-  return createElement("engine-image", { "data-image": index });
-}
 
 export interface PictureProps {
   image: ProcessedImage;
@@ -199,7 +186,7 @@ export function imageOf(images: ShownImages, file: string, url: string): Process
 /** An article's body HTML with each image marker replaced by its `<picture>`. */
 export function fillImages(images: ShownImages, html: string, file: string, list: readonly MarkdownImage[]): string {
   if (list.length === 0) return html;
-  return html.replace(MARKER, (marker, index: string) => {
+  return html.replace(IMAGE_MARKER, (marker, index: string) => {
     const ref = list[Number(index)];
     const image = ref && imageOf(images, file, ref.url);
     if (!ref || !image) return marker;

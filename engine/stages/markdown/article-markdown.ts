@@ -24,7 +24,7 @@ import { ContentError, plainIssue, type ContentIssue, type ContentWarning } from
 import { frontMatterKeys, markdownOf, type Article, type SiteContent } from "../load/content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
 import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.js";
-import { ImageSlot, type MarkdownImage } from "../images/images.js";
+import { ImageSlot, type MarkdownImage } from "./image-slots.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
 import { outcomeIn, outcomeValue, siteValues, type SiteValues } from "../../lib/site-values.js";

@@ -4,13 +4,11 @@
  * policy the pages carry in their meta tag.
  */
 import { scriptHash } from "../../lib/hash.js";
+import { absoluteUrl } from "../../lib/site-paths.js";
 import { Feed } from "feed";
 import type { Article } from "../load/content.js";
 import { articleOf, byCodePoint, type Route } from "../routes/routes.js";
 import type { SiteMeta, SocialCard } from "../../theme.js";
-
-/** The files `siteFiles` writes at the site's root. */
-export const SITE_FILES = ["feed.xml", "sitemap.xml", "robots.txt", "_headers"] as const;
 
 /** The Content-Security-Policy of every page: scripts from the site itself, inline ones only by hash. */
 export function contentSecurityPolicy(inlineScripts: readonly string[], connect: readonly string[] = []): string {
@@ -38,10 +36,6 @@ export function securityHeaders(csp: string): [string, string][] {
     ["Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()"],
     ["X-Frame-Options", "DENY"],
   ];
-}
-
-export function absoluteUrl(siteUrl: string, routePath: string): string {
-  return `${siteUrl.replace(/\/+$/, "")}${routePath === "/" ? "/" : routePath}`;
 }
 
 /** `2025-08-04` or `2025-08` → a Date at noon UTC, stable across time zones. */

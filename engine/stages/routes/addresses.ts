@@ -6,14 +6,13 @@
  */
 import path from "node:path";
 import type { SiteContent } from "../load/content.js";
-import { staged, type Staged } from "../../lib/errors.js";
-import { buildRedirects, type RedirectTable } from "./aliases.js";
-import type { LinkTargets } from "../checks/rendered-links.js";
-import { listPublicFiles, publicFileErrors } from "../write/public-files.js";
-import { answeredRoutes, readPublishedRoutes, RECORD_FILE, vanishedRoutes, whereNow, pageFinder, type KnownArticles, type PublishedRecord } from "./published-routes.js";
+import { ContentError, staged, type Staged } from "../../lib/errors.js";
+import { buildRedirects, type Redirect, type RedirectTable } from "./aliases.js";
+import { listPublicFiles } from "../../lib/public-files.js";
+import { answeredRoutes, readPublishedRoutes, RECORD_FILE, vanishedRoutes, whereNow, pageFinder, type KnownArticles, type Moved, type PublishedRecord } from "./published-routes.js";
 import { REDIRECT_FILES } from "./redirect-files.js";
 import type { RouteTable } from "./routes.js";
-import { SITE_FILES } from "../render/site-files.js";
+import { SITE_FILES } from "../../lib/site-paths.js";
 
 export interface AddressInput {
   content: SiteContent;
@@ -67,4 +66,52 @@ export function addressStage({ content, table, contentDir, publicDir, recordFile
   const vanished = record ? vanishedRoutes({ record, answered, content, table, movedTo, derived }) : { errors: [], retired: [], notices: [] };
   const errors = [...redirects.errors, ...vanished.errors, ...publicFileErrors(publicFiles, table, generated)];
   return staged({ redirects, record, answered, publicFiles, retired: vanished.retired }, errors, vanished.notices);
+}
+
+/** What every internal link is checked against: the pages, the old addresses, public/ and the generated files. */
+export interface LinkTargets {
+  content: SiteContent;
+  table: RouteTable;
+  /** Old addresses (aliases, redirects) by address. */
+  redirects: ReadonlyMap<string, Redirect>;
+  publicFiles: ReadonlySet<string>;
+  /** Files the build writes besides pages (`/feed.xml`, `/assets/main-x.js`), as paths. */
+  generated: ReadonlySet<string>;
+  /** Where the page of a vanished address went, if known. */
+  movedTo: (route: string) => Moved | undefined;
+}
+
+/**
+ * Files of `public/` that collide with what the build writes: a page (`404.html`, or a bare
+ * `artigo-transicao` that hosts would serve at the page's address), a file the build
+ * generates (`feed.xml`…), or anything under `assets/`, the generated, cached-for-ever folder.
+ */
+export function publicFileErrors(files: ReadonlySet<string>, table: RouteTable, generated: readonly string[]): ContentError[] {
+  const pages = new Map<string, string>();
+  for (const route of table.routes) {
+    pages.set(route.outFile, route.path);
+    if (route.path !== "/") pages.set(route.path.slice(1), route.path);
+  }
+  const errors: ContentError[] = [];
+  for (const file of [...files].sort()) {
+    const page = pages.get(file);
+    const clash = page
+      ? `the page ${page}`
+      : generated.includes(file)
+        ? `the ${file} the build writes`
+        : file.startsWith("assets/")
+          ? "the generated assets/ folder"
+          : undefined;
+    if (!clash) continue;
+    errors.push(
+      new ContentError({
+        file: `public/${file}`,
+        message: `public/${file} has the same address as ${clash}`,
+        hint: file.startsWith("assets/")
+          ? "assets/ is the build's own: move the file to another folder of public/"
+          : "rename the file (or move it to a folder of public/), or give the page another route",
+      }),
+    );
+  }
+  return errors;
 }

@@ -18,7 +18,7 @@
 import { scriptHash } from "../../lib/hash.js";
 import type { Redirect } from "./aliases.js";
 import { outFileOf } from "./routes.js";
-import { absoluteUrl } from "../render/site-files.js";
+import { absoluteUrl } from "../../lib/site-paths.js";
 
 /** The files at the root that are for hosts, not readers (both servers answer them with 404). */
 export const REDIRECT_FILES = ["_redirects", "_redirects.map"] as const;

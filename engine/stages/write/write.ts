@@ -8,7 +8,7 @@ import type { BuildRecord, PageEntry } from "../../incremental/build-cache.js";
 import type { RenderedFile } from "../render/render.js";
 import type { SiteWriter } from "./writers.js";
 import { readFile } from "node:fs/promises";
-import { publicFiles } from "./public-files.js";
+import { publicFiles } from "../../lib/public-files.js";
 
 export interface WriteInput {
   /** The assets bundled in this build (none when the last build's were taken). */
