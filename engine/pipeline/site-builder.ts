@@ -210,9 +210,10 @@ export class SiteBuilder {
     const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share({ content, table, values })).get(threads)!;
     const renderBodies = async (articles: readonly Article[]) => {
       const threads = await this.threadsFor("bodies", articles.length);
-      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference }));
+      // Sealing a body for the cache costs a hash: only when there is one.
+      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled }));
     };
-    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files, keep: cache.enabled };
+    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files };
     const { bodies: markdown, keep } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };

@@ -12,7 +12,8 @@ import type { Article, SiteContent } from "../stages/load/content.js";
 import type { RouteTable } from "../stages/routes/routes.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { Theme } from "../theme.js";
-import { markdownSession, renderMarkdown, type MarkdownResult, type MarkdownSession } from "../stages/markdown/article-markdown.js";
+import { markdownSession, type MarkdownSession } from "../stages/markdown/article-markdown.js";
+import { bodyValues, renderBody, type RenderedBody } from "../stages/markdown/markdown-stage.js";
 import { pageValues, renderPages, type PageOutcome, type PageShare } from "../stages/render/render.js";
 import { drawHere, type LoadedFont } from "../stages/cards/cards.js";
 import type { DepValues } from "../incremental/dependencies.js";
@@ -39,7 +40,7 @@ export interface SiteShare {
 
 export type Task =
   /** The Markdown core: these articles' bodies (files of `site.content.articles`), in order. */
-  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean }
+  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean; keep: boolean }
   /** The render core: these routes' pages, in order. */
   | { kind: "pages"; site: Shared<SiteShare>; pages: Shared<PageShare>; routes: string[]; checkOnly: boolean }
   /** The card core: one PNG for each of these props, in order. */
@@ -47,7 +48,7 @@ export type Task =
 
 /** What each kind of task gives back. */
 export interface TaskResults {
-  bodies: MarkdownResult[];
+  bodies: RenderedBody[];
   pages: PageOutcome[];
   cards: Uint8Array[];
 }
@@ -64,6 +65,7 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
   const bySite = lastOf((site: SiteShare) => ({
     articles: new Map<string, Article>(site.content.articles.map((a) => [a.file, a])),
     session: markdownSession(site.values) as MarkdownSession,
+    values: bodyValues(site.content, site.table, site.values),
     prepared: prepare(theme, site.content),
   }));
   const byPages = lastOf((both: { site: SiteShare; pages: PageShare }) => pageValues({ ...both.site, share: both.pages }, theme));
@@ -72,9 +74,10 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
     switch (task.kind) {
       case "bodies": {
         const site = resolve(task.site);
-        const { articles, session, prepared } = bySite(task.site.id, site);
+        const { articles, session, values, prepared } = bySite(task.site.id, site);
         await prepared;
-        return task.files.map((file) => renderMarkdown(articles.get(file)!, site.content, theme, { lean: task.lean, session }));
+        const options = { lean: task.lean, keep: task.keep, session };
+        return task.files.map((file) => renderBody(articles.get(file)!, site.content, theme, values, options));
       }
       case "pages": {
         const site = resolve(task.site);

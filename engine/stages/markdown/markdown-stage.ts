@@ -10,7 +10,7 @@ import type { Article, SiteContent } from "../load/content.js";
 import type { FileEntry } from "../../incremental/build-cache.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
-import { siteBlockData, type MarkdownResult } from "./article-markdown.js";
+import { renderMarkdown, siteBlockData, type MarkdownResult, type MarkdownSession } from "./article-markdown.js";
 import type { SiteValues } from "../../lib/site-values.js";
 import type { RouteTable } from "../routes/routes.js";
 import { staged, type Staged } from "../../lib/errors.js";
@@ -37,8 +37,6 @@ export interface MarkdownStageInput {
   previous: MarkdownBodies;
   /** What the persistent cache kept, by file (read only). */
   cached: ReadonlyMap<string, FileEntry>;
-  /** Whether there is a persistent cache to keep bodies for (sealing them costs a hash each). */
-  keep: boolean;
 }
 
 export interface MarkdownStageOutput {
@@ -47,19 +45,45 @@ export interface MarkdownStageOutput {
   keep: Map<string, Pick<FileEntry, "sourceHash" | "markdown">>;
 }
 
+/** A body rendered now: its entry, and what the cache should keep of it (none when it has errors or cannot be kept). */
+export interface RenderedBody {
+  entry: MarkdownEntry;
+  kept?: FileEntry["markdown"];
+}
+
 /**
- * Renders the bodies of some articles (article-markdown.ts's `renderMarkdown` for each, in
- * order): on this thread, or in slices on the workers (pipeline/threads.ts).
+ * Renders the bodies of some articles (`renderBody` for each, in order): on this thread, or
+ * in slices on the workers (pipeline/threads.ts).
  */
-export type RenderBodies = (articles: readonly Article[]) => Promise<MarkdownResult[]>;
+export type RenderBodies = (articles: readonly Article[]) => Promise<RenderedBody[]>;
+
+/** The values a body may read (data files, site blocks' data), hashed: made once per run (and per worker). */
+export const bodyValues = (content: SiteContent, table: RouteTable, values: SiteValues) =>
+  new DepValues({ content, table, block: (name) => siteBlockData(values, name), values });
+
+/**
+ * The compute core of the stage, for one article: its body rendered (article-markdown.ts),
+ * with the hashes of what it read and of its HTML, and, when `keep`, the entry the cache
+ * keeps (sealed: hashed where it is made, not on the build's thread).
+ */
+export function renderBody(article: Article, content: SiteContent, theme: Theme, values: DepValues, options: { lean: boolean; keep: boolean; session: MarkdownSession }): RenderedBody {
+  const result = renderMarkdown(article, content, theme, { lean: options.lean, session: options.session });
+  const { sourceHash } = article;
+  // A block of it reads a file that did not load: its hashes are never asked for.
+  const deps = result.unavailable === undefined ? Object.fromEntries(result.reads.map((id) => [id, values.hash(id)])) : {};
+  const entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
+  const { html, headings, links, warnings, images } = result;
+  const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
+  return { entry, kept: keepable ? seal({ deps, html, headings, links, warnings, images }) : undefined };
+}
 
 /**
  * Every article's Markdown: the stage decides which bodies are the last run's or the cache's
  * (nothing they read changed), has the others rendered (`render`), and returns every body
  * with what the cache should keep.
  */
-export async function markdownStage({ content, table, values: siteData, previous, cached, keep: keeping }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
-  const values = new DepValues({ content, table, block: (name) => siteBlockData(siteData, name), values: siteData });
+export async function markdownStage({ content, table, values: siteData, previous, cached }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
+  const values = bodyValues(content, table, siteData);
   const known = new Map<string, MarkdownEntry>();
   const changed: Article[] = [];
   for (const article of content.articles) {
@@ -72,21 +96,16 @@ export async function markdownStage({ content, table, values: siteData, previous
   const keep: MarkdownStageOutput["keep"] = new Map();
   const renderedNow = new Map(changed.map((article, i) => [article.file, made[i]!]));
   for (const article of content.articles) {
-    const result = renderedNow.get(article.file);
-    if (!result) {
+    const body = renderedNow.get(article.file);
+    if (!body) {
       bodies.set(article.file, known.get(article.file)!);
       continue;
     }
     // A block of it reads a file that did not load (its own errors are reported): this body,
     // and every check of it, is left out of this run.
-    if (result.unavailable !== undefined) continue;
-    const { sourceHash } = article;
-    const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
-    bodies.set(article.file, { sourceHash, deps, result, htmlHash: hashOf(result.html) });
-    const { html, headings, links, warnings, images } = result;
-    if (keeping && result.errors.length === 0 && isJsonSafe({ headings, links, warnings, images })) {
-      keep.set(article.file, { sourceHash, markdown: seal({ deps, html, headings, links, warnings, images }) });
-    }
+    if (body.entry.result.unavailable !== undefined) continue;
+    bodies.set(article.file, body.entry);
+    if (body.kept) keep.set(article.file, { sourceHash: article.sourceHash, markdown: body.kept });
   }
   const results = [...bodies.values()].map((b) => b.result);
   return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
