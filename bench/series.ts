@@ -1,0 +1,103 @@
+/**
+ * Interleaved cold builds of the benchmark corpus: every variant once per round, in turn
+ * (A B C A B C …), after a warm-up round, so that each ratio is taken between runs made
+ * moments apart and holds when the machine's speed drifts.
+ *
+ *   npx tsx bench/series.ts [--size 4000] [--runs 5] VARIANT...
+ *
+ * Variants: `ours` (this generator, cards off, threads as the build decides), `ours:cards`
+ * (cards on), `ours:threads=N` (`--threads N`), `ours:one-core` (pinned to one core with
+ * taskset: one thread), `eleventy`, `hugo`, `astro` (peers from `npm run bench:peers`).
+ * Each run removes the variant's output and caches first (this generator's bundle of the
+ * code too). Prints, per variant, the median wall and CPU seconds, CPU ÷ wall, the peak
+ * memory of the largest process (GNU time), and each ratio to the first variant pair by pair
+ * (median, min–max); `uptime` before and after the series.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdir, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { writeCorpus } from "./corpus.js";
+import { TOOLS, type Tool } from "./tools.js";
+
+const work = path.join(path.dirname(fileURLToPath(import.meta.url)), "out");
+const { values, positionals } = parseArgs({
+  options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" } },
+  allowPositionals: true,
+});
+const size = Number(values.size);
+const runs = Number(values.runs);
+if (positionals.length === 0) throw new Error("name the variants: ours, ours:cards, ours:threads=N, ours:one-core, eleventy, hugo, astro");
+
+interface Variant {
+  name: string;
+  tool: Tool;
+  dir: string;
+  /** Words before the command (taskset) and flags after it. */
+  before: string[];
+  after: string[];
+}
+
+const corpus = path.join(work, `corpus-${size}`);
+if (!existsSync(corpus)) await writeCorpus(size, corpus);
+const variants: Variant[] = [];
+for (const name of positionals) {
+  const [key, option] = name.split(":") as [string, string | undefined];
+  const tool = TOOLS[key];
+  if (!tool) throw new Error(`no tool ${key}`);
+  const cards = option === "cards";
+  // One folder per tool, and one more for this generator with its cards on.
+  const dir = path.join(work, `series-${key}${cards ? "-cards" : ""}-${size}`);
+  if (!existsSync(dir)) {
+    await mkdir(dir, { recursive: true });
+    await tool.setup(dir, corpus, { cards });
+  }
+  const threads = option?.startsWith("threads=") ? ["--threads", option.slice("threads=".length)] : [];
+  variants.push({ name, tool, dir, before: option === "one-core" ? ["taskset", "-c", "0"] : [], after: threads });
+}
+
+interface Sample {
+  wall: number;
+  cpu: number;
+  peakMb: number;
+}
+
+async function cold(variant: Variant): Promise<Sample> {
+  await Promise.all(variant.tool.clean(variant.dir).map((p) => rm(p, { recursive: true, force: true })));
+  const [cmd, args] = variant.tool.command(variant.dir);
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...variant.before, cmd, ...args, ...variant.after], {
+    cwd: variant.dir,
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const [wall, user, sys, kb] = (result.stderr.trim().split("\n").pop() ?? "").split(" ").map(Number);
+  if (result.status !== 0 || wall === undefined || Number.isNaN(wall)) throw new Error(`${variant.name} failed:\n${result.stderr.slice(-3000)}`);
+  const pages = variant.tool.pages(variant.dir);
+  if (pages < size) throw new Error(`${variant.name} wrote ${pages} pages, expected at least ${size}`);
+  return { wall, cpu: user! + sys!, peakMb: kb! / 1024 };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const range = (xs: number[], digits = 2) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+
+const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
+console.log(`${size} files, ${runs} rounds of ${variants.map((v) => v.name).join(", ")}; before: ${uptime()}`);
+for (const variant of variants) await cold(variant); // warm-up: the file system's cache, the code's bundle on disk
+const samples = variants.map(() => [] as Sample[]);
+for (let round = 0; round < runs; round++) {
+  for (const [i, variant] of variants.entries()) samples[i]!.push(await cold(variant));
+  console.error(`round ${round + 1}: ${variants.map((v, i) => `${v.name} ${samples[i]!.at(-1)!.wall.toFixed(2)} s`).join(", ")}`);
+}
+console.log(`after: ${uptime()}\n`);
+console.log(`| variant | wall (s) | CPU (s) | CPU ÷ wall | peak memory (MiB) | wall ÷ ${variants[0]!.name}, pair by pair |`);
+console.log("|---|---|---|---|---|---|");
+for (const [i, variant] of variants.entries()) {
+  const s = samples[i]!;
+  const ratios = s.map((x, round) => x.wall / samples[0]![round]!.wall);
+  console.log(
+    `| ${variant.name} | ${range(s.map((x) => x.wall))} | ${median(s.map((x) => x.cpu)).toFixed(2)} | ${median(s.map((x) => x.cpu / x.wall)).toFixed(2)} | ${range(s.map((x) => x.peakMb), 0)} | ${i === 0 ? "" : `${range(ratios)}×`} |`,
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * The tools the benchmarks build the corpus with, each in the layout it expects: this
+ * generator (a copy of the project beside the corpus), Eleventy, Hugo and Astro, each
+ * rendering every file into a full page through one equivalent layout. bench/run.ts and
+ * bench/series.ts use them.
+ */
+import { execFileSync } from "node:child_process";
+import { appendFile, cp, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const bench = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(bench, "..");
+const peers = path.join(bench, "node_modules");
+
+/** The one layout every peer renders, in its own template syntax for the title and the body. */
+export const layout = (title: string, body: string) =>
+  `<!DOCTYPE html><html lang="pt-BR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><header><p>Blog Café com a Cris</p></header><main><article><h1>${title}</h1>${body}</article></main><footer><p>© 2025</p></footer></body></html>\n`;
+
+export interface Tool {
+  name: string;
+  /** Makes the project for `n` files, whose corpus is in `corpus` (this generator: with its social cards when `cards`). */
+  setup(dir: string, corpus: string, options?: { cards?: boolean }): Promise<void>;
+  command(dir: string): [string, string[]];
+  /** Output and caches, removed before a cold run. */
+  clean: (dir: string) => string[];
+  /** The number of pages written, to check the run did the work. */
+  pages(dir: string): number;
+}
+
+export const countHtml = (dir: string) =>
+  existsSync(dir) ? Number(execFileSync("bash", ["-c", `find -L "${dir}" -name '*.html' | wc -l`]).toString().trim()) : 0;
+
+export const TOOLS: Record<string, Tool> = {
+  ours: {
+    name: "this generator",
+    async setup(dir, corpus, { cards = false } = {}) {
+      await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
+      // No social cards unless asked: the peers draw none, so like is compared with like (a
+      // card's cost is measured on its own: bench/media.ts, and bench/series.ts's ours:cards).
+      if (!cards) await appendFile(path.join(dir, "content/site.yaml"), "\nsocialCards: false\n");
+      await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
+      for (const part of ["build.ts", "cafe.config.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
+        await cp(path.join(root, part), path.join(dir, "project", part), { recursive: true });
+      }
+      // Its own node_modules folder (the cache lives in node_modules/.cache), sharing the packages.
+      await mkdir(path.join(dir, "project/node_modules"), { recursive: true });
+      for (const name of await readdir(path.join(root, "node_modules"))) {
+        if (name !== ".cache") await symlink(path.join(root, "node_modules", name), path.join(dir, "project/node_modules", name));
+      }
+    },
+    // What `npm run build` runs, from a copy of the project (the edit rows change a template).
+    // --root: the copy is the site (run from `dir`, the command would look for a site's config above it and find this checkout's).
+    command: (dir) => [process.execPath, [path.join(dir, "project/engine/launch.mjs"), "build", "--root", path.join(dir, "project"), "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
+    clean: (dir) => [path.join(dir, "dist"), path.join(dir, "dist.builds"), path.join(dir, "project/node_modules/.cache")],
+    pages: (dir) => countHtml(path.join(dir, "dist")),
+  },
+  eleventy: {
+    name: "Eleventy 3.1.2",
+    async setup(dir, corpus) {
+      await cp(corpus, path.join(dir, "posts"), { recursive: true });
+      await mkdir(path.join(dir, "_includes"), { recursive: true });
+      await writeFile(path.join(dir, "posts/posts.json"), JSON.stringify({ layout: "page.njk" }));
+      await writeFile(
+        path.join(dir, "_includes/page.njk"),
+        layout("{{ title }}", "{{ content | safe }}"),
+      );
+    },
+    command: (dir) => [process.execPath, [path.join(peers, "@11ty/eleventy/cmd.cjs"), "--quiet", `--input=${dir}`, `--output=${path.join(dir, "_site")}`]],
+    clean: (dir) => [path.join(dir, "_site"), path.join(dir, ".cache")],
+    pages: (dir) => countHtml(path.join(dir, "_site")),
+  },
+  hugo: {
+    name: "Hugo (Debian)",
+    async setup(dir, corpus) {
+      await cp(corpus, path.join(dir, "content/posts"), { recursive: true });
+      await mkdir(path.join(dir, "layouts/_default"), { recursive: true });
+      await writeFile(path.join(dir, "hugo.toml"), `baseURL = "https://example.com/"\ntitle = "Bench"\ndisableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "home", "section"]\n`);
+      await writeFile(
+        path.join(dir, "layouts/_default/single.html"),
+        layout("{{ .Title }}", "{{ .Content }}"),
+      );
+    },
+    command: (dir) => ["hugo", ["--quiet", "--source", dir, "--destination", path.join(dir, "public")]],
+    clean: (dir) => [path.join(dir, "public"), path.join(dir, "resources")],
+    pages: (dir) => countHtml(path.join(dir, "public")),
+  },
+  astro: {
+    name: "Astro 5",
+    async setup(dir, corpus) {
+      await cp(corpus, path.join(dir, "posts"), { recursive: true });
+      await mkdir(path.join(dir, "src/pages/posts"), { recursive: true });
+      await writeFile(path.join(dir, "astro.config.mjs"), `import { defineConfig } from "astro/config";\nexport default defineConfig({ telemetry: false });\n`);
+      await writeFile(
+        path.join(dir, "src/content.config.ts"),
+        `import { defineCollection, z } from "astro:content";\nimport { glob } from "astro/loaders";\nconst posts = defineCollection({ loader: glob({ pattern: "**/*.md", base: "./posts" }), schema: z.object({ title: z.string() }) });\nexport const collections = { posts };\n`,
+      );
+      await writeFile(
+        path.join(dir, "src/pages/posts/[id].astro"),
+        `---\nimport { getCollection, render } from "astro:content";\nexport async function getStaticPaths() {\n  const posts = await getCollection("posts");\n  return posts.map((post) => ({ params: { id: post.id }, props: { post } }));\n}\nconst { post } = Astro.props;\nconst { Content } = await render(post);\n---\n${layout("{post.data.title}", "<Content />")}`,
+      );
+      await symlink(peers, path.join(dir, "node_modules"));
+    },
+    command: (dir) => [process.execPath, [path.join(peers, "astro/astro.js"), "build", "--root", dir, "--silent"]],
+    clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".astro"), path.join(peers, ".astro")],
+    pages: (dir) => countHtml(path.join(dir, "dist")),
+  },
+};
