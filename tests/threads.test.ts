@@ -72,6 +72,23 @@ describe("a build on 1, 2 and 3 threads", () => {
     }, 180_000);
   }
 
+  it("a page that shows other articles' bodies (a worker holds only its pages' own) is rendered where every body is: the same bytes", async () => {
+    const extra = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`content/articles/notes/extra-${i}.md`, `---\ntitle: Extra note ${i}\ntags: [extra]\n---\n\nThe extra note number ${i}.\n`]),
+    );
+    const content = path.join(await editedFixture("notebook", extra), "content");
+    const built = [];
+    for (const threads of [1, 3]) {
+      const result = await build(fixture("digest"), threads, ["--content", content]);
+      expect(result.code).toBe(0);
+      built.push(await bytesOf(result.out));
+      // The tag's page (on a worker's slice of the routes) shows every note it lists, whole.
+      const page = await readFile(path.join(result.out, "tags/extra.html"), "utf8");
+      for (let i = 0; i < 10; i++) expect(page).toContain(`The extra note number ${i}.`);
+    }
+    expect(built[1]).toEqual(built[0]);
+  }, 120_000);
+
   it("a broken site: the same report, every location, with 1 and 3 threads", async () => {
     const dir = await editedFixture("notebook", {
       // A Markdown body's error (made on a worker), a link to nowhere (checked on the pages, rendered on the workers).

@@ -18,7 +18,7 @@ import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
 import { assetStage, type AssetRecord } from "../stages/assets/assets.js";
-import { otherFiles, pagePolicy, pageValues, wouldKeep, type PageShare, type RenderedFile } from "../stages/render/render.js";
+import { otherFiles, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type RenderedFile } from "../stages/render/render.js";
 import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
@@ -57,12 +57,14 @@ export type PageThreads = (count: number) => Promise<{ threads: Threads; site: (
 export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
   const { content, table, values, markdown, images, cards, assets, redirects, previous, checkOnly = false } = input;
   const csp = pagePolicy(theme.siteMeta(content.site.value), assets.manifest);
-  const bodies = new Map([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
-  const share: PageShare = { bodies, images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp };
+  const bodies = new Map<string, PageBody>([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
+  const absent = content.articles.map((a) => a.file).filter((file) => !bodies.has(file));
+  const share: PageShare = { images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp, absent };
+  const sources = { content, table, values, share, bodies: (file: string) => bodies.get(file) };
   // The core's word on the last build's pages (its hashes are made here, where every value is), then the writer's.
   const kept = new Map<string, PageEntry>();
   if (Object.keys(previous).length > 0) {
-    const hashed = pageValues({ content, table, values, share }, theme);
+    const hashed = pageValues(sources, theme);
     for (const route of table.routes) {
       const entry = previous[route.path];
       if (wouldKeep(route, entry, hashed, checkOnly) && (await reuse(route.outFile, entry.size))) kept.set(route.path, entry);
@@ -71,14 +73,19 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
   const { threads, site } = await pageThreads(paths.length);
   const pagesShared = paths.length > 0 ? threads.share(share) : undefined;
-  const made = streamSlices(threads, paths, (routes) => ({ kind: "pages", site: site(), pages: pagesShared!, routes, checkOnly }));
+  // A worker is handed the bodies its pages show; the build's thread has them all.
+  const bodiesOf = (routes: string[]) => new Map(routes.flatMap((p) => pageBodies(table.byPath.get(p)!).flatMap((a) => (bodies.has(a.file) ? [[a.file, bodies.get(a.file)!] as const] : []))));
+  const task = (routes: string[], here: boolean) => ({ kind: "pages", site: site(), pages: pagesShared!, bodies: here ? bodies : bodiesOf(routes), every: here, routes, checkOnly }) as const;
+  const made = streamSlices(threads, paths, task);
   for (const route of table.routes) {
     const entry = kept.get(route.path);
     if (entry) {
       yield { kind: "kept", route: route.path, entry };
       continue;
     }
-    const page = (await made.next()).value!;
+    let page = (await made.next()).value!;
+    // It reads the body of another article than its own: rendered here, where every body is.
+    if ("needs" in page) page = (await threads.lanes[0]!(task([route.path], true)))[0]!;
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
     if ("left" in page) continue;
     yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: page.entry };

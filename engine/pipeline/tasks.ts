@@ -14,7 +14,7 @@ import type { SiteValues } from "../lib/site-values.js";
 import type { Theme } from "../theme.js";
 import { markdownSession, type MarkdownSession } from "../stages/markdown/article-markdown.js";
 import { bodyValues, renderBody, type RenderedBody } from "../stages/markdown/markdown-stage.js";
-import { pageValues, renderPages, type PageOutcome, type PageShare } from "../stages/render/render.js";
+import { bodyNotHere, pageValues, renderPages, type PageBody, type PageOutcome, type PageShare } from "../stages/render/render.js";
 import { drawHere, type LoadedFont } from "../stages/cards/cards.js";
 import type { DepValues } from "../incremental/dependencies.js";
 
@@ -42,7 +42,11 @@ export type Task =
   /** The Markdown core: these articles' bodies (files of `site.content.articles`), in order. */
   | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean; keep: boolean }
   /** The render core: these routes' pages, in order. */
-  | { kind: "pages"; site: Shared<SiteShare>; pages: Shared<PageShare>; routes: string[]; checkOnly: boolean }
+  /**
+   * The render core: these routes' pages, in order, with the bodies they show (every body, on
+   * the build's thread).
+   */
+  | { kind: "pages"; site: Shared<SiteShare>; pages: Shared<PageShare>; bodies: ReadonlyMap<string, PageBody>; every: boolean; routes: string[]; checkOnly: boolean }
   /** The card core: one PNG for each of these props, in order. */
   | { kind: "cards"; fonts: Shared<LoadedFont[]>; props: unknown[] };
 
@@ -68,7 +72,11 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
     values: bodyValues(site.content, site.table, site.values),
     prepared: prepare(theme, site.content),
   }));
-  const byPages = lastOf((both: { site: SiteShare; pages: PageShare }) => pageValues({ ...both.site, share: both.pages }, theme));
+  /** The bodies of the task being run (`every`: all of them), and the run's articles that have none. */
+  let given: { bodies: ReadonlyMap<string, PageBody>; every: boolean; absent: ReadonlySet<string> } = { bodies: new Map(), every: true, absent: new Set() };
+  const bodyOf = (file: string) => given.bodies.get(file) ?? (given.every || given.absent.has(file) ? undefined : bodyNotHere(file));
+  const absentOf = lastOf((pages: PageShare) => new Set(pages.absent));
+  const byPages = lastOf((both: { site: SiteShare; pages: PageShare }) => pageValues({ ...both.site, share: both.pages, bodies: bodyOf }, theme));
 
   return async function runTask(task: Task): Promise<TaskResults[Task["kind"]]> {
     switch (task.kind) {
@@ -84,7 +92,8 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
         await bySite(task.site.id, site).prepared;
         const pages = resolve(task.pages);
         const values: DepValues = byPages(`${task.site.id} ${task.pages.id}`, { site, pages });
-        return renderPages(task.routes, { ...site, share: pages }, values, theme, task.checkOnly);
+        given = { bodies: task.bodies, every: task.every, absent: absentOf(task.pages.id, pages) };
+        return renderPages(task.routes, { ...site, share: pages, bodies: bodyOf }, values, theme, task.checkOnly);
       }
       case "cards": {
         const card = theme.socialCard;

@@ -115,7 +115,7 @@ export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, per
 }
 
 /** Runs one task per slice on the threads and gives every result back in the order of the entries. */
-export async function runSlices<K extends Task["kind"], T>(threads: Threads, items: readonly T[], task: (slice: T[]) => TaskOf<K>): Promise<TaskResults[K]> {
+export async function runSlices<K extends Task["kind"], T>(threads: Threads, items: readonly T[], task: (slice: T[], here: boolean) => TaskOf<K>): Promise<TaskResults[K]> {
   const all: TaskResults[K][number][] = [];
   for await (const result of streamSlices(threads, items, task, Number.POSITIVE_INFINITY)) all.push(result);
   return all as TaskResults[K];
@@ -130,7 +130,8 @@ export async function runSlices<K extends Task["kind"], T>(threads: Threads, ite
 export async function* streamSlices<K extends Task["kind"], T>(
   threads: Threads,
   items: readonly T[],
-  task: (slice: T[]) => TaskOf<K>,
+  /** The task of a slice; `here`: for the build's own thread, which has every value at hand. */
+  task: (slice: T[], here: boolean) => TaskOf<K>,
   ahead = threads.count * 3,
 ): AsyncGenerator<TaskResults[K][number]> {
   const slices = slicesOf(items, threads.count);
@@ -152,7 +153,7 @@ export async function* streamSlices<K extends Task["kind"], T>(
       }
       const i = taken++;
       try {
-        done[i] = (await run(task(slices[i]!))) as TaskResults[K];
+        done[i] = (await run(task(slices[i]!, lane === 0))) as TaskResults[K];
       } catch (error) {
         failure ??= { error };
       }

@@ -45,12 +45,10 @@ export interface PageBody {
 }
 
 /**
- * What every page of a run may read besides the content, made by the stages before render:
- * handed to each worker once per run (pipeline/threads.ts), never with each task.
+ * What every page of a run may read besides the content and the bodies, made by the stages
+ * before render: handed to each worker once per run (pipeline/threads.ts), never with each task.
  */
 export interface PageShare {
-  /** Each article's body, by file (none: a block of it reads a file that did not load). */
-  bodies: ReadonlyMap<string, PageBody>;
   /** The images, without their bytes (a page shows them; the write stage writes them). */
   images: ShownImages;
   /** Each route's social card. */
@@ -58,29 +56,61 @@ export interface PageShare {
   assets: AssetManifest;
   /** The policy every page carries. */
   csp: string;
+  /** Articles that have no body in this run (a block of theirs reads a file that did not load). */
+  absent: readonly string[];
 }
 
-/** Everything a page is rendered from: the content, the route table, the run's site values and the rest. */
+/**
+ * The bodies a page can read (undefined: the article has none this run). The build's thread
+ * has every body; a worker has those of the articles its pages show (`pageBodies`), and a
+ * page that reads another (`bodyNotHere`) comes back to be rendered on the build's thread
+ * (`needs`): no worker holds every body of a large site.
+ */
+export type BodyOf = (file: string) => PageBody | undefined;
+
+/** Everything a page is rendered from: the content, the route table, the run's site values, the bodies and the rest. */
 export interface PageSources {
   content: SiteContent;
   table: RouteTable;
   values: SiteValues;
   share: PageShare;
+  bodies: BodyOf;
+}
+
+/** The articles whose bodies a route's page shows as its own: its article and translations, or the one it features. */
+export function pageBodies(route: Route): Article[] {
+  const variants = route.kind === "article" ? route.article : route.kind === "page" ? route.featured : undefined;
+  return variants ? [variants.main, ...variants.translations] : [];
+}
+
+/** Thrown (on one thread, never across) where a page reads a body this thread was not given. */
+class BodyNotHere extends Error {
+  constructor(readonly file: string) {
+    super(`the body of ${file} is not on this thread`);
+  }
+}
+
+/** For a `BodyOf` that was not given the body of `file`: the page is rendered again where every body is. */
+export function bodyNotHere(file: string): never {
+  throw new BodyNotHere(file);
 }
 
 /** The policy of a site's pages, from its assets' inline script. */
 export const pagePolicy = (site: SiteMeta, assets: AssetManifest) => contentSecurityPolicy(assets.inlineScript ? [assets.inlineScript] : [], site.connect);
 
-/** What a page read, hashed: made once per run (and per worker) from its sources. */
-export function pageValues({ content, table, values, share }: PageSources, theme: Theme): DepValues {
-  const { bodies, images, cards, assets, csp } = share;
+/**
+ * What a page read, hashed: made once per run (and per worker) from its sources. `bodies` is
+ * read when a hash is first asked for: a worker's changes with each task.
+ */
+export function pageValues({ content, table, values, share, bodies }: PageSources, theme: Theme): DepValues {
+  const { images, cards, assets, csp } = share;
   return new DepValues({
     content,
     table,
     // A body without images is its Markdown's HTML, whose hash the Markdown stage gave.
     bodyHash: (file) => {
-      const body = bodies.get(file);
-      return body && body.images.length === 0 ? body.htmlHash : hashOf(bodyHtml(share, file) ?? "");
+      const body = bodies(file);
+      return body && body.images.length === 0 ? body.htmlHash : hashOf(bodyHtml(body, images, file) ?? "");
     },
     listing: (name) => listingOf(values, theme, name),
     block: (name) => siteBlockData(values, name),
@@ -91,9 +121,8 @@ export function pageValues({ content, table, values, share }: PageSources, theme
   });
 }
 
-/** An article's body with its images in place; undefined when it has none (it read a file that did not load). */
-function bodyHtml({ bodies, images }: PageShare, file: string): string | undefined {
-  const body = bodies.get(file);
+/** An article's body with its images in place; undefined when it has none. */
+function bodyHtml(body: PageBody | undefined, images: ShownImages, file: string): string | undefined {
   return body && fillImages(images, body.html, file, body.images);
 }
 
@@ -107,11 +136,16 @@ export function wouldKeep(route: Route, entry: PageEntry | undefined, values: De
   return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
 }
 
-/** One page as rendered: its HTML and its record; or left out (a check-only run); or what the theme got wrong, as data. */
+/**
+ * One page as rendered: its HTML and its record; or left out (a check-only run); or what the
+ * theme got wrong, as data; or the body of another article it reads, which this thread does
+ * not hold (it is rendered again where every body is).
+ */
 export type PageOutcome =
   | { route: string; html: string; entry: PageEntry }
   | { route: string; left: true }
-  | { route: string; failed: ContentIssue };
+  | { route: string; failed: ContentIssue }
+  | { route: string; needs: string };
 
 /**
  * Renders the pages of some routes, in order, through React's renderToString of the theme's
@@ -126,6 +160,7 @@ export function renderPages(paths: readonly string[], sources: PageSources, valu
       if (!route) throw new Error(`no route ${routePath} in this run's table`);
       return { route: routePath, ...renderRoute(route, sources, values, theme) };
     } catch (error) {
+      if (error instanceof BodyNotHere) return { route: routePath, needs: error.file };
       if (checkOnly) return { route: routePath, left: true };
       if (error instanceof ContentError) return { route: routePath, failed: plainIssue(error) };
       throw error;
@@ -147,7 +182,7 @@ export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<
 }
 
 /** One page, through a context that records what its template reads. */
-function renderRoute(route: Route, { content, table, share, values: siteData }: PageSources, values: DepValues, theme: Theme): { html: string; entry: PageEntry } {
+function renderRoute(route: Route, { content, table, share, values: siteData, bodies }: PageSources, values: DepValues, theme: Theme): { html: string; entry: PageEntry } {
   const { images, cards, assets, csp } = share;
   const recorder = new Recorder(values);
   const read = recorder.read;
@@ -174,7 +209,7 @@ function renderRoute(route: Route, { content, table, share, values: siteData }: 
     bodyOf: (article: Article) => {
       read(dep.body(article));
       // No body: a block of it reads a file that did not load (the build has its errors).
-      const body = bodyHtml(share, article.file);
+      const body = bodyHtml(bodies(article.file), images, article.file);
       if (body === undefined) throw new Error(`${article.file} did not load`);
       return body;
     },
@@ -222,7 +257,7 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
   try {
     return `<!DOCTYPE html>${renderToString(template(ctx))}`;
   } catch (error) {
-    if (error instanceof ContentError) throw error;
+    if (error instanceof ContentError || error instanceof BodyNotHere) throw error;
     throw codeError(siteCodePlace((error as Error)?.stack) ?? themePlace(theme), undefined, {
       message: `the template '${route.template}' failed on ${route.path}: ${(error as Error)?.message ?? String(error)}`,
       hint: "fix the theme's code at this line",
