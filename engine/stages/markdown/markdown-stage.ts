@@ -45,11 +45,21 @@ export interface MarkdownStageOutput {
   keep: Map<string, Pick<FileEntry, "sourceHash" | "markdown">>;
 }
 
-/** A body rendered now: its entry, and what the cache should keep of it (none when it has errors or cannot be kept). */
+/**
+ * A body rendered now: its entry, and the hash that seals what the cache keeps of it (none
+ * when it has errors or cannot be kept). The kept value is made of the entry's own parts
+ * (`keptBody`): a body crossing from a worker carries its HTML once, not twice.
+ */
 export interface RenderedBody {
   entry: MarkdownEntry;
-  kept?: FileEntry["markdown"];
+  check?: string;
 }
+
+/** What the cache keeps of a body, sealed by the hash its worker made. */
+const keptBody = ({ deps, result: { html, headings, links, warnings, images } }: MarkdownEntry, check: string): NonNullable<FileEntry["markdown"]> => ({
+  value: { deps, html, headings, links, warnings, images },
+  check,
+});
 
 /**
  * Renders the bodies of some articles (`renderBody` for each, in order): on this thread, or
@@ -74,7 +84,7 @@ export function renderBody(article: Article, content: SiteContent, theme: Theme,
   const entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
   const { html, headings, links, warnings, images } = result;
   const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
-  return { entry, kept: keepable ? seal({ deps, html, headings, links, warnings, images }) : undefined };
+  return { entry, check: keepable ? seal({ deps, html, headings, links, warnings, images }).check : undefined };
 }
 
 /**
@@ -105,7 +115,7 @@ export async function markdownStage({ content, table, values: siteData, previous
     // and every check of it, is left out of this run.
     if (body.entry.result.unavailable !== undefined) continue;
     bodies.set(article.file, body.entry);
-    if (body.kept) keep.set(article.file, { sourceHash: article.sourceHash, markdown: body.kept });
+    if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check) });
   }
   const results = [...bodies.values()].map((b) => b.result);
   return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
