@@ -49,8 +49,10 @@ for (const name of positionals) {
   if (!tool) throw new Error(`no tool ${key}`);
   const cards = option === "cards";
   // One folder per tool, and one more for this generator with its cards on.
+  // Made anew at every series: this generator's copy of the project is the code as it is now.
   const dir = path.join(work, `series-${key}${cards ? "-cards" : ""}-${size}`);
-  if (!existsSync(dir)) {
+  if (!variants.some((v) => v.dir === dir)) {
+    await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     await tool.setup(dir, corpus, { cards });
   }

@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
-import { BuildCache } from "../engine/incremental/build-cache.js";
+import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 
@@ -16,6 +16,6 @@ const writer = new FolderWriter(outDir, (step) => {
   if (step === killAt) process.kill(process.pid, "SIGKILL");
 });
 await writer.begin();
-const cache = cacheDir ? await BuildCache.open(cacheDir, "kill-build") : undefined;
+const cache = cacheDir ? await openSiteCache(cacheDir, "kill-build") : undefined;
 const result = await new SiteBuilder({ contentDir, projectRoot: path.resolve(import.meta.dirname, ".."), theme, cache }).build(writer);
 process.exit(result.ok ? 0 : 1);

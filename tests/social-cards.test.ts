@@ -10,7 +10,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MediaCache } from "../engine/incremental/media-cache.js";
-import { BuildCache } from "../engine/incremental/build-cache.js";
+import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
@@ -80,7 +80,7 @@ describe("social cards", () => {
 
   it("a new build after a body edit that changes no card's text neither draws nor reads a card: it takes each from the last build", async () => {
     const dir = await copy();
-    const cache = await BuildCache.open(await mkdtemp(path.join(tmpdir(), "cafe-cards-cache-")), "test");
+    const cache = await openSiteCache(await mkdtemp(path.join(tmpdir(), "cafe-cards-cache-")), "test");
     const writer = new MemoryWriter();
     const builder = () => new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public, cache });
     expect((await builder().build(writer)).ok).toBe(true);

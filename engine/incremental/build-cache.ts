@@ -18,117 +18,84 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
-import type { ParsedArticle } from "../stages/load/content.js";
-import type { Deps } from "./dependencies.js";
-import type { ContentWarning } from "../lib/errors.js";
-import { hashOf, type Sealed } from "../lib/hash.js";
-import type { MarkdownImage } from "../stages/markdown/image-slots.js";
-import type { InternalLink } from "../stages/markdown/article-markdown.js";
-import type { AssetRecord } from "../stages/assets/assets.js";
-import type { ShareText } from "../stages/checks/share-text.js";
-import type { KeptCard } from "../stages/cards/cards.js";
+import { hashOf } from "../lib/hash.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 /** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
 const SHARDS = 16;
 
-/** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
-export interface FileEntry {
+/** What the cache keeps of one article file, by the hash of its text (its parts are the stages'). */
+export interface CachedFile {
   /** Hash of the file's text: the entry is for this text only. */
   sourceHash: string;
-  article?: Sealed<ParsedArticle>;
-  markdown?: Sealed<{
-    deps: Deps;
-    html: string;
-    headings: { id: string; text: string; depth: number }[];
-    links: InternalLink[];
-    warnings: ContentWarning[];
-    images: MarkdownImage[];
-  }>;
 }
 
-export interface PageEntry {
-  outFile: string;
-  deps: Deps;
-  /** Size of the page's HTML: a file of another size in the output is not taken as it. */
-  size: number;
-  /** Its internal links and element ids (link-check.ts): a page kept as it was is checked too. */
-  links?: string[];
-  ids?: string[];
-  /** What a link to it shows when shared (share-text.ts): its title and description are checked too. */
-  share?: ShareText;
+/** What the cache keeps of the last build: the output it wrote, each page's record (the pipeline's record). */
+export interface CachedBuild {
+  output?: string;
+  pages: Record<string, unknown>;
+  media: string[];
+}
+
+interface Store {
+  format: number;
+  code: string;
+  build: unknown;
 }
 
 /**
- * The one record of the last build: what the output it wrote holds. Kept in the store, or
- * only in memory when the cache is off (watch mode still starts from it).
+ * The store, for entries of type `Entry` and a record of type `Build`: it reads and writes
+ * them whole, as JSON, and knows nothing of what is in them but the text's hash
+ * (pipeline/build-record.ts says what a site's build keeps).
  */
-export interface BuildRecord {
-  /** The output the files were written to (a FolderWriter build, a LiveWriter folder, a MemoryWriter). */
-  output?: string;
-  /** Each page with the dependencies it was rendered from, by route. */
-  pages: Record<string, PageEntry>;
-  assets?: AssetRecord;
-  /** The images' and social cards' files. */
-  media: string[];
-  /** Each social card by the key it was drawn from: taken as it is by a build whose key is the same. */
-  cards?: Record<string, KeptCard>;
-  /** The old addresses' files (`_redirects`, a page at each old address). */
-  redirects?: string[];
-}
-
-interface Store extends BuildRecord {
-  format: number;
-  code: string;
-}
-
-export class BuildCache {
+export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   private constructor(
     private readonly dir: string,
     private readonly code: string,
-    private store: Store,
-    private readonly entries: Map<string, FileEntry>,
+    private build: Build,
+    private readonly entries: Map<string, Entry>,
   ) {}
 
   /** Each article file's entry, as earlier builds left it (stages read it; only the orchestrator stores). */
-  get files(): ReadonlyMap<string, FileEntry> {
+  get files(): ReadonlyMap<string, Entry> {
     return this.entries;
   }
 
-  /** Keeps articles parsed by a run; an entry of another text is replaced whole (its Markdown with it). */
-  keepArticles(parsed: ReadonlyMap<string, Pick<FileEntry, "sourceHash" | "article">>): void {
+  /** Keeps the entries of files read again by a run: one of another text is replaced whole (what else it held with it). */
+  replace(entries: ReadonlyMap<string, Entry>): void {
     if (!this.enabled) return;
-    for (const [file, entry] of parsed) this.entries.set(file, { sourceHash: entry.sourceHash, article: entry.article });
+    for (const [file, entry] of entries) this.entries.set(file, entry);
   }
 
-  /** Keeps bodies rendered by a run, with the entry of the same text. */
-  keepMarkdown(bodies: ReadonlyMap<string, Pick<FileEntry, "sourceHash" | "markdown">>): void {
+  /** Adds parts to the entries of the same text (a body rendered from the text the entry is for). */
+  add(parts: ReadonlyMap<string, Partial<Entry> & CachedFile>): void {
     if (!this.enabled) return;
-    for (const [file, { sourceHash, markdown }] of bodies) {
+    for (const [file, part] of parts) {
       const entry = this.entries.get(file);
-      if (entry?.sourceHash === sourceHash) this.entries.set(file, { ...entry, markdown });
+      if (entry?.sourceHash === part.sourceHash) this.entries.set(file, { ...entry, ...part });
     }
   }
 
-  /** An empty cache that is never saved (`--no-cache`, tests). */
-  static none(): BuildCache {
-    return new BuildCache("", "", { format: FORMAT, code: "", pages: {}, media: [] }, new Map());
+  /** An empty cache that is never saved (`--no-cache`, tests); `empty` is the record of no build. */
+  static none<Entry extends CachedFile, Build extends CachedBuild>(empty: Build): BuildCache<Entry, Build> {
+    return new BuildCache<Entry, Build>("", "", empty, new Map());
   }
 
   /**
    * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
    * starts empty and is still saved.
    */
-  static async open(dir: string, code: string, { read = true } = {}): Promise<BuildCache> {
-    const empty = new BuildCache(dir, code, { format: FORMAT, code, pages: {}, media: [] }, new Map());
-    if (!read) return empty;
+  static async open<Entry extends CachedFile, Build extends CachedBuild>(dir: string, code: string, empty: Build, { read = true } = {}): Promise<BuildCache<Entry, Build>> {
+    const none = new BuildCache<Entry, Build>(dir, code, empty, new Map());
+    if (!read) return none;
     const store = await readJson<Store>(path.join(dir, "store.json"));
-    if (!store || store.format !== FORMAT || store.code !== code || typeof store.pages !== "object" || !Array.isArray(store.media)) return empty;
-    const files = new Map<string, FileEntry>();
-    const shards = await Promise.all(Array.from({ length: SHARDS }, (_, i) => readJson<Record<string, FileEntry>>(path.join(dir, `files-${i}.json`))));
+    const build = store?.build as Build | undefined;
+    if (!store || store.format !== FORMAT || store.code !== code || typeof build?.pages !== "object" || !Array.isArray(build.media)) return none;
+    const files = new Map<string, Entry>();
+    const shards = await Promise.all(Array.from({ length: SHARDS }, (_, i) => readJson<Record<string, Entry>>(path.join(dir, `files-${i}.json`))));
     for (const shard of shards) for (const [file, entry] of Object.entries(shard ?? {})) files.set(file, entry);
-    return new BuildCache(dir, code, store, files);
+    return new BuildCache<Entry, Build>(dir, code, build, files);
   }
 
   /** False for `none()`: nothing is kept, so nothing is sealed or stored. */
@@ -137,25 +104,25 @@ export class BuildCache {
   }
 
   /** The record of the last build this cache saw. */
-  lastRecord(): BuildRecord {
-    const { output, pages, assets, media, redirects, cards } = this.store;
-    return { output, pages, assets, media, redirects, cards };
+  lastRecord(): Build {
+    return this.build;
   }
 
   /** Records a finished build. */
-  record(record: BuildRecord): void {
-    this.store = { ...record, format: FORMAT, code: this.code };
+  record(build: Build): void {
+    this.build = build;
   }
 
   /** Writes the store, each file aside then renamed over the old one. */
   async save(): Promise<void> {
     if (!this.dir) return;
     await mkdir(this.dir, { recursive: true });
-    const shards: Record<string, FileEntry>[] = Array.from({ length: SHARDS }, () => ({}));
+    const shards: Record<string, Entry>[] = Array.from({ length: SHARDS }, () => ({}));
     for (const [file, entry] of this.entries) shards[shardOf(file)]![file] = entry;
     // The shards first: a store.json that names a build is only written once they are all in.
     await Promise.all(shards.map((shard, i) => writeFileAtomic(path.join(this.dir, `files-${i}.json`), JSON.stringify(shard), { mkdirs: false })));
-    await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(this.store), { mkdirs: false });
+    const store: Store = { format: FORMAT, code: this.code, build: this.build };
+    await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(store), { mkdirs: false });
   }
 }
 

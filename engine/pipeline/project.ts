@@ -7,7 +7,7 @@ import path from "node:path";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { SiteBuilder, type BuildResult } from "./site-builder.js";
-import { BuildCache } from "../incremental/build-cache.js";
+import { openSiteCache } from "./build-record.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { RECORD_FILE } from "../stages/routes/published-routes.js";
@@ -71,7 +71,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
   }
-  const cache = options.noCache ? undefined : await BuildCache.open(cacheDirOf(projectRoot, contentDir, "build"), (options.codeVersion ?? (await codeVersion(projectRoot, codeFolders))), { read: !options.force });
+  const cache = options.noCache ? undefined : await openSiteCache(cacheDirOf(projectRoot, contentDir, "build"), (options.codeVersion ?? (await codeVersion(projectRoot, codeFolders))), { read: !options.force });
   const writer = new FolderWriter(outDir);
   // An interrupted build throws its half-written folder away; the last good site stays.
   // Every repeat of the signal is caught too, so none cuts the clean-up short.

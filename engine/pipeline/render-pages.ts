@@ -8,7 +8,6 @@
  * A build that has errors already renders its pages all the same, in memory, to check their
  * links and #anchors (`unwrittenLinkStage`): one run reports every error.
  */
-import type { PageEntry } from "../incremental/build-cache.js";
 import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { SiteContent } from "../stages/load/content.js";
@@ -19,7 +18,7 @@ import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
 import { assetStage, type AssetRecord } from "../stages/assets/assets.js";
 import { otherFiles, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type RenderedFile } from "../stages/render/render.js";
-import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
+import { checkedPages, type PageEntry, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";

@@ -31,7 +31,7 @@ import { listFiles } from "../lib/files.js";
 import { LEAST_ENTRIES, oneThread, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeStage } from "../stages/write/write.js";
-import { BuildCache, type BuildRecord } from "../incremental/build-cache.js";
+import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
 
@@ -46,7 +46,7 @@ export interface BuildOptions {
   /** The full Markdown pipeline for every file: the reference the lean pipeline must equal (tests). */
   reference?: boolean;
   /** The persistent cache (none: every stage does all its work, and the last build is kept in memory). */
-  cache?: BuildCache;
+  cache?: SiteCache;
   /**
    * The record of published addresses (published-routes.ts): `<contentDir>/published-routes.txt`
    * unless told otherwise; false: none. A build without drafts adds its new addresses to it.
@@ -117,7 +117,7 @@ export interface PreviousBuild {
 type HandOver = <T>(value: T) => T;
 
 export class SiteBuilder {
-  private readonly cache: BuildCache;
+  private readonly cache: SiteCache;
   private readonly publicDir: string;
   private readonly handOver: HandOver;
   /** The one record of the previous build: each run starts from it and replaces it whole. */
@@ -128,7 +128,7 @@ export class SiteBuilder {
   private pool?: Promise<Threads>;
 
   constructor(readonly options: BuildOptions) {
-    this.cache = options.cache ?? BuildCache.none();
+    this.cache = options.cache ?? noSiteCache();
     this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
     this.previous = { markdown: new Map(), known: new Map(), articles: [], images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
@@ -178,8 +178,8 @@ export class SiteBuilder {
     try {
       return await this.stages(load, writer, kept, options);
     } finally {
-      if (kept.articles) this.cache.keepArticles(kept.articles);
-      if (kept.markdown) this.cache.keepMarkdown(kept.markdown);
+      if (kept.articles) this.cache.replace(kept.articles);
+      if (kept.markdown) this.cache.add(kept.markdown);
       // The record the next run starts from: plain data, like everything a stage hands on.
       this.previous = this.handOver(this.previous);
     }
@@ -412,4 +412,3 @@ function timed(pages: AsyncGenerator<RenderedFile>, pass: HandOver): AsyncGenera
   return Object.defineProperty(wrapper, "ms", { get: () => clock.ms }) as AsyncGenerator<RenderedFile> & { ms: number };
 }
 
-const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });

@@ -25,11 +25,11 @@ export function runBuilder(setup: BuilderSetup): void {
   const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
 
   const load = async () => {
-    const [{ SiteBuilder }, { formatError, formatWarning }, { LiveWriter }, { BuildCache }, { codeVersion }, { checkTheme }, site] = await Promise.all([
+    const [{ SiteBuilder }, { formatError, formatWarning }, { LiveWriter }, { openSiteCache }, { codeVersion }, { checkTheme }, site] = await Promise.all([
       import("../pipeline/site-builder.js"),
       import("../lib/errors.js"),
       import("../stages/write/writers.js"),
-      import("../incremental/build-cache.js"),
+      import("../pipeline/build-record.js"),
       import("../incremental/fingerprint.js"),
       import("../theme-check.js"),
       import(pathToFileURL(themeModule).href) as Promise<{ default?: { theme?: import("../theme.js").Theme }; theme?: import("../theme.js").Theme }>,
@@ -39,7 +39,7 @@ export function runBuilder(setup: BuilderSetup): void {
     // The theme's own mistakes, shown like content errors until it is fixed (an edit to it starts a new builder).
     const mistakes = checkTheme(theme, projectRoot);
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
-    const cache = cacheDir ? await BuildCache.open(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
+    const cache = cacheDir ? await openSiteCache(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
     const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
     const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.

@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { PageEntry } from "../../incremental/build-cache.js";
+import type { Deps } from "../../incremental/dependencies.js";
 import { listFiles } from "../../lib/files.js";
 import { startTags } from "../../lib/html-tags.js";
 import type { Redirect } from "../routes/aliases.js";
@@ -30,6 +30,23 @@ import { nearest } from "../../lib/yaml-source.js";
 import type { ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
+/**
+ * A page as the build record keeps it: what it was rendered from, its size, and what the
+ * checks read of it (its links and ids, what it shows when shared), so a page taken as it was
+ * from the last build is checked too.
+ */
+export interface PageEntry {
+  outFile: string;
+  deps: Deps;
+  /** Size of the page's HTML: a file of another size in the output is not taken as it. */
+  size: number;
+  /** Its internal links and element ids: a page kept as it was is checked too. */
+  links?: string[];
+  ids?: string[];
+  /** What a link to it shows when shared (share-text.ts): its title and description are checked too. */
+  share?: ShareText;
+}
+
 export interface PageLinks {
   links: string[];
   ids: string[];

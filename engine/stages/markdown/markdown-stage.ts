@@ -7,10 +7,11 @@
  * should keep; the orchestrator stores it.
  */
 import type { Article, SiteContent } from "../load/content.js";
-import type { FileEntry } from "../../incremental/build-cache.js";
+import type { ContentWarning } from "../../lib/errors.js";
+import type { MarkdownImage } from "./image-slots.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
-import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
-import { renderMarkdown, siteBlockData, type MarkdownResult, type MarkdownSession } from "./article-markdown.js";
+import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { renderMarkdown, siteBlockData, type InternalLink, type MarkdownResult, type MarkdownSession } from "./article-markdown.js";
 import type { SiteValues } from "../../lib/site-values.js";
 import type { RouteTable } from "../routes/routes.js";
 import { staged, type Staged } from "../../lib/errors.js";
@@ -25,6 +26,22 @@ export interface MarkdownEntry {
   htmlHash: string;
 }
 
+/** What the persistent cache keeps of a body: its HTML and what the checks read, with the hashes of what it read. */
+export interface KeptBody {
+  deps: Deps;
+  html: string;
+  headings: { id: string; text: string; depth: number }[];
+  links: InternalLink[];
+  warnings: ContentWarning[];
+  images: MarkdownImage[];
+}
+
+/** A body as the cache keeps it with its article's entry: for one text (its hash), sealed. */
+export interface CachedBody {
+  sourceHash: string;
+  markdown?: Sealed<KeptBody>;
+}
+
 /** Each article's rendered Markdown, by file. */
 export type MarkdownBodies = ReadonlyMap<string, MarkdownEntry>;
 
@@ -36,13 +53,13 @@ export interface MarkdownStageInput {
   /** The bodies of the last run (watch mode); empty for a one-shot build. */
   previous: MarkdownBodies;
   /** What the persistent cache kept, by file (read only). */
-  cached: ReadonlyMap<string, FileEntry>;
+  cached: ReadonlyMap<string, CachedBody>;
 }
 
 export interface MarkdownStageOutput {
   bodies: Map<string, MarkdownEntry>;
   /** Bodies rendered in this run that the cache should keep with their article's entry. */
-  keep: Map<string, Pick<FileEntry, "sourceHash" | "markdown">>;
+  keep: Map<string, CachedBody>;
 }
 
 /**
@@ -56,7 +73,7 @@ export interface RenderedBody {
 }
 
 /** What the cache keeps of a body, sealed by the hash its worker made. */
-const keptBody = ({ deps, result: { html, headings, links, warnings, images } }: MarkdownEntry, check: string): NonNullable<FileEntry["markdown"]> => ({
+const keptBody = ({ deps, result: { html, headings, links, warnings, images } }: MarkdownEntry, check: string): Sealed<KeptBody> => ({
   value: { deps, html, headings, links, warnings, images },
   check,
 });

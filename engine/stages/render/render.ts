@@ -11,7 +11,6 @@
  * write stage in route order.
  */
 import { renderToString } from "react-dom/server";
-import type { PageEntry } from "../../incremental/build-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dependencies.js";
 import { hashOf } from "../../lib/hash.js";
@@ -22,7 +21,7 @@ import { siteBlockData } from "../markdown/article-markdown.js";
 import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
-import { pageLinks } from "../checks/rendered-links.js";
+import { pageLinks, type PageEntry } from "../checks/rendered-links.js";
 import { readPageMeta, shareTextOf } from "../checks/share-text.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";

@@ -4,8 +4,8 @@
  * removes what the last build wrote that is gone and publishes the new site whole, or, on
  * any failure, nothing at all.
  */
-import type { BuildRecord, PageEntry } from "../../incremental/build-cache.js";
 import type { RenderedFile } from "../render/render.js";
+import type { PageEntry } from "../checks/rendered-links.js";
 import type { SiteWriter } from "./writers.js";
 import { readFile } from "node:fs/promises";
 import { publicFiles } from "../../lib/public-files.js";
@@ -68,8 +68,16 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
   }
 }
 
+/** The files a build wrote: its pages, its assets, its media and its old addresses' files. */
+export interface WrittenFiles {
+  pages: Readonly<Record<string, { outFile: string }>>;
+  assets?: { files: readonly string[] };
+  media: readonly string[];
+  redirects?: readonly string[];
+}
+
 /** Publishes what was written: removes the last build's files this one does not make, then commits. Returns the files removed. */
-export async function commitStage(writer: SiteWriter, { previous, next }: { previous: BuildRecord; next: BuildRecord }): Promise<string[]> {
+export async function commitStage(writer: SiteWriter, { previous, next }: { previous: WrittenFiles; next: WrittenFiles }): Promise<string[]> {
   try {
     const made = new Set([...Object.values(next.pages).map((p) => p.outFile), ...(next.assets?.files ?? []), ...next.media, ...(next.redirects ?? [])]);
     const before = [...Object.values(previous.pages).map((p) => p.outFile), ...(previous.assets?.files ?? []), ...previous.media, ...(previous.redirects ?? [])];

@@ -1,0 +1,48 @@
+/**
+ * What a site's build keeps from one run to the next, as the stages made it: each article
+ * file's entry (its parsed front matter, its rendered body) and the record of the output
+ * (each page, the assets, the media, the cards, the old addresses' files). The store
+ * (incremental/build-cache.ts) reads and writes them whole and knows none of their parts.
+ */
+import { BuildCache } from "../incremental/build-cache.js";
+import type { Sealed } from "../lib/hash.js";
+import type { ParsedArticle } from "../stages/load/content.js";
+import type { CachedBody } from "../stages/markdown/markdown-stage.js";
+import type { PageEntry } from "../stages/checks/rendered-links.js";
+import type { AssetRecord } from "../stages/assets/assets.js";
+import type { KeptCard } from "../stages/cards/cards.js";
+
+/** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
+export interface FileEntry extends CachedBody {
+  article?: Sealed<ParsedArticle>;
+}
+
+/**
+ * The one record of the last build: what the output it wrote holds. Kept in the store, or
+ * only in memory when the cache is off (watch mode still starts from it).
+ */
+export interface BuildRecord {
+  /** The output the files were written to (a FolderWriter build, a LiveWriter folder, a MemoryWriter). */
+  output?: string;
+  /** Each page with the dependencies it was rendered from, by route. */
+  pages: Record<string, PageEntry>;
+  assets?: AssetRecord;
+  /** The images' and social cards' files. */
+  media: string[];
+  /** Each social card by the key it was drawn from: taken as it is by a build whose key is the same. */
+  cards?: Record<string, KeptCard>;
+  /** The old addresses' files (`_redirects`, a page at each old address). */
+  redirects?: string[];
+}
+
+/** The persistent cache of a site's builds. */
+export type SiteCache = BuildCache<FileEntry, BuildRecord>;
+
+/** The record of no build. */
+export const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });
+
+/** Opens a site's cache in `dir` for this version of the code (`read: false`: starts empty, still saved). */
+export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), options);
+
+/** No cache: nothing read, nothing saved. */
+export const noSiteCache = (): SiteCache => BuildCache.none(emptyRecord());
