@@ -220,7 +220,10 @@ async function bundle(root, siteModule, { force = false } = {}) {
 
 /** Bundles the code into a folder of its own, records it, and renames it into place when complete. */
 async function make(root, siteModule, slot) {
+  // Noted as engine/lib/packages.ts notes a library loaded on demand: `--verbose` lists esbuild when it bundled the command.
+  const start = performance.now();
   const { build } = await import("esbuild");
+  if (performance.getEntriesByName("cafe:load esbuild", "measure").length === 0) performance.measure("cafe:load esbuild", { start, end: performance.now() });
   mkdirSync(slot, { recursive: true });
   const temp = path.join(slot, `new.${process.pid}.${Date.now()}.tmp`);
   const entryPoints = { cli: path.join(engineDir, "cli/main.ts"), "dev-builder": path.join(engineDir, "servers/dev-builder.ts") };

@@ -161,7 +161,7 @@ export class SiteBuilder {
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
-    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
+    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, theme)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
     found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme))));

@@ -5,7 +5,7 @@
  * Directives become validated blocks; links are checked against the link policy; headings
  * get ids; raw HTML is dropped with a warning, never passed through.
  */
-import { createContext, createElement, useContext, type ReactElement, type ReactNode } from "react";
+import { createElement, useContext, type ReactElement, type ReactNode } from "react";
 import { renderToString } from "react-dom/server";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { unified, type Processor } from "unified";
@@ -27,14 +27,7 @@ import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.
 import { ImageSlot, type MarkdownImage } from "../images/images.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
-
-/** A directive resolved to its block and validated data. */
-interface ResolvedBlock {
-  definition: BlockDefinition;
-  data?: unknown;
-  attributes: Record<string, string>;
-  headingLevel: HeadingLevel;
-}
+import { BlockContext, siteBlockData, type ResolvedBlock } from "./markdown-context.js";
 
 /** An internal link found in Markdown, checked against the route table by the build. */
 export interface InternalLink {
@@ -64,14 +57,6 @@ interface PipelineData {
   blocks: ResolvedBlock[];
   result: Omit<MarkdownResult, "html">;
   session: MarkdownSession;
-}
-
-/** The blocks of the article being rendered, read by the `cafe-block` slots. */
-const BlockContext = createContext<{ blocks: readonly ResolvedBlock[]; lang: string }>({ blocks: [], lang: "" });
-
-/** The language of the article being rendered, for a theme's Markdown components (a table's label). */
-export function useMarkdownLanguage(): string {
-  return useContext(BlockContext).lang;
 }
 
 /** Where a directive stood in the Markdown: its block's component, with its data. */
@@ -160,15 +145,6 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** The data a site block (`source: { from: "site" }`) shows, computed once per run (`memo`, by block name). */
-export function siteBlockData(content: SiteContent, theme: Theme, name: string, memo: Map<string, unknown>): unknown {
-  const byName = memo;
-  if (!byName.has(name)) {
-    const source = theme.blocks.find((b) => b.name === name)?.source;
-    byName.set(name, source?.from === "site" ? source.data(content) : undefined);
-  }
-  return byName.get(name);
-}
 
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
 function remarkBlocks() {

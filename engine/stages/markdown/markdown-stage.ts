@@ -10,7 +10,9 @@ import type { SiteContent } from "../load/content.js";
 import type { FileEntry } from "../../incremental/build-cache.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
-import { markdownSession, renderMarkdown, siteBlockData, type MarkdownResult } from "./article-markdown.js";
+import type { MarkdownResult, MarkdownSession } from "./article-markdown.js";
+import { siteBlockData } from "./markdown-context.js";
+import { loadPackage } from "../../lib/packages.js";
 import type { RouteTable } from "../routes/routes.js";
 import { staged, type Staged } from "../../lib/errors.js";
 import type { Theme } from "../../theme.js";
@@ -46,16 +48,21 @@ export interface MarkdownStageOutput {
   keep: Map<string, Pick<FileEntry, "sourceHash" | "markdown">>;
 }
 
-/** Renders every article's Markdown that changed; returns every article's. */
-export function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): Staged<MarkdownStageOutput> {
-  const session = markdownSession();
+/**
+ * Renders every article's Markdown that changed; returns every article's. The parser (unified,
+ * remark, rehype: article-markdown.ts) is loaded when the first body must be parsed, so a
+ * build whose bodies all come from the cache never loads it (lib/packages.ts).
+ */
+export async function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): Promise<Staged<MarkdownStageOutput>> {
+  const session: MarkdownSession = { pipelines: new Map(), blockData: new Map() };
   const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name, session.blockData) });
+  let parser: typeof import("./article-markdown.js") | undefined;
   const bodies = new Map<string, MarkdownEntry>();
   const keep: MarkdownStageOutput["keep"] = new Map();
   for (const article of content.articles) {
     let entry: MarkdownEntry;
     try {
-      entry = bodyOf(article);
+      entry = await bodyOf(article);
     } catch (error) {
       // A block reads a file that did not load (its own errors are reported): this body, and
       // every check of it, is left out of this run.
@@ -68,7 +75,7 @@ export function markdownStage({ content, table, previous, cached, reference, kee
   return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
 
   /** One article's body: the last run's or the cache's when nothing it read changed, else rendered now. */
-  function bodyOf(article: SiteContent["articles"][number]): MarkdownEntry {
+  async function bodyOf(article: SiteContent["articles"][number]): Promise<MarkdownEntry> {
     const { sourceHash } = article;
     let entry = previous.get(article.file);
     if (entry?.sourceHash !== sourceHash || !values.unchanged(entry.deps)) {
@@ -78,7 +85,8 @@ export function markdownStage({ content, table, previous, cached, reference, kee
         const { deps, ...result } = before;
         entry = { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash: hashOf(result.html) };
       } else {
-        const result = renderMarkdown(article, content, theme, { lean: !reference, session });
+        parser ??= await loadPackage("unified", () => import("./article-markdown.js"));
+        const result = parser.renderMarkdown(article, content, theme, { lean: !reference, session });
         const deps = Object.fromEntries(result.reads.map((id) => [id, values.hash(id)]));
         entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
         const { html, headings, links, warnings, images } = result;

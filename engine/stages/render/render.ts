@@ -16,7 +16,7 @@ import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dep
 import { hashOf } from "../../lib/hash.js";
 import { UnavailableError } from "../../lib/errors.js";
 import { fillImages, imageOf, type SiteImages } from "../images/images.js";
-import { siteBlockData } from "../markdown/article-markdown.js";
+import { siteBlockData } from "../markdown/markdown-context.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
