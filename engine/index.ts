@@ -38,7 +38,7 @@ export type { BaseMeta, SiteDate } from "./stages/load/content-model.js";
 
 // In templates.
 export { Picture, type PictureProps, type ProcessedImage } from "./stages/images/images.js";
-export { useMarkdownLanguage } from "./stages/markdown/article-markdown.js";
+export { useMarkdownLanguage } from "./stages/markdown/markdown-context.js";
 export { absoluteUrl } from "./lib/site-paths.js";
 export { articleOf, byCodePoint } from "./stages/routes/routes.js";
 export { formatDate } from "./stages/load/content-model.js";

@@ -15,9 +15,12 @@
  * node_modules, whatever their extension), each bundled package's package.json, the site's
  * package.json, its lock file, the tsconfig.json files esbuild consulted (or their absence)
  * and this launcher. The bundle keeps their sizes, modification times and hashes
- * (bundle.json, written last, with the size and hash of each file of the bundle): a file
- * whose size or time changed is hashed again, and a bundle whose own files are not all
- * there, whole, is made again. `--force` always makes a new one. Pure-JavaScript packages
+ * (bundle.json, written last, with the size, time and hash of each file of the bundle): a
+ * file whose size or time changed is hashed again, and a bundle whose own files are not all
+ * there, whole, is made again. A file in node_modules is recorded by its size and time only
+ * (a package changes when it is installed again, which writes it anew): hashing the packages
+ * esbuild read was most of a fresh clone's first bundle record. `--force` always makes a new
+ * one. Pure-JavaScript packages
  * are bundled with the code; those with native code or files of their own stay in
  * node_modules. Stack traces point at the sources (source maps).
  *
@@ -41,7 +44,7 @@ const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-
 /** The bundle's record, written last: a bundle without it is not complete. */
 const MANIFEST = "bundle.json";
 /** The record's format: a launcher that records otherwise changes it. */
-const FORMAT = 2;
+const FORMAT = 3;
 const NODE_MAJOR = process.versions.node.split(".")[0];
 
 const sha = (data) => createHash("sha256").update(data).digest("hex").slice(0, 32);
@@ -87,12 +90,17 @@ function engineHome() {
   return at > 0 ? parts.slice(0, at).join(path.sep) : path.dirname(engineDir);
 }
 
-/** A file's state as a bundle records it: [path relative to the root, size (-1: absent), mtime, hash]. */
+const inPackage = (file) => file.split(path.sep).includes("node_modules");
+
+/**
+ * A file's state as a bundle records it: [path relative to the root, size (-1: absent), mtime,
+ * hash]. A package's file has no hash (""): its size and time stand for it.
+ */
 function record(root, file) {
   const full = path.resolve(root, file);
   const stat = statSync(full, { throwIfNoEntry: false });
   if (!stat?.isFile()) return [posix(path.relative(root, full)), -1, 0, ""];
-  return [posix(path.relative(root, full)), stat.size, stat.mtimeMs, sha(readFileSync(full))];
+  return [posix(path.relative(root, full)), stat.size, stat.mtimeMs, inPackage(full) ? "" : sha(readFileSync(full))];
 }
 
 /** True when a recorded file is still as it was: same size, and same time or (touched, not changed) same hash. */
@@ -102,6 +110,7 @@ function unchanged(root, [file, size, mtime, hash]) {
   if (size === -1) return !stat?.isFile();
   if (!stat?.isFile() || stat.size !== size) return false;
   if (stat.mtimeMs === mtime) return true;
+  if (hash === "") return false;
   try {
     return sha(readFileSync(full)) === hash;
   } catch {
@@ -119,16 +128,10 @@ function currentRecord(dir, root) {
   }
   if (manifest?.format !== FORMAT || manifest.node !== NODE_MAJOR || !Array.isArray(manifest.inputs) || !Array.isArray(manifest.outputs)) return undefined;
   if (!manifest.inputs.every((input) => unchanged(root, input))) return undefined;
-  // Its own files whole: a truncated or half-deleted bundle is made again, never run.
-  for (const [file, size, hash] of manifest.outputs) {
-    let data;
-    try {
-      data = readFileSync(path.join(dir, file));
-    } catch {
-      return undefined;
-    }
-    if (data.length !== size || sha(data) !== hash) return undefined;
-  }
+  // Its own files whole: a truncated or half-deleted bundle is made again, never run. Each is
+  // read and hashed only when its size or time is not the recorded one (reading the whole
+  // bundle on every start was a regression of every command's start: bench/README.md, session 7).
+  if (!manifest.outputs.every((output) => unchanged(dir, output))) return undefined;
   return manifest;
 }
 
@@ -217,7 +220,10 @@ async function bundle(root, siteModule, { force = false } = {}) {
 
 /** Bundles the code into a folder of its own, records it, and renames it into place when complete. */
 async function make(root, siteModule, slot) {
+  // Noted as engine/lib/packages.ts notes a library loaded on demand: `--verbose` lists esbuild when it bundled the command.
+  const start = performance.now();
   const { build } = await import("esbuild");
+  if (performance.getEntriesByName("cafe:load esbuild", "measure").length === 0) performance.measure("cafe:load esbuild", { start, end: performance.now() });
   mkdirSync(slot, { recursive: true });
   const temp = path.join(slot, `new.${process.pid}.${Date.now()}.tmp`);
   const entryPoints = {
@@ -270,9 +276,10 @@ async function make(root, siteModule, slot) {
     .filter((file) => inside(root, file) && !inside(engineDir, file) && !file.split(path.sep).includes("node_modules") && existsSync(file))
     .map((file) => posix(path.relative(root, file)))
     .sort();
+  // [file, size, mtime, hash], as the inputs: the times are kept when the folder is renamed into place.
   const outputs = filesOf(temp).map((file) => {
-    const data = readFileSync(path.join(temp, file));
-    return [posix(file), data.length, sha(data)];
+    const full = path.join(temp, file);
+    return [posix(file), statSync(full).size, statSync(full).mtimeMs, sha(readFileSync(full))];
   });
   const manifest = { format: FORMAT, node: NODE_MAJOR, inputs, outputs, sources };
   writeFileSync(path.join(temp, MANIFEST), `${JSON.stringify(manifest)}\n`);
@@ -282,7 +289,8 @@ async function make(root, siteModule, slot) {
     if (modules) symlinkSync(modules, path.join(temp, "node_modules"), "dir");
   }
   // Named by what it was made from: a run that made the same bundle at the same time keeps one.
-  const dir = path.join(slot, sha(JSON.stringify([NODE_MAJOR, inputs.map(([file, , , hash]) => [file, hash])])).slice(0, 20));
+  // (A package's file by its size and time: it has no hash.)
+  const dir = path.join(slot, sha(JSON.stringify([NODE_MAJOR, inputs.map(([file, size, mtime, hash]) => [file, hash || [size, mtime]])])).slice(0, 20));
   try {
     renameSync(temp, dir);
   } catch {

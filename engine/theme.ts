@@ -237,8 +237,12 @@ const DEFINED_AT = Symbol.for("cafe-engine.theme.defined-at");
 export function defineTheme<Site, Shape extends z.core.$ZodLooseShape, Collections extends object, Listings extends object = {}>(
   theme: Theme<Site, Shape, Collections, Listings>,
 ): Theme<Site, Shape, Collections, Listings> {
-  const place = siteCodePlace(new Error().stack);
-  if (place) Object.defineProperty(theme, DEFINED_AT, { value: place, enumerable: false, configurable: true });
+  // The call's stack is captured now and read only when a message needs the place: reading it
+  // formats every frame through the source maps, a cost every command paid while loading the
+  // config (bench/README.md, session 7).
+  const call = new Error();
+  let place: CodePlace | undefined | null = null;
+  Object.defineProperty(theme, DEFINED_AT, { get: () => (place === null ? (place = siteCodePlace(call.stack)) : place), enumerable: false, configurable: true });
   return theme;
 }
 

@@ -102,10 +102,11 @@ async function run(command: CommandName, values: Values, positionals: string[], 
   // React's production build, unless told otherwise: set before the config loads the theme (and React).
   process.env.NODE_ENV ??= "production";
   if (command === "preview") {
-    // Serving needs no theme: only the output folder, from the config.
-    const setup = await loadSetup(launch);
-    if (!setup) return 1;
-    const outDir = outFlag ?? setup.outDir;
+    // Serving needs no theme, only the output folder: as the last command that read the config
+    // with this code kept it (npm start's build did), else from the config (which loads the theme).
+    const setup = outFlag === undefined ? ((await readFolders(launch)) ?? (await loadSetup(launch))) : undefined;
+    if (outFlag === undefined && !setup) return 1;
+    const outDir = outFlag ?? setup!.outDir;
     const port = portOf(values.port);
     if (port === undefined) return 2;
     const { serve } = await import("../servers/static-server.js");

@@ -15,6 +15,7 @@ import { fileFailure, printErrors, printWarnings } from "../lib/report.js";
 import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
 import { shownPath } from "../lib/files.js";
+import { loadedPackages } from "../lib/packages.js";
 import type { Theme } from "../theme.js";
 import type { WorkerModules } from "./threads.js";
 
@@ -129,7 +130,12 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     return 1;
   }
   printWarnings(result.warnings);
-  if (options.verbose) for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
+  if (options.verbose) {
+    for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
+    // The libraries loaded for this build's work (lib/packages.ts), and how long each took to load.
+    const loaded = loadedPackages().map(({ name, ms }) => `${name} (${ms.toFixed(1)} ms)`);
+    console.log(`  ${"loaded".padEnd(16)} ${loaded.length > 0 ? loaded.join(", ") : "none of the libraries loaded on demand"}`);
+  }
   if (!result.ok) {
     printErrors(result.errors);
     console.error(`Build failed; ${shownOut} was left as it was.`);

@@ -12,8 +12,8 @@ import type { Article, SiteContent } from "../stages/load/content.js";
 import type { RouteTable } from "../stages/routes/routes.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { Theme } from "../theme.js";
-import { markdownSession, type MarkdownSession } from "../stages/markdown/article-markdown.js";
-import { bodyValues, renderBody, type RenderedBody } from "../stages/markdown/markdown-stage.js";
+import { markdownSession, type MarkdownSession } from "../stages/markdown/markdown-context.js";
+import { bodyValues, renderBodies, type RenderedBody } from "../stages/markdown/markdown-stage.js";
 import { bodyNotHere, pageValues, renderPages, type PageBody, type PageOutcome, type PageShare } from "../stages/render/render.js";
 import { drawHere, type LoadedFont } from "../stages/cards/cards.js";
 import type { DepValues } from "../incremental/dependencies.js";
@@ -85,7 +85,7 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
         const { articles, session, values, prepared } = bySite(task.site.id, site);
         await prepared;
         const options = { lean: task.lean, keep: task.keep, session };
-        return task.files.map((file) => renderBody(articles.get(file)!, site.content, theme, values, options));
+        return renderBodies(task.files.map((file) => articles.get(file)!), site.content, theme, values, options);
       }
       case "pages": {
         const site = resolve(task.site);

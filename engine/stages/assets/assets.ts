@@ -9,10 +9,10 @@ import { readFile } from "node:fs/promises";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { build, type BuildFailure } from "esbuild";
+import type { BuildFailure } from "esbuild";
 import { ContentError, staged, type Staged } from "../../lib/errors.js";
 import { hashOf } from "../../lib/hash.js";
-import subsetFont from "subset-font";
+import { loadPackage } from "../../lib/packages.js";
 import type { AssetManifest, Theme, ThemeFont } from "../../theme.js";
 
 export interface BuiltAssets {
@@ -45,6 +45,8 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
   const key = cacheKey(["font-v1", source, text]);
   const hit = (await cache.get(key))?.files.get("font.woff2");
   if (hit) return hit;
+  // Loaded only when a font is cut (lib/packages.ts): its WebAssembly is the biggest code a build loads.
+  const { default: subsetFont } = await loadPackage("subset-font", () => import("subset-font"));
   const subset = await subsetFont(source, text, { targetFormat: "woff2" });
   await cache.put(key, { meta: {}, files: new Map([["font.woff2", subset]]) });
   return subset;
@@ -54,6 +56,8 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
 export async function buildAssets({ projectRoot, theme, site, minify = true }: AssetOptions): Promise<BuiltAssets> {
   const outdir = path.join(projectRoot, "assets-out");
   const fonts = new Map<string, ThemeFont>((theme.assets.fonts ?? []).map((f) => [f.name, f]));
+  // Loaded only when the assets are bundled (lib/packages.ts), not by a build that takes them from the last one.
+  const { build } = await loadPackage("esbuild", () => import("esbuild"));
   // The inline script runs before first paint: its own tiny bundle, no React.
   const inline = theme.assets.inline
     ? build({

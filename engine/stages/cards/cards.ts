@@ -18,6 +18,7 @@ import type { SocialCard, Theme, ThemeSocialCard } from "../../theme.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { absoluteUrl } from "../../lib/site-paths.js";
 import { staged, type Staged } from "../../lib/errors.js";
+import { loadPackage } from "../../lib/packages.js";
 
 export interface LoadedFont {
   name: string;
@@ -174,7 +175,8 @@ export const drawHere =
 
 /** One card: satori lays the theme's component out into an SVG, resvg rasterises it. */
 export async function drawCard(card: ThemeSocialCard, props: unknown, fonts: LoadedFont[]): Promise<Uint8Array> {
-  const [{ default: satori }, { Resvg }] = await Promise.all([import("satori"), import("@resvg/resvg-js")]);
+  // Loaded only when a card is drawn (lib/packages.ts), not by a build that keeps every card.
+  const [{ default: satori }, { Resvg }] = await Promise.all([loadPackage("satori", () => import("satori")), loadPackage("resvg", () => import("@resvg/resvg-js"))]);
   // A font handed over between threads arrives as a plain Uint8Array: satori reads Buffers.
   const buffers = fonts.map((f) => ({ ...f, data: Buffer.isBuffer(f.data) ? f.data : Buffer.from(f.data) }));
   const svg = await satori(card.component(props), { width: card.width, height: card.height, fonts: buffers });

@@ -25,9 +25,12 @@ import { createElement, type ReactElement } from "react";
 import { renderToString } from "react-dom/server";
 import { fileHash } from "../../lib/hash.js";
 import { readFile, stat } from "node:fs/promises";
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { Metadata } from "sharp";
 import { ContentError, staged, type Staged } from "../../lib/errors.js";
+import { loadPackage } from "../../lib/packages.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
@@ -160,8 +163,32 @@ export function Picture({ image, alt, sizes, priority, className }: PictureProps
   );
 }
 
-/** sharp (libvips) is loaded by the first build that shows an image, not by every build (Node keeps the module once loaded). */
-const loadSharp = () => import("sharp").then((m) => m.default);
+/**
+ * The installed sharp, read without loading it: the version and install time of its package
+ * and of its native parts (@img/sharp-<platform>, @img/sharp-libvips-<platform>). A source's
+ * inspection record is kept under it, so a sharp installed anew inspects again (and the key it
+ * finds names sharp's and libvips' own versions, as before).
+ */
+function installedSharp(): string {
+  try {
+    const main = createRequire(import.meta.url).resolve("sharp");
+    const modules = main.slice(0, main.lastIndexOf(`${path.sep}sharp${path.sep}`));
+    const platform = `${process.platform}-${process.arch}`;
+    const parts = ["sharp", `@img/sharp-${platform}`, `@img/sharp-libvips-${platform}`, `@img/sharp-linuxmusl-${process.arch}`, `@img/sharp-libvips-linuxmusl-${process.arch}`];
+    return JSON.stringify(
+      parts.flatMap((name) => {
+        const file = path.join(modules, name, "package.json");
+        const info = statSync(file, { throwIfNoEntry: false });
+        return info ? [[name, (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version, info.size, info.mtimeMs]] : [];
+      }),
+    );
+  } catch {
+    return "";
+  }
+}
+
+/** sharp (libvips) is loaded by the first build that encodes an image, not by every build (lib/packages.ts; Node keeps the module once loaded). */
+const loadSharp = () => loadPackage("sharp", () => import("sharp")).then((m) => m.default);
 
 /** The images of one build: what each address stands for, and the files to write. Plain data. */
 export interface SiteImages {
@@ -228,6 +255,10 @@ export async function imageStage(input: ImageStageInput): Promise<Staged<{ image
 /** One run of the image stage: starts from what the last run remembered, and ends with what this one will. */
 export class ImageWork {
   private readonly cache: MediaCache<Encoded>;
+  /** What inspecting a source with sharp found (its key, format and size), by its bytes: a new process knows a source without loading sharp. */
+  private readonly inspected: MediaCache<Omit<Source, "size" | "mtimeMs">>;
+  /** The installed sharp (installedSharp), read once per run. */
+  private readonly sharp: string;
   readonly sources: Map<string, Source>;
   readonly encoded: Map<string, Encoded & { files: Map<string, Uint8Array> }>;
 
@@ -238,6 +269,8 @@ export class ImageWork {
     memory: ImageMemory,
   ) {
     this.cache = new MediaCache(projectRoot, "images");
+    this.inspected = new MediaCache(projectRoot, "image-sources");
+    this.sharp = installedSharp();
     this.sources = new Map(memory.sources);
     this.encoded = new Map(memory.encoded);
   }
@@ -297,8 +330,14 @@ export class ImageWork {
     let bytes: Buffer | undefined;
     if (!source) {
       bytes = await readFile(file);
-      const inspected = await this.inspect(bytes);
-      if ("error" in inspected) return inspected;
+      // What an earlier process found in these bytes with this sharp, else sharp (loaded now) reads the header.
+      const recordKey = cacheKey(["image-source-v1", bytes, this.sharp]);
+      let inspected: Omit<Source, "size" | "mtimeMs"> | { error: string; hint?: string } | undefined = (await this.inspected.get(recordKey))?.meta;
+      if (!inspected) {
+        inspected = await this.inspect(bytes);
+        if ("error" in inspected) return inspected;
+        await this.inspected.put(recordKey, { meta: inspected, files: new Map() });
+      }
       source = { size: info.size, mtimeMs: info.mtimeMs, ...inspected };
       this.sources.set(file, source);
     }

@@ -5,7 +5,7 @@
  * Directives become validated blocks; links are checked against the link policy; headings
  * get ids; raw HTML is dropped with a warning, never passed through.
  */
-import { createContext, createElement, useContext, type ReactElement, type ReactNode } from "react";
+import { createElement, useContext, type ReactElement, type ReactNode } from "react";
 import { renderToString } from "react-dom/server";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { unified, type Processor } from "unified";
@@ -27,15 +27,8 @@ import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.
 import { ImageSlot, type MarkdownImage } from "./image-slots.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
-import { outcomeIn, outcomeValue, siteValues, type SiteValues } from "../../lib/site-values.js";
-
-/** A directive resolved to its block and validated data. */
-interface ResolvedBlock {
-  definition: BlockDefinition;
-  data?: unknown;
-  attributes: Record<string, string>;
-  headingLevel: HeadingLevel;
-}
+import { outcomeIn, outcomeValue, siteValues } from "../../lib/site-values.js";
+import { BlockContext, markdownSession, type MarkdownSession, type ResolvedBlock } from "./markdown-context.js";
 
 /** An internal link found in Markdown, checked against the route table by the build. */
 export interface InternalLink {
@@ -73,14 +66,6 @@ interface PipelineData {
   session: MarkdownSession;
 }
 
-/** The blocks of the article being rendered, read by the `cafe-block` slots. */
-const BlockContext = createContext<{ blocks: readonly ResolvedBlock[]; lang: string }>({ blocks: [], lang: "" });
-
-/** The language of the article being rendered, for a theme's Markdown components (a table's label). */
-export function useMarkdownLanguage(): string {
-  return useContext(BlockContext).lang;
-}
-
 /** Where a directive stood in the Markdown: its block's component, with its data. */
 function BlockSlot({ "data-block": index, children }: { "data-block"?: string; children?: ReactNode }) {
   const { blocks, lang } = useContext(BlockContext);
@@ -97,25 +82,13 @@ function BlockSlot({ "data-block": index, children }: { "data-block"?: string; c
  * characters `USES_EXTENSIONS` looks for; skipping them halves the parse time of plain
  * prose and changes no output (bench/README.md has the figure).
  */
-type Pipelines = { full: Processor; lean: Processor };
+export type Pipelines = { full: Processor; lean: Processor };
 const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
 /** Written right after an image, marks it as decorative: no alt text, skipped by screen readers. */
 const DECORATIVE = "{decorative}";
 
-/**
- * What one run of the Markdown stage uses for every body: the pipelines per language (made
- * on first use), and the site blocks' data as the run computed it once (site-values.ts).
- * Made per run (and per worker), never kept between runs.
- */
-export interface MarkdownSession {
-  pipelines: Map<string, Pipelines>;
-  values?: SiteValues;
-}
-
-export const markdownSession = (values?: SiteValues): MarkdownSession => ({ pipelines: new Map(), values });
-
 function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pipelines {
-  const byLang = session.pipelines;
+  const byLang = session.pipelines as Map<string, Pipelines>;
   let found = byLang.get(lang);
   if (!found) {
     const toReact = {
@@ -168,11 +141,6 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** The data a site block (`source: { from: "site" }`) shows, as the run computed it; what its function threw is thrown. */
-export function siteBlockData(values: SiteValues, name: string): unknown {
-  const outcome = outcomeIn(values.blocks, name);
-  return outcome && outcomeValue(outcome);
-}
 
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
 function remarkBlocks() {

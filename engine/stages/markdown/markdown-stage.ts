@@ -11,7 +11,9 @@ import type { ContentWarning } from "../../lib/errors.js";
 import type { MarkdownImage } from "./image-slots.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
-import { renderMarkdown, siteBlockData, type InternalLink, type MarkdownResult, type MarkdownSession } from "./article-markdown.js";
+import type { InternalLink, MarkdownResult } from "./article-markdown.js";
+import { siteBlockData, type MarkdownSession } from "./markdown-context.js";
+import { loadPackage } from "../../lib/packages.js";
 import type { SiteValues } from "../../lib/site-values.js";
 import type { RouteTable } from "../routes/routes.js";
 import { staged, type Staged } from "../../lib/errors.js";
@@ -79,7 +81,7 @@ const keptBody = ({ deps, result: { html, headings, links, warnings, images } }:
 });
 
 /**
- * Renders the bodies of some articles (`renderBody` for each, in order): on this thread, or
+ * Renders the bodies of some articles (`renderBodies`, in order): on this thread, or
  * in slices on the workers (pipeline/threads.ts).
  */
 export type RenderBodies = (articles: readonly Article[]) => Promise<RenderedBody[]>;
@@ -89,19 +91,24 @@ export const bodyValues = (content: SiteContent, table: RouteTable, values: Site
   new DepValues({ content, table, block: (name) => siteBlockData(values, name), values });
 
 /**
- * The compute core of the stage, for one article: its body rendered (article-markdown.ts),
- * with the hashes of what it read and of its HTML, and, when `keep`, the entry the cache
- * keeps (sealed: hashed where it is made, not on the build's thread).
+ * The compute core of the stage, for some articles: each body rendered (article-markdown.ts,
+ * whose parser is loaded here, when a body is first parsed: lib/packages.ts), with the hashes
+ * of what it read and of its HTML, and, when `keep`, the seal of the entry the cache keeps
+ * (hashed where it is made, not on the build's thread).
  */
-export function renderBody(article: Article, content: SiteContent, theme: Theme, values: DepValues, options: { lean: boolean; keep: boolean; session: MarkdownSession }): RenderedBody {
-  const result = renderMarkdown(article, content, theme, { lean: options.lean, session: options.session });
-  const { sourceHash } = article;
-  // A block of it reads a file that did not load: its hashes are never asked for.
-  const deps = result.unavailable === undefined ? Object.fromEntries(result.reads.map((id) => [id, values.hash(id)])) : {};
-  const entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
-  const { html, headings, links, warnings, images } = result;
-  const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
-  return { entry, check: keepable ? seal({ deps, html, headings, links, warnings, images }).check : undefined };
+export async function renderBodies(articles: readonly Article[], content: SiteContent, theme: Theme, values: DepValues, options: { lean: boolean; keep: boolean; session: MarkdownSession }): Promise<RenderedBody[]> {
+  if (articles.length === 0) return [];
+  const { renderMarkdown } = await loadPackage("unified", () => import("./article-markdown.js"));
+  return articles.map((article) => {
+    const result = renderMarkdown(article, content, theme, { lean: options.lean, session: options.session });
+    const { sourceHash } = article;
+    // A block of it reads a file that did not load: its hashes are never asked for.
+    const deps = result.unavailable === undefined ? Object.fromEntries(result.reads.map((id) => [id, values.hash(id)])) : {};
+    const entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
+    const { html, headings, links, warnings, images } = result;
+    const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
+    return { entry, check: keepable ? seal({ deps, html, headings, links, warnings, images }).check : undefined };
+  });
 }
 
 /**

@@ -17,7 +17,7 @@ import { hashOf } from "../../lib/hash.js";
 import { ContentError, plainIssue, type ContentIssue } from "../../lib/errors.js";
 import { fillImages, imageOf, type ShownImages } from "../images/images.js";
 import type { MarkdownImage } from "../markdown/image-slots.js";
-import { siteBlockData } from "../markdown/article-markdown.js";
+import { siteBlockData } from "../markdown/markdown-context.js";
 import type { Route, RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";

@@ -1,0 +1,37 @@
+/**
+ * The heavy libraries a build needs only for some of its work, loaded when that work is done
+ * and not before: sharp when an image is encoded, satori and resvg when a card is drawn,
+ * esbuild when the assets are bundled, subset-font when a font is cut, unified (the Markdown
+ * parser: remark, rehype) when a body is parsed. A one-article edit parses one body and loads
+ * none of the others.
+ *
+ * Each is loaded through `loadPackage`, which notes the load on Node's performance timeline
+ * (a `cafe:load <name>` measure, made once per process however often the module is asked for):
+ * `--verbose` lists what the build loaded from it (`loadedPackages`). The timeline is the
+ * process's (or the thread's) own record, so nothing here is kept in a module. No module of
+ * the engine imports these packages otherwise (tests/lazy-loading.test.ts keeps it so).
+ */
+
+/** The names `--verbose` reports, one per library a build may load on demand. */
+export type LazyPackage = "sharp" | "satori" | "resvg" | "esbuild" | "subset-font" | "unified";
+
+const PREFIX = "cafe:load ";
+
+/**
+ * Loads a library with `load` (an `import()` of it, written where it is used, so that the
+ * bundler keeps it apart) and notes that it was loaded, with how long the first load took.
+ */
+export async function loadPackage<T>(name: LazyPackage, load: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const loaded = await load();
+  if (performance.getEntriesByName(PREFIX + name, "measure").length === 0) performance.measure(PREFIX + name, { start, end: performance.now() });
+  return loaded;
+}
+
+/** The libraries loaded on demand in this process so far, in the order they were first loaded, with the time each first load took. */
+export function loadedPackages(): { name: LazyPackage; ms: number }[] {
+  return performance
+    .getEntriesByType("measure")
+    .filter((entry) => entry.name.startsWith(PREFIX))
+    .map((entry) => ({ name: entry.name.slice(PREFIX.length) as LazyPackage, ms: entry.duration }));
+}

@@ -1,0 +1,91 @@
+/**
+ * Nothing loaded that is not used (issue 37, point 3): a build loads sharp only when an image
+ * is encoded, satori and resvg only when a card is drawn, esbuild only when the assets are
+ * bundled, subset-font only when a font is cut, unified only when a Markdown body is parsed;
+ * `--verbose` says which it loaded. A cold build of a site with images and cards needs them
+ * all; a one-article body edit after it needs only the Markdown parser.
+ *
+ * The command runs as an author runs it (`node engine/launch.mjs build --verbose`), on a copy
+ * of the project with caches of its own.
+ */
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { appendFile, cp, mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { fixture, projectCopy, projectRoot } from "./helpers.js";
+
+const run = promisify(execFile);
+
+/** What `--verbose` says the build loaded on demand: the names on its `loaded` line, in order. */
+function loadedOf(stdout: string): string[] | undefined {
+  const line = stdout.split("\n").find((l) => /^\s+loaded\s/.test(l));
+  if (line === undefined) return undefined;
+  const list = line.replace(/^\s+loaded\s+/, "");
+  return list === "none of the libraries loaded on demand" ? [] : list.split(", ").map((item) => item.replace(/ \([\d.]+ ms\)$/, ""));
+}
+
+describe("a build loads a library only for the work that needs it (--verbose says which)", () => {
+  it("a cold build with images and cards loads them all; a one-article body edit after it loads only the Markdown parser", async () => {
+    const project = await projectCopy();
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-lazy-"));
+    const content = path.join(work, "content");
+    await cp(path.join(fixture("images"), "content"), content, { recursive: true });
+    // Its public/ files (a PDF its articles link to) beside the project's.
+    await cp(path.join(fixture("images"), "public"), path.join(project, "public"), { recursive: true });
+    const out = path.join(work, "dist");
+    const build = () =>
+      run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out, "--verbose"], {
+        cwd: project,
+        env: { ...process.env, CAFE_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1" },
+      });
+
+    const cold = await build();
+    expect(cold.stdout).toMatch(/Built \d+ pages/);
+    // The images encoded, the cards drawn, the assets bundled, the fonts cut, every body parsed.
+    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified"]));
+    expect((await readdir(path.join(out, "assets/images"))).some((file) => file.endsWith(".avif") || file.endsWith(".webp"))).toBe(true);
+
+    // One sentence more in a body that shows no image.
+    await appendFile(path.join(content, "articles/sem-fotos.md"), "\nUma frase a mais, escrita depois.\n");
+    const edited = await build();
+    expect(edited.stdout).toMatch(/Built \d+ pages .*\(\d+ unchanged, from the cache\)/);
+    expect(loadedOf(edited.stdout)).toEqual(["unified"]);
+    expect(await readFile(path.join(out, "sem-fotos.html"), "utf8")).toContain("Uma frase a mais, escrita depois.");
+  }, 180_000);
+});
+
+/** The libraries loaded on demand, as modules import them. */
+const LAZY = /^(sharp|satori|@resvg\/resvg-js|esbuild|subset-font|unified|remark-[\w-]+|rehype-[\w-]+)$/;
+
+/**
+ * The engine's modules that import (or export) a library on demand statically (not `import
+ * type`, not `import()`), and the modules that import the Markdown parser statically: each must be a
+ * module only another command loads, or one loaded through lib/packages.ts.
+ */
+function staticImporters(): string[] {
+  const engine = path.join(projectRoot, "engine");
+  const found: string[] = [];
+  for (const file of readdirSync(engine, { recursive: true }).map(String).filter((f) => /\.tsx?$/.test(f) && !f.endsWith(".d.ts"))) {
+    const source = readFileSync(path.join(engine, file), "utf8");
+    for (const [, specifier] of source.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s*["']([^"']+)["']/g)) {
+      if (LAZY.test(specifier!) || /article-markdown\.js$/.test(specifier!)) found.push(`${file.split(path.sep).join("/")} → ${specifier}`);
+    }
+  }
+  return found.sort();
+}
+
+describe("no engine module loads a library on demand at start", () => {
+  it("imports them only through lib/packages.ts, or in a module of another command (move, dev)", () => {
+    expect(staticImporters().filter((line) => !line.startsWith("stages/markdown/article-markdown.ts → "))).toEqual([
+      // The dev server bundles its browser client; `cafe move` reads Markdown to rewrite links.
+      "servers/dev-server.ts → esbuild",
+      "tools/move-article.ts → remark-directive",
+      "tools/move-article.ts → remark-gfm",
+      "tools/move-article.ts → remark-parse",
+      "tools/move-article.ts → unified",
+    ]);
+  });
+});
