@@ -21,7 +21,8 @@ import sharp from "sharp";
 import { loadContent, type Article, type SiteContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory } from "../engine/stages/images/images.js";
-import { cardStage, drawHere, noCardMemory, type CardMemory } from "../engine/stages/cards/cards.js";
+import { drawHere, noCardMemory, type CardMemory } from "../engine/stages/cards/cards.js";
+import { cardStage } from "../engine/pipeline/draw-cards.js";
 import { theme } from "../templates/theme.js";
 import type { SiteSettings } from "../templates/schema.js";
 

@@ -22,7 +22,8 @@ import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
 import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
-import { cardStage, noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
+import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
+import { cardStage } from "./draw-cards.js";
 import { assetStage } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
