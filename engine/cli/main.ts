@@ -192,7 +192,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
     case "new": {
       const { scaffoldArticle } = await import("../tools/new-article.js");
       try {
-        const file = await scaffoldArticle(contentDir, positionals.join(" "), new Date(), theme.newArticle);
+        const file = await scaffoldArticle(contentDir, positionals.join(" "), new Date(), theme.newArticle, theme.languages[0]);
         console.log(`Created ${shownPath(root, file)} (a draft: cafe dev shows it, cafe build leaves it out)`);
         return 0;
       } catch (error) {

@@ -27,6 +27,7 @@ import { locate, locatorOf, nearest, schemaErrors } from "../../lib/yaml-source.
 import { ImageSlot, type MarkdownImage } from "../images/images.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
+import { wordsFor } from "../../lib/language.js";
 
 /** A directive resolved to its block and validated data. */
 interface ResolvedBlock {
@@ -270,7 +271,7 @@ function remarkBlocks() {
         fail(
           node,
           `link target \`${url}\` is not allowed`,
-          "link to an http(s) or mailto address, a route of this site such as /artigo-transicao, or an #anchor",
+          `link to an http(s) or mailto address, a route of this site such as ${wordsFor(article.lang).route}, or an #anchor`,
         );
       }
     }
