@@ -110,3 +110,35 @@ describe("a collection that does not load hides nothing else", () => {
     ]);
   });
 });
+
+describe("an article whose front matter fails (issue 39)", () => {
+  it("still has its body checked in the same run: its unknown block, its broken link and its broken #anchors, at their lines", async () => {
+    const dir = await editedFixture("notebook", {
+      // `tgas` is no key of the notebook's, and `title` is missing: the front matter fails its schema.
+      "content/articles/notes/margins.md":
+        "---\ntgas: [reading]\n---\n\n## What to write\n\nSee [nowhere](/notes/nowhere), [the reason](/notes/reading-slowly#why-fast) and [below](#what-to-read).\n\n::pillars\n",
+    });
+    const result = await buildNotebook(dir);
+    expect(result.ok).toBe(false);
+    expect(shown(result.errors, dir)).toEqual([
+      "content/articles/notes/margins.md:2: `title` is required",
+      "content/articles/notes/margins.md:2: unknown front-matter key `tgas`",
+      "content/articles/notes/margins.md:7: broken link: no page has the route /notes/nowhere",
+      "content/articles/notes/margins.md:7: broken link: /notes/reading-slowly has no element with the id #why-fast",
+      "content/articles/notes/margins.md:7: broken link: /notes/margins has no element with the id #what-to-read",
+      "content/articles/notes/margins.md:9: unknown block `::pillars`",
+    ]);
+    // A link from another note to this one's heading is not reported: the note did not load, its page is unknown.
+    expect(result.writer.files.size).toBe(0);
+  });
+
+  it("a body that cannot be told from its front matter (the YAML does not parse) is not checked: one error", async () => {
+    const dir = await editedFixture("notebook", {
+      "content/articles/notes/margins.md": "---\ntitle: [Margins\n---\n\nSee [nowhere](/notes/nowhere).\n",
+    });
+    const result = await buildNotebook(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.file).toContain("margins.md");
+  });
+});

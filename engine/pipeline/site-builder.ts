@@ -160,7 +160,7 @@ export class SiteBuilder {
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
-    const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled };
+    const markdownInput = { content, table, previous: previous.markdown, cached: cache.files, reference, keep: cache.enabled, failed };
     const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };

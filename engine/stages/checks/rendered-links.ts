@@ -216,10 +216,28 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   // #anchors are checked all the same, at their place in the Markdown.
   const shown = new Set(pages.flatMap((page) => articlesOf(page, content).map((a) => a.file)));
   const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
-  for (const [file, { result }] of markdown) {
+  // The ids every article page has whatever its body (the template's own): with a body's
+  // headings, the ids its page would have, for a body whose article did not load.
+  let templateIds: Set<string> | undefined;
+  const commonIds = () =>
+    (templateIds ??= pages
+      .filter((p) => p.route.kind === "article")
+      .map((p) => new Set(p.ids))
+      .reduce<Set<string> | undefined>((all, ids) => (all ? new Set([...all].filter((id) => ids.has(id))) : ids), undefined) ?? new Set());
+  for (const [file, { result, unpublished: own }] of markdown) {
     if (shown.has(file)) continue;
+    // The body of an article whose front matter failed: no page has its route; its own #anchors are checked against its headings.
+    const ownIds = () => new Set([...commonIds(), ...result.headings.map((h) => h.id)]);
     for (const link of result.links) {
       if (link.url.startsWith("#")) continue; // the anchor of a page it does not have
+      const at = link.url.indexOf("#");
+      if (own !== undefined && at > 0 && link.url.slice(0, at) === own) {
+        const anchor = decode(link.url.slice(at + 1)) ?? link.url.slice(at + 1);
+        if (!ownIds().has(anchor)) {
+          errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), message: `broken link: ${own} has no element with the id #${anchor}`, hint: `its headings' ids: ${result.headings.map((h) => `#${h.id}`).join(", ") || "none"}` }));
+        }
+        continue;
+      }
       const problem = linkProblem(link.url, targets, idsOf);
       if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), ...problem }));
     }

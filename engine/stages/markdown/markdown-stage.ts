@@ -6,7 +6,7 @@
  * Plain data in and out: the stage reads the cache's entries and returns what the cache
  * should keep; the orchestrator stores it.
  */
-import type { SiteContent } from "../load/content.js";
+import type { FailedArticle, SiteContent } from "../load/content.js";
 import type { FileEntry } from "../../incremental/build-cache.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal } from "../../lib/hash.js";
@@ -22,6 +22,8 @@ export interface MarkdownEntry {
   result: MarkdownResult;
   /** The hash of `result.html` (a page's dependency on a body without images). */
   htmlHash: string;
+  /** The route of a body whose article did not load (its front matter failed): it has no page. */
+  unpublished?: string;
 }
 
 /** Each article's rendered Markdown, by file. */
@@ -38,6 +40,11 @@ export interface MarkdownStageInput {
   reference?: boolean;
   /** Whether there is a persistent cache to keep bodies for (sealing them costs a hash each). */
   keep: boolean;
+  /**
+   * Articles whose front matter failed: a body among them is rendered too, for its checks
+   * (blocks, links, #anchors) in the same run; never kept, never a page.
+   */
+  failed?: ReadonlyMap<string, FailedArticle>;
 }
 
 export interface MarkdownStageOutput {
@@ -47,7 +54,7 @@ export interface MarkdownStageOutput {
 }
 
 /** Renders every article's Markdown that changed; returns every article's. */
-export function markdownStage({ content, table, previous, cached, reference, keep: keeping }: MarkdownStageInput, theme: Theme): Staged<MarkdownStageOutput> {
+export function markdownStage({ content, table, previous, cached, reference, keep: keeping, failed }: MarkdownStageInput, theme: Theme): Staged<MarkdownStageOutput> {
   const session = markdownSession();
   const values = new DepValues({ content, table, block: (name) => siteBlockData(content, theme, name, session.blockData) });
   const bodies = new Map<string, MarkdownEntry>();
@@ -63,6 +70,15 @@ export function markdownStage({ content, table, previous, cached, reference, kee
       continue;
     }
     bodies.set(article.file, entry);
+  }
+  for (const { body } of failed?.values() ?? []) {
+    if (!body) continue;
+    try {
+      const result = renderMarkdown(body, content, theme, { lean: !reference, session });
+      bodies.set(body.file, { sourceHash: body.sourceHash, deps: {}, result, htmlHash: hashOf(result.html), unpublished: body.route });
+    } catch {
+      // What the body needs did not load (its errors are reported): its checks wait for the next run.
+    }
   }
   const results = [...bodies.values()].map((b) => b.result);
   return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
