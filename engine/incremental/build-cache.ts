@@ -56,6 +56,10 @@ export interface PageEntry {
   /** Its internal links and element ids (link-check.ts): a page kept as it was is checked too. */
   links?: string[];
   ids?: string[];
+  /** The site's files it loads, its inline scripts and handlers (rendered-links.ts `pageWarnings`). */
+  files?: string[];
+  scripts?: [string, string][];
+  handlers?: string[];
   /** What a link to it shows when shared (share-text.ts): its title and description are checked too. */
   share?: ShareText;
 }

@@ -17,6 +17,8 @@ import path from "node:path";
 import type { PageEntry } from "../../incremental/build-cache.js";
 import { listFiles } from "../../lib/files.js";
 import { startTags } from "../../lib/html-tags.js";
+import { scriptHash } from "../../lib/hash.js";
+import type { ContentWarning } from "../../lib/errors.js";
 import type { Redirect } from "../routes/aliases.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { ContentError } from "../../lib/errors.js";
@@ -32,22 +34,43 @@ import type { ShareText } from "./share-text.js";
 export interface PageLinks {
   links: string[];
   ids: string[];
+  /** The site's own files it loads (`<link href>`, `<img src>`, `<script src>`…), as paths, each once. */
+  files?: string[];
+  /** Its inline scripts, each as [its CSP hash, its first words]: the policy blocks one it does not name. */
+  scripts?: [string, string][];
+  /** Its inline event handlers (`button onclick`): the policy blocks every one. */
+  handlers?: string[];
 }
 
 /** An internal address: a path on this site (`/x`, `/x#y`) or an anchor of the page itself (`#y`). */
 const isInternal = (href: string) => href.startsWith("#") || (href.startsWith("/") && !href.startsWith("//"));
 
-const MAYBE_ID_OR_HREF = /\s(id|href)\s*=/i;
+const MAYBE_ID_OR_HREF = /\s(id|href|src|on[a-z]+)\s*=/i;
+/** Elements that load a file of the site by `src` (a `<link>` by `href`). */
+const LOADS = new Set(["img", "script", "source", "video", "audio", "iframe", "embed"]);
+/** An inline script a browser runs (a JSON-LD or template block is data, which no policy blocks). */
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
+const RUNS = /^\s*$|^\s*(module|(text|application)\/(java|ecma)script)\s*$/i;
 
-/** The internal links and the ids of a rendered page, entities decoded as a browser reads them. */
+/** The internal links and the ids of a rendered page, entities decoded as a browser reads them; the files it loads, its inline scripts and handlers. */
 export function pageLinks(html: string): PageLinks {
   const links = new Set<string>();
   const ids = new Set<string>();
+  const files = new Set<string>();
+  const handlers = new Set<string>();
   for (const { name, attributes } of startTags(html, MAYBE_ID_OR_HREF)) {
     if (attributes.id !== undefined) ids.add(attributes.id);
     if (name === "a" && attributes.href !== undefined && isInternal(attributes.href)) links.add(attributes.href);
+    const loaded = name === "link" ? attributes.href : LOADS.has(name) ? attributes.src : undefined;
+    if (loaded !== undefined && loaded.startsWith("/") && !loaded.startsWith("//")) files.add(loaded.replace(/[?#].*$/, ""));
+    for (const attribute of Object.keys(attributes)) if (/^on[a-z]+$/.test(attribute)) handlers.add(`${name} ${attribute}`);
   }
-  return { links: [...links], ids: [...ids] };
+  const scripts: [string, string][] = [];
+  for (const [, attributes, code] of html.matchAll(INLINE_SCRIPT)) {
+    if (/\ssrc\s*=/i.test(attributes!) || !code!.trim() || !RUNS.test(/\stype\s*=\s*["']?([^"'\s>]*)/i.exec(attributes!)?.[1] ?? "")) continue;
+    scripts.push([scriptHash(code!), code!.trim().split("\n")[0]!.slice(0, 60)]);
+  }
+  return { links: [...links], ids: [...ids], ...(files.size > 0 ? { files: [...files] } : {}), ...(scripts.length > 0 ? { scripts } : {}), ...(handlers.size > 0 ? { handlers: [...handlers] } : {}) };
 }
 
 export interface LinkTargets {
@@ -161,6 +184,10 @@ export interface CheckedPage {
   reads: readonly string[];
   /** What a link to it shows when shared. */
   share?: ShareText;
+  /** The site's files it loads, its inline scripts and handlers (`pageWarnings`). */
+  files?: readonly string[];
+  scripts?: readonly (readonly [string, string])[];
+  handlers?: readonly string[];
 }
 
 /** Where the theme's code is, to point at a link a template writes: its folders, absolute, and the project they are named from. */
@@ -173,7 +200,7 @@ export interface ThemeSources {
 export function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
   return routes.flatMap((route) => {
     const entry = pages[route.path];
-    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share }] : [];
+    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share, files: entry.files, scripts: entry.scripts, handlers: entry.handlers }] : [];
   });
 }
 
@@ -243,6 +270,59 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
     }
   }
   return errors;
+}
+
+/**
+ * What a page does that will fail in a reader's browser, though it builds: a file it loads
+ * that the site does not have (a favicon, a stylesheet, an image the theme names: a 404 in
+ * every page's console), an inline script the Content-Security-Policy does not name by its
+ * hash, an inline event handler (the policy blocks every one). Each is said once, at the
+ * line of the theme's code that writes it when it can be found there (else in site.yaml,
+ * else at the template), as a warning: the pages work otherwise.
+ */
+export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets, inlineScript: string | undefined, themeCode?: ThemeSources): ContentWarning[] {
+  const warnings: ContentWarning[] = [];
+  const said = new Set<string>();
+  let code: SourceFile[] | undefined;
+  const codeFiles = () => (code ??= themeCode ? readThemeCode(themeCode) : []);
+  /** The first place `text` is written in the theme's code, or in site.yaml. */
+  const placeOf = (text: string, page: CheckedPage): { file: string; line?: number } => {
+    for (const { file, source } of [...codeFiles(), targets.content.site]) {
+      const at = source.indexOf(text);
+      if (at >= 0) return { file, line: source.slice(0, at).split("\n").length };
+    }
+    return { file: `the '${page.route.template}' template (page ${page.route.path})` };
+  };
+  const allowed = new Set(inlineScript ? [scriptHash(inlineScript)] : []);
+  for (const page of pages) {
+    for (const file of page.files ?? []) {
+      const decoded = decode(file) ?? file;
+      if (said.has(`file ${decoded}`) || decoded.startsWith("/assets/images/") || decoded.startsWith("/assets/cards/")) continue;
+      if (targets.table.byPath.has(decoded) || isPublicFile(targets.publicFiles, file) || targets.generated.has(decoded) || targets.redirects.has(decoded)) continue;
+      said.add(`file ${decoded}`);
+      const where = placeOf(`"${file}"`, page);
+      const found = where.line === undefined ? placeOf(file, page) : where;
+      warnings.push({ ...found, message: `${decoded} names no file of the site (page ${page.route.path} loads it): every page that does gets a 404; put the file in public/, or correct the path` });
+    }
+    for (const [hash, start] of page.scripts ?? []) {
+      if (allowed.has(hash) || said.has(`script ${hash}`)) continue;
+      said.add(`script ${hash}`);
+      warnings.push({
+        ...placeOf(start, page),
+        message: `an inline <script> (\`${start}\`, on ${page.route.path}) is blocked by the page's Content-Security-Policy, which allows inline scripts only by hash: move it into a file of the theme's assets (\`assets.entries\`), or make it the theme's \`assets.inline\` script`,
+      });
+    }
+    for (const handler of page.handlers ?? []) {
+      if (said.has(`handler ${handler}`)) continue;
+      said.add(`handler ${handler}`);
+      const [element, attribute] = handler.split(" ");
+      warnings.push({
+        ...placeOf(`${attribute}=`, page),
+        message: `an inline event handler (<${element} ${attribute}>, on ${page.route.path}) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island`,
+      });
+    }
+  }
+  return warnings;
 }
 
 /** The articles a page shows: its own (and translations), and every body it read. */

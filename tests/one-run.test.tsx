@@ -142,3 +142,51 @@ describe("an article whose front matter fails (issue 39)", () => {
     expect(result.errors[0]!.file).toContain("margins.md");
   });
 });
+
+describe("what a page does that fails in the browser, though it builds (issue 39)", () => {
+  it("warns, once and at the theme's line, of a favicon that names no file, an inline script the policy blocks and an inline handler", async () => {
+    const dir = await editedFixture("notebook", {});
+    const theme: typeof notebook = {
+      ...notebook,
+      templates: {
+        ...notebook.templates,
+        article: (ctx) => {
+          const route = ctx.route as Extract<typeof ctx.route, { kind: "article" }>;
+          return (
+            <html lang="en">
+              <head>
+                <meta charSet="utf-8" />
+                <meta httpEquiv="Content-Security-Policy" content={ctx.csp} />
+                <title>{route.article.main.meta.title}</title>
+                <link rel="icon" href={notebook.siteMeta(ctx.site).favicon} />
+                <script dangerouslySetInnerHTML={{ __html: "window.counted = (window.counted || 0) + 1;" }} />
+                <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: '{"@type":"Article"}' }} />
+              </head>
+              <body>
+                <main id="main" dangerouslySetInnerHTML={{ __html: `<h1>${route.article.main.meta.title}</h1>${ctx.bodyOf(route.article.main)}<button onclick="go()">Go</button>` }} />
+              </body>
+            </html>
+          );
+        },
+      },
+    };
+    const writer = new MemoryWriter();
+    const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme, themeFolders: ["theme"] }).build(writer);
+    expect(result.errors).toEqual([]);
+    const faviconLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.ico"');
+    const warnings = result.warnings.map((w) => `${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
+    expect(warnings.filter((w) => w.includes("/favicon.ico"))).toEqual([
+      `theme/theme.tsx:${faviconLine}: /favicon.ico names no file of the site (page /about loads it): every page that does gets a 404; put the file in public/, or correct the path`,
+    ]);
+    expect(warnings.filter((w) => w.includes("inline <script>"))).toHaveLength(1);
+    expect(warnings.find((w) => w.includes("inline <script>"))).toContain("window.counted");
+    expect(warnings.filter((w) => w.includes("inline event handler"))).toEqual([
+      "the 'article' template (page /about): an inline event handler (<button onclick>, on /about) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island",
+    ]);
+  });
+
+  it("says nothing of a site whose pages load only what it has", async () => {
+    const result = await buildNotebook(await editedFixture("notebook", {}));
+    expect(result.warnings.filter((w) => /names no file|Content-Security-Policy/.test(w.message))).toEqual([]);
+  });
+});
