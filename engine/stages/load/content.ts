@@ -235,7 +235,7 @@ async function readText(file: string, shown: string, errors: ContentError[]): Pr
       new ContentError({
         file: shown,
         message: missing ? "file not found" : `cannot read file: ${(error as Error).message}`,
-        hint: missing ? `this site's content folder needs ${path.basename(file)} (see the README)` : undefined,
+        hint: missing ? `this site's content folder needs ${path.basename(file)}: write it with the keys the theme's schema for it asks for (\`cafe init\` writes a starter site that has one)` : undefined,
         cause: error,
       }),
     );
