@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import path from "node:path";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
@@ -47,7 +47,6 @@ describe("a site with six mistakes, built once", async () => {
     "content/articles/notes/margins-again.md": "---\ntitle: Margins again\nroute: /notes/margins\n---\n\nTwice.\n",
   });
   // A template link to a missing route: every page's header links to /about, which this site no longer has.
-  const { rm } = await import("node:fs/promises");
   await rm(path.join(dir, "content/articles/about.md"));
   const result = await buildNotebook(dir);
   const headerLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'href="/about"');
@@ -146,6 +145,8 @@ describe("an article whose front matter fails (issue 39)", () => {
 describe("what a page does that fails in the browser, though it builds (issue 39)", () => {
   it("warns, once and at the theme's line, of a favicon that names no file, an inline script the policy blocks and an inline handler", async () => {
     const dir = await editedFixture("notebook", {});
+    // The favicon siteMeta names, gone from public/.
+    await rm(path.join(dir, "public/favicon.svg"));
     const theme: typeof notebook = {
       ...notebook,
       templates: {
@@ -173,16 +174,25 @@ describe("what a page does that fails in the browser, though it builds (issue 39
     const writer = new MemoryWriter();
     const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme, themeFolders: ["theme"] }).build(writer);
     expect(result.errors).toEqual([]);
-    const faviconLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.ico"');
+    const faviconLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.svg"');
     const warnings = result.warnings.map((w) => `${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
-    expect(warnings.filter((w) => w.includes("/favicon.ico"))).toEqual([
-      `theme/theme.tsx:${faviconLine}: /favicon.ico names no file of the site (page /about loads it): every page that does gets a 404; put the file in public/, or correct the path`,
+    expect(warnings.filter((w) => w.includes("/favicon.svg"))).toEqual([
+      `theme/theme.tsx:${faviconLine}: the favicon (siteMeta's \`favicon\`) /favicon.svg names no file of the site: every page's browser asks for it and gets a 404; put the file in public/, or correct the path`,
     ]);
     expect(warnings.filter((w) => w.includes("inline <script>"))).toHaveLength(1);
     expect(warnings.find((w) => w.includes("inline <script>"))).toContain("window.counted");
     expect(warnings.filter((w) => w.includes("inline event handler"))).toEqual([
       "the 'article' template (page /about): an inline event handler (<button onclick>, on /about) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island",
     ]);
+  });
+
+  it("warns of the favicon siteMeta names even when no page links it: browsers ask for one all the same", async () => {
+    const dir = await editedFixture("notebook", {});
+    await rm(path.join(dir, "public/favicon.svg"));
+    const result = await buildNotebook(dir);
+    expect(result.ok).toBe(true);
+    const line = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.svg"');
+    expect(result.warnings.filter((w) => w.message.includes("favicon")).map((w) => `${w.file}:${w.line}`)).toEqual([`theme/theme.tsx:${line}`]);
   });
 
   it("says nothing of a site whose pages load only what it has", async () => {

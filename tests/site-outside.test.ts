@@ -70,7 +70,7 @@ beforeAll(async () => {
   tarball = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   // The site: a config, a theme, content. Nothing else of the fixture (its tsconfig.json points into this repository).
   site = path.join(work, "notebook");
-  for (const part of ["cafe.config.ts", "theme", "content"]) await cp(path.join(fixture("notebook"), part), path.join(site, part), { recursive: true });
+  for (const part of ["cafe.config.ts", "theme", "content", "public"]) await cp(path.join(fixture("notebook"), part), path.join(site, part), { recursive: true });
   await writeFile(path.join(site, "package.json"), `${JSON.stringify({ name: "notebook", private: true }, null, 2)}\n`);
   await writeFile(
     path.join(site, "tsconfig.json"),

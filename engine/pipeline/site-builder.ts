@@ -195,7 +195,7 @@ export class SiteBuilder {
     const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
-    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript })));
+    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon })));
     if (found.errors.length > 0) return fail(writer, found);
     const mediaFiles = [...new Set([...media.keys(), ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };

@@ -60,6 +60,8 @@ export interface RenderedLinkInput extends CheckInput {
   themeCode?: ThemeSources;
   /** The theme's inline script (the one the policy names by its hash). */
   inlineScript?: string;
+  /** The favicon the site's meta names (`siteMeta(site).favicon`). */
+  favicon?: string;
 }
 
 /**
@@ -67,14 +69,14 @@ export interface RenderedLinkInput extends CheckInput {
  * link targets too); and a warning for each page whose shared title or description an app
  * will cut, at the article's title.
  */
-export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, inlineScript }: RenderedLinkInput): Staged<null> {
+export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, inlineScript, favicon }: RenderedLinkInput): Staged<null> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
     return article && { file: article.file, line: locate(article, ["title"])?.line };
   };
   const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
   const targets = linkTargets(content, table, addresses, earlier, files);
-  return staged(null, renderedLinkErrors(pages, targets, markdown, themeCode), [...shareWarnings(shared, titleOf), ...pageWarnings(pages, targets, inlineScript, themeCode)]);
+  return staged(null, renderedLinkErrors(pages, targets, markdown, themeCode), [...shareWarnings(shared, titleOf), ...pageWarnings(pages, targets, { inlineScript, favicon }, themeCode)]);
 }
 
 export interface UnwrittenInput extends CheckInput {

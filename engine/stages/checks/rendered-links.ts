@@ -280,7 +280,8 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
  * line of the theme's code that writes it when it can be found there (else in site.yaml,
  * else at the template), as a warning: the pages work otherwise.
  */
-export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets, inlineScript: string | undefined, themeCode?: ThemeSources): ContentWarning[] {
+export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets, site: { inlineScript?: string; favicon?: string }, themeCode?: ThemeSources): ContentWarning[] {
+  const { inlineScript, favicon } = site;
   const warnings: ContentWarning[] = [];
   const said = new Set<string>();
   let code: SourceFile[] | undefined;
@@ -294,15 +295,30 @@ export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets
     return { file: `the '${page.route.template}' template (page ${page.route.path})` };
   };
   const allowed = new Set(inlineScript ? [scriptHash(inlineScript)] : []);
+  /** A path of the site that names no file (undefined: it names one, or is not the site's). */
+  const missing = (file: string) => {
+    const decoded = decode(file) ?? file;
+    if (!decoded.startsWith("/") || decoded.startsWith("//") || decoded.startsWith("/assets/images/") || decoded.startsWith("/assets/cards/")) return undefined;
+    const found = targets.table.byPath.has(decoded) || isPublicFile(targets.publicFiles, file) || targets.generated.has(decoded) || targets.redirects.has(decoded);
+    return found ? undefined : decoded;
+  };
+  /** Where a path is written: quoted in the theme's code or site.yaml, else anywhere there, else the page's template. */
+  const placeOfPath = (file: string, page: CheckedPage) => {
+    const quoted = placeOf(`"${file}"`, page);
+    return quoted.line === undefined ? placeOf(file, page) : quoted;
+  };
+  // The favicon siteMeta names: every browser asks for it (or for /favicon.ico when no page links one).
+  const icon = favicon === undefined ? undefined : missing(favicon);
+  if (icon !== undefined && pages[0]) {
+    said.add(`file ${icon}`);
+    warnings.push({ ...placeOfPath(favicon!, pages[0]), message: `the favicon (siteMeta's \`favicon\`) ${icon} names no file of the site: every page's browser asks for it and gets a 404; put the file in public/, or correct the path` });
+  }
   for (const page of pages) {
     for (const file of page.files ?? []) {
-      const decoded = decode(file) ?? file;
-      if (said.has(`file ${decoded}`) || decoded.startsWith("/assets/images/") || decoded.startsWith("/assets/cards/")) continue;
-      if (targets.table.byPath.has(decoded) || isPublicFile(targets.publicFiles, file) || targets.generated.has(decoded) || targets.redirects.has(decoded)) continue;
+      const decoded = missing(file);
+      if (decoded === undefined || said.has(`file ${decoded}`)) continue;
       said.add(`file ${decoded}`);
-      const where = placeOf(`"${file}"`, page);
-      const found = where.line === undefined ? placeOf(file, page) : where;
-      warnings.push({ ...found, message: `${decoded} names no file of the site (page ${page.route.path} loads it): every page that does gets a 404; put the file in public/, or correct the path` });
+      warnings.push({ ...placeOfPath(file, page), message: `${decoded} names no file of the site (page ${page.route.path} loads it): every page that does gets a 404; put the file in public/, or correct the path` });
     }
     for (const [hash, start] of page.scripts ?? []) {
       if (allowed.has(hash) || said.has(`script ${hash}`)) continue;
