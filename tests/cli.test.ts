@@ -59,8 +59,9 @@ describe("a second site's build script (tests/fixtures/notebook/build.ts)", () =
     const first = await script();
     expect(first.stdout).toMatch(/\nBuilt 6 pages into .*dist in \d+ ms\n$/);
     expect(await readFile(path.join(out, "notes/reading-slowly.html"), "utf8")).toContain('<p class="tags"><a href="/tags/reading">reading</a></p>');
-    // Its own public/ folder (none), not the blog's.
-    await expect(readFile(path.join(out, "favicon.svg"))).rejects.toThrow();
+    // Its own public/ folder, not the blog's: the notebook's favicon.
+    expect(await readFile(path.join(out, "favicon.svg"), "utf8")).toBe(await readFile(path.join(projectRoot, "tests/fixtures/notebook/public/favicon.svg"), "utf8"));
+    expect(await readFile(path.join(out, "favicon.svg"), "utf8")).not.toBe(await readFile(path.join(projectRoot, "public/favicon.svg"), "utf8"));
     expect((await script()).stdout).toMatch(/is up to date/);
     expect((await script("--force")).stdout).toMatch(/\nBuilt 6 pages/);
   }, 60_000);
