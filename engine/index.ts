@@ -44,7 +44,7 @@ export { articleOf, byCodePoint } from "./stages/routes/routes.js";
 export { formatDate } from "./stages/load/content-model.js";
 
 // In schemas and checks.
-export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, siteDate } from "./stages/load/content-model.js";
+export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, routePathIn, siteDate, siteDateIn } from "./stages/load/content-model.js";
 export { ContentError, formatError, type ContentWarning } from "./lib/errors.js";
 export { errorAt, formatKey, type LocatableSource } from "./lib/yaml-source.js";
 export { routeErrors } from "./stages/routes/routes.js";

@@ -5,8 +5,11 @@
  */
 import { z } from "zod";
 import type { FrontMatterOf } from "../engine/index.js";
-import { externalUrl, httpsUrl, nonEmpty, readTime, routePath } from "../engine/index.js";
+import { externalUrl, httpsUrl, nonEmpty, readTime, routePathIn } from "../engine/index.js";
 import { placeholders } from "../client/format.js";
+
+/** A route of this (Portuguese) site: its error's example is one of its own. */
+const routePath = routePathIn("pt");
 
 export const shareSettingsSchema = z.strictObject({
   /** Also pass the article's lead as `text` to the native share sheet. */

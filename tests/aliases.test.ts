@@ -268,7 +268,8 @@ describe("links checked on the rendered pages", () => {
       <body><!-- <a href="/no-comment"> --><main ID = "conteudo"><a href="/a?x=1&amp;y=2#s">a</a><A HREF='/b'>b</A><a href=/c>c</a>
       <a href="https://fora.example/x">x</a><a href="//fora.example/y">y</a><a href="mailto:a@b.c">m</a><a href="#topo" id='topo'>t</a>
       <span data-id="no" id=sem-aspas></span><a data-href="/no" title="a > b" href="/d">d</a></main></body></html>`;
-    expect(pageLinks(html)).toEqual({ links: ["/a?x=1&y=2#s", "/b", "/c", "#topo", "/d"], ids: ["conteudo", "topo", "sem-aspas"] });
+    const { links, ids } = pageLinks(html);
+    expect({ links, ids }).toEqual({ links: ["/a?x=1&y=2#s", "/b", "/c", "#topo", "/d"], ids: ["conteudo", "topo", "sem-aspas"] });
   });
 
   /** The blog's theme, its article template adding a section with an id and a link of its own. */

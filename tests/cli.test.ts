@@ -2,6 +2,7 @@
 import { shownPath } from "../engine/lib/files.js";
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { chmod, chown, mkdtemp, readdir, readFile, readlink, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -58,8 +59,9 @@ describe("a second site's build script (tests/fixtures/notebook/build.ts)", () =
     const first = await script();
     expect(first.stdout).toMatch(/\nBuilt 6 pages into .*dist in \d+ ms\n$/);
     expect(await readFile(path.join(out, "notes/reading-slowly.html"), "utf8")).toContain('<p class="tags"><a href="/tags/reading">reading</a></p>');
-    // Its own public/ folder (none), not the blog's.
-    await expect(readFile(path.join(out, "favicon.svg"))).rejects.toThrow();
+    // Its own public/ folder, not the blog's: the notebook's favicon.
+    expect(await readFile(path.join(out, "favicon.svg"), "utf8")).toBe(await readFile(path.join(projectRoot, "tests/fixtures/notebook/public/favicon.svg"), "utf8"));
+    expect(await readFile(path.join(out, "favicon.svg"), "utf8")).not.toBe(await readFile(path.join(projectRoot, "public/favicon.svg"), "utf8"));
     expect((await script()).stdout).toMatch(/is up to date/);
     expect((await script("--force")).stdout).toMatch(/\nBuilt 6 pages/);
   }, 60_000);
@@ -221,6 +223,7 @@ describe("cafe --help and mistaken command lines", () => {
     );
   /** Every flag each command takes, as README's commands section lists them. */
   const FLAGS = {
+    init: [],
     build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--threads N", "--new-published-routes"],
     dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache"],
     preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
@@ -254,7 +257,7 @@ describe("cafe --help and mistaken command lines", () => {
     expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --threads, --new-published-routes, --root, --help (cafe build --help)\n");
     const unknown = await cafe(["biuld"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are build, dev, preview, new, move, check-links");
+    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are init, build, dev, preview, new, move, check-links");
   }, 60_000);
 
   it("in a folder that is no site, says so and how to make one", async () => {
@@ -262,7 +265,11 @@ describe("cafe --help and mistaken command lines", () => {
     const result = await cafe(["build", "--root", empty]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`There is no site here: no cafe.config.ts (or .mts, .tsx, .js, .mjs) in ${empty}.`);
-    expect(result.stderr).toContain("export default defineConfig({ theme });");
+    expect(result.stderr).toContain("start one here with: cafe init");
+    // The guide it names is a file the user has (issue 39): the engine's own README.
+    const guide = /the engine's guide: (\S+)\)/.exec(result.stderr)?.[1];
+    expect(guide).toBe("engine/README.md");
+    expect(existsSync(path.join(projectRoot, guide!))).toBe(true);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 });

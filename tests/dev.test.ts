@@ -239,7 +239,9 @@ describe("npm run dev on content that does not build", () => {
         const res = await fetch(server.url + route);
         expect(res.status).toBe(500);
         const html = await res.text();
-        expect(html).toContain("The site could not be built");
+        // In the site's language (this blog's: Portuguese), as the overlay is.
+        expect(html).toContain('<html lang="pt">');
+        expect(html).toContain("O site não pôde ser construído");
         expect(html).toMatch(/site\.yaml:\d+:\d+: invalid YAML/);
         expect(html).toContain('<script type="module" src="/__cafe/dev-client.js"></script>');
       }

@@ -61,7 +61,8 @@ describe("a second theme on the same engine", () => {
     });
     const { ok, errors } = await build(path.join(dir, "content"));
     expect(ok).toBe(false);
-    expect(errors.map((e) => e.message)).toEqual(["`lang` must be one of en; got 'pt'"]);
+    // The body is checked all the same (issue 39): one run, every error.
+    expect(errors.map((e) => e.message)).toEqual(["`lang` must be one of en; got 'pt'", "unknown block `::pillars`", "broken link: no page has the route /notes/none"]);
 
     await writeFile(path.join(dir, "content/articles/notes/margins.md"), "---\ntitle: Margins\n---\n\n::pillars\n\n[x](/notes/none)\n");
     const again = await build(path.join(dir, "content"));
@@ -72,5 +73,21 @@ describe("a second theme on the same engine", () => {
       "reading-slowly.md:12: broken link: /notes/margins has no element with the id #what-to-write",
     ]);
     expect(again.errors[0]!.hint).toBe("known blocks: ::glossary");
+  });
+
+  it("speaks English, the site's language: a date reads as an English reader writes it, and the hints' examples are English", async () => {
+    const note = parseHtml((await build()).writer.text("notes/reading-slowly.html"));
+    // Written 2025-10-02: not 02/10/2025, which an English reader takes for February 10.
+    expect(text(note.querySelector("time"))).toBe("Oct 2, 2025");
+
+    const dir = await editedFixture("notebook", {
+      "content/articles/notes/margins.md": "---\ntitle: Margins\ndate: yesterday\n---\n\nNotes.\n",
+      "content/articles/about.md": "---\ntitle: About\n---\n\n![](./nowhere.png)\n",
+    });
+    const { errors } = await build(path.join(dir, "content"));
+    const messages = errors.map((e) => `${e.message} ${e.hint ?? ""}`).join("\n");
+    expect(messages).toContain('month and year ("August 2025")');
+    expect(messages).toContain("![The team around the table](./nowhere.png)");
+    expect(messages).not.toMatch(/Agosto|Foto da equipe/);
   });
 });

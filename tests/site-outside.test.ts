@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { cp, lstat, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -18,6 +18,8 @@ const exec = promisify(execFile);
 
 let work = "";
 let site = "";
+/** The engine, packed as it would be published. */
+let tarball = "";
 /** The site's commands run as an author's would: no test cache folder (the site keeps its own, in its node_modules). */
 const { CAFE_CACHE_DIR: _, NODE_ENV: __, ...authorEnv } = process.env;
 const env = { ...authorEnv, NO_COLOR: "1", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
@@ -32,9 +34,9 @@ async function run(command: string, args: string[], cwd = site) {
 const cafe = (...args: string[]) => run("npx", ["--no-install", "cafe", ...args]);
 
 /** A server the command starts (`cafe dev`, `cafe preview`): its address, once it says it. */
-async function start(args: string[], said: RegExp): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+async function start(args: string[], said: RegExp, dir = site): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   // The command itself (node_modules/.bin/cafe), so that stopping it stops the server.
-  const child = spawn(path.join(site, "node_modules/.bin/cafe"), args, { cwd: site, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(dir, "node_modules/.bin/cafe"), args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no address within 60 s:\n${output}`)), 60_000);
@@ -65,10 +67,10 @@ beforeAll(async () => {
   // The engine, packed as it would be published.
   const packed = await run("npm", ["pack", path.join(projectRoot, "engine"), "--pack-destination", work, "--json"], work);
   expect(packed.code, packed.stderr).toBe(0);
-  const tarball = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  tarball = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   // The site: a config, a theme, content. Nothing else of the fixture (its tsconfig.json points into this repository).
   site = path.join(work, "notebook");
-  for (const part of ["cafe.config.ts", "theme", "content"]) await cp(path.join(fixture("notebook"), part), path.join(site, part), { recursive: true });
+  for (const part of ["cafe.config.ts", "theme", "content", "public"]) await cp(path.join(fixture("notebook"), part), path.join(site, part), { recursive: true });
   await writeFile(path.join(site, "package.json"), `${JSON.stringify({ name: "notebook", private: true }, null, 2)}\n`);
   await writeFile(
     path.join(site, "tsconfig.json"),
@@ -176,7 +178,8 @@ describe("a site outside this repository, with the engine installed from its pac
     const result = await cafe("new", "A third note");
     expect(result.stdout).toBe("Created content/articles/a-third-note.md (a draft: cafe dev shows it, cafe build leaves it out)\n");
     const text = await readFile(path.join(site, "content/articles/a-third-note.md"), "utf8");
-    expect(text).toMatch(/^---\ntitle: "A third note"\ndate: \d\d\/\d\d\/\d{4}\ndraft: true/);
+    // Dated as an English site writes a date no reader misreads (issue 39): year first.
+    expect(text).toMatch(/^---\ntitle: "A third note"\ndate: \d{4}-\d\d-\d\d\ndraft: true/);
     // A draft: the build leaves it out.
     expect((await cafe("build")).stdout).toMatch(/Built 6 pages into dist/);
     await rm(path.join(site, "content/articles/a-third-note.md"));
@@ -296,4 +299,59 @@ describe("a theme's mistakes in a site outside this repository", () => {
     expect(result.stderr).toContain("Build failed; dist was left as it was.");
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 120_000);
+});
+
+describe("a site started with cafe init, from the packed engine (issue 39)", () => {
+  let starter = "";
+  /** A command the site installed (node_modules/.bin/NAME), as `npx NAME` runs it: its own output, not npm's. */
+  const inStarter = (name: string, ...args: string[]) => run(path.join(starter, "node_modules/.bin", name), args, starter);
+
+  beforeAll(async () => {
+    // A new folder with the engine installed, as an author starts: then `npx cafe init`.
+    starter = path.join(work, "my-site");
+    await mkdir(starter);
+    await writeFile(path.join(starter, "package.json"), `${JSON.stringify({ name: "my-site", private: true }, null, 2)}\n`);
+    const installed = await run("npm", ["install", "--prefer-offline", tarball, "react", "react-dom", "zod"], starter);
+    expect(installed.code, installed.stderr).toBe(0);
+  }, 600_000);
+
+  it("writes the starter site, says what to do next, and refuses to write it twice", async () => {
+    const init = await inStarter("cafe", "init");
+    expect(init.stderr).toBe("");
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain("Wrote a starter site into this folder: ");
+    expect(init.stdout).toContain("Next: npm install && npx cafe dev");
+    const again = await inStarter("cafe", "init");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("hint: run cafe init in an empty folder, or name a new one: cafe init my-site");
+    // What it added to package.json (the type checker) comes with npm install.
+    const installed = await run("npm", ["install", "--prefer-offline"], starter);
+    expect(installed.code, installed.stderr).toBe(0);
+  }, 600_000);
+
+  it("serves it with cafe dev at once", async () => {
+    const server = await start(["dev", "--port", "0"], /dev server: (http:\/\/\S+)/, starter);
+    try {
+      const home = await fetch(`${server.url}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain("<h1>My new site</h1>");
+      // The draft too: dev builds drafts.
+      expect((await fetch(`${server.url}/next-post`)).status).toBe(200);
+    } finally {
+      await stop(server.child);
+    }
+    expect(server.output()).not.toMatch(/warning/);
+  }, 120_000);
+
+  it("builds it with no warning, and its theme type-checks", async () => {
+    const build = await inStarter("cafe", "build");
+    expect(build.stderr).toBe("");
+    expect(build.code).toBe(0);
+    expect(build.stdout).toMatch(/^Built 6 pages into dist in \d+ ms$/m);
+    expect(await readFile(path.join(starter, "dist/welcome.html"), "utf8")).toContain("<h1>Welcome to your new site</h1>");
+    // What `npm run typecheck` runs.
+    const typecheck = await inStarter("tsc", "--noEmit");
+    expect(typecheck.stdout + typecheck.stderr).toBe("");
+    expect(typecheck.code).toBe(0);
+  }, 180_000);
 });

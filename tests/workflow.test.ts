@@ -22,7 +22,7 @@ describe("npm run new", () => {
 
   it("scaffolds a Portuguese draft dated today that builds in dev and stays out of a build", async () => {
     const dir = await editedFixture("basic", {});
-    const file = await scaffoldArticle(dir, "Como negociar um aumento", new Date(2026, 10, 21));
+    const file = await scaffoldArticle(dir, "Como negociar um aumento", new Date(2026, 10, 21), undefined, "pt");
     expect(file).toBe(path.join(dir, "articles/como-negociar-um-aumento.md"));
     const text = await readFile(file, "utf8");
     expect(text).toContain('title: "Como negociar um aumento"');
@@ -32,6 +32,12 @@ describe("npm run new", () => {
     expect(built.ok).toBe(true);
     expect(built.writer.files.has("como-negociar-um-aumento.html")).toBe(false);
     await expect(scaffoldArticle(dir, "Como negociar um aumento")).rejects.toThrow(/already exists/);
+  });
+
+  it("dates a draft of an English site the way no English reader misreads: year first", async () => {
+    const dir = await editedFixture("basic", {});
+    const file = await scaffoldArticle(dir, "How to ask for a raise", new Date(2026, 10, 21), undefined, "en");
+    expect(await readFile(file, "utf8")).toContain("date: 2026-11-21");
   });
 });
 

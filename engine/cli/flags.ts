@@ -38,6 +38,13 @@ export interface Command {
 }
 
 export const COMMANDS = {
+  init: {
+    summary:
+      "write a small, complete starter site (in English) into DIR, by default this folder: its config, a theme, three posts, tsconfig.json, a README, and its npm scripts and packages in package.json; never overwrites a file",
+    args: "[DIR] [options]",
+    flags: {},
+    positionals: true,
+  },
   build: {
     summary: "build the site into its output folder; nothing is written unless the whole site builds",
     args: "[options]",

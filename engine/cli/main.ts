@@ -85,11 +85,12 @@ async function run(command: CommandName, values: Values, positionals: string[], 
   const { root } = launch;
   const engineDir = launch.engineDir ?? path.resolve(here, "..");
   const launcher = launch.launcher ?? path.join(engineDir, "launch.mjs");
+  if (command === "init") return init(positionals, engineDir);
   if (!launch.configFile || !launch.loadConfig) {
     console.error(
       `There is no site here: no ${CONFIG_FILES[0]} (or ${CONFIG_FILES.slice(1).map((f) => path.extname(f)).join(", ")}) in ${root}${values.root === undefined ? " or above it" : ""}.\n` +
-        `Run cafe in a site's folder, pass one with --root DIR, or write its config (README, "Writing a theme"):\n\n` +
-        `  import { defineConfig } from "cafe-engine";\n  import { theme } from "./theme/theme.js";\n\n  export default defineConfig({ theme });\n`,
+        `Run cafe in a site's folder, pass one with --root DIR, or start one here with: cafe init\n` +
+        `(the engine's guide: ${docsPath(engineDir)})\n`,
     );
     return 2;
   }
@@ -199,7 +200,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
     case "new": {
       const { scaffoldArticle } = await import("../tools/new-article.js");
       try {
-        const file = await scaffoldArticle(contentDir, positionals.join(" "), new Date(), theme.newArticle);
+        const file = await scaffoldArticle(contentDir, positionals.join(" "), new Date(), theme.newArticle, theme.languages[0]);
         console.log(`Created ${shownPath(root, file)} (a draft: cafe dev shows it, cafe build leaves it out)`);
         return 0;
       } catch (error) {
@@ -267,6 +268,34 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       return 0;
     }
   }
+}
+
+/** The engine's guide, as a path the user can open: the README of the installed package. */
+function docsPath(engineDir: string): string {
+  return path.relative(process.cwd(), path.join(engineDir, "README.md")) || "README.md";
+}
+
+/** `cafe init [DIR]`: the starter site, and what to do next. */
+async function init(positionals: string[], engineDir: string): Promise<number> {
+  if (positionals.length > 1) {
+    console.error(`cafe init takes one folder at most; got ${positionals.length}: ${positionals.join(" ")} (cafe init --help)`);
+    return 2;
+  }
+  const { initSite } = await import("../tools/init-site.js");
+  let report;
+  try {
+    report = await initSite(positionals[0] ?? ".", engineDir);
+  } catch (error) {
+    if (!(error instanceof ContentError)) throw error;
+    console.error(formatError(error));
+    return 1;
+  }
+  const where = path.relative(process.cwd(), report.dir);
+  console.log(`Wrote a starter site into ${where || "this folder"}: ${report.written.join(", ")}`);
+  if (report.packageJson !== "unchanged") console.log(`${report.packageJson === "created" ? "Created" : "Updated"} package.json: its npm scripts${report.added.length > 0 ? ` and the packages it needs (${report.added.join(", ")})` : ""}`);
+  const steps = [where && `cd ${where}`, report.added.length > 0 && "npm install", "npx cafe dev"].filter(Boolean);
+  console.log(`\nNext: ${steps.join(" && ")}   (then open the address it prints; README.md says what is where)`);
+  return 0;
 }
 
 /** The config, checked and resolved; undefined (after printing why) when it is wrong. Its folders are kept for the next run's up-to-date check. */

@@ -209,12 +209,13 @@ export class SiteBuilder {
     const values = siteValues(content, theme);
     const shares = new Map<Threads, Shared<SiteShare>>();
     const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share({ content, table, values })).get(threads)!;
-    const renderBodies = async (articles: readonly Article[]) => {
-      const threads = await this.threadsFor("bodies", articles.length);
+    const renderBodies = async (articles: readonly Article[], { aside = false } = {}) => {
+      // Articles that are not in the content (their front matter failed) are rendered here, where they are.
+      const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
       // Sealing a body for the cache costs a hash: only when there is one.
-      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled }));
+      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...(aside ? { aside: articles } : {}) }));
     };
-    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files };
+    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files, failed };
     const { bodies: markdown, keep } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
@@ -258,7 +259,7 @@ export class SiteBuilder {
     const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
-    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode })));
+    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon })));
     if (found.errors.length > 0) return fail(writer, found);
     const mediaFiles = [...new Set([...media.keys(), ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };

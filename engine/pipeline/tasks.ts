@@ -40,7 +40,7 @@ export interface SiteShare {
 
 export type Task =
   /** The Markdown core: these articles' bodies (files of `site.content.articles`), in order. */
-  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean; keep: boolean }
+  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean; keep: boolean; aside?: readonly Article[] }
   /** The render core: these routes' pages, in order. */
   /**
    * The render core: these routes' pages, in order, with the bodies they show (every body, on
@@ -85,7 +85,9 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
         const { articles, session, values, prepared } = bySite(task.site.id, site);
         await prepared;
         const options = { lean: task.lean, keep: task.keep, session };
-        return renderBodies(task.files.map((file) => articles.get(file)!), site.content, theme, values, options);
+        // Articles that are not in the content (their front matter failed) come with the task, on the build's thread.
+        const bodies = task.aside ?? task.files.map((file) => articles.get(file)!);
+        return renderBodies(bodies, site.content, theme, values, options);
       }
       case "pages": {
         const site = resolve(task.site);

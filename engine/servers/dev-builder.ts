@@ -46,7 +46,7 @@ export function runBuilder(setup: BuilderSetup): void {
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
     }
-    return { builder, writer: new LiveWriter(outDir), formatError, formatWarning, mistakes };
+    return { builder, writer: new LiveWriter(outDir), formatError, formatWarning, mistakes, language: theme.languages[0] };
   };
 
   // The cache is written once the builder has been idle a moment, not on every save.
@@ -64,7 +64,7 @@ export function runBuilder(setup: BuilderSetup): void {
     queue = queue.then(async () => {
       const started = performance.now();
       try {
-        const { builder, writer, formatError, formatWarning, mistakes } = await loaded;
+        const { builder, writer, formatError, formatWarning, mistakes, language } = await loaded;
         const result =
           mistakes.length > 0
             ? { ok: false, errors: mistakes, warnings: [], changed: [], routes: [], rendered: 0 }
@@ -85,6 +85,7 @@ export function runBuilder(setup: BuilderSetup): void {
           routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),
           rendered: result.rendered,
           ms: Math.round(performance.now() - started),
+          language,
         });
       } catch (error) {
         send(crash(error));

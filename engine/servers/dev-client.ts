@@ -1,7 +1,11 @@
 /**
  * Dev mode only (never in a built site): live reload and the error overlay. The dev server
- * sends `ok` with the routes a rebuild changed, or `build-error` with the errors.
+ * sends `ok` with the routes a rebuild changed, or `build-error` with the errors and the
+ * site's language, which the overlay's own words follow (English unless the engine has the
+ * language's: engine/lib/language.ts).
  */
+import { wordsFor } from "../lib/language.js";
+
 interface ReportedError {
   location: string;
   message: string;
@@ -11,17 +15,18 @@ interface ReportedError {
 
 const OVERLAY_ID = "cafe-dev-overlay";
 
-function showOverlay(errors: ReportedError[]): void {
+function showOverlay(errors: ReportedError[], language: string | undefined): void {
+  const words = wordsFor(language);
   document.getElementById(OVERLAY_ID)?.remove();
   const overlay = document.createElement("div");
   overlay.id = OVERLAY_ID;
   overlay.setAttribute("role", "alertdialog");
   overlay.setAttribute("aria-modal", "true");
-  overlay.setAttribute("aria-label", "Erro de build");
+  overlay.setAttribute("aria-label", words.overlayLabel);
   overlay.style.cssText =
     "position:fixed;inset:0;z-index:2147483647;overflow:auto;padding:2rem;background:rgba(20,12,8,.92);color:#fdf3e7;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace";
   const title = document.createElement("h2");
-  title.textContent = `${errors.length} ${errors.length === 1 ? "erro" : "erros"} no conteúdo — corrija e salve: a página recarrega sozinha`;
+  title.textContent = words.overlayTitle(errors.length);
   title.style.cssText = "margin:0 0 1.5rem;font:700 18px/1.3 system-ui,sans-serif;color:#fecaca";
   overlay.append(title);
   for (const error of errors) {
@@ -46,7 +51,7 @@ function showOverlay(errors: ReportedError[]): void {
     if (error.hint) {
       const hint = document.createElement("p");
       hint.className = "cafe-dev-hint";
-      hint.textContent = `dica: ${error.hint}`;
+      hint.textContent = `${words.hint}: ${error.hint}`;
       hint.style.cssText = "margin:0;color:#86efac";
       box.append(hint);
     }
@@ -60,7 +65,8 @@ events.addEventListener("open", () => {
   document.documentElement.dataset.devServer = "connected";
 });
 events.addEventListener("build-error", (event) => {
-  showOverlay((JSON.parse((event as MessageEvent<string>).data) as { errors: ReportedError[] }).errors);
+  const { errors, language } = JSON.parse((event as MessageEvent<string>).data) as { errors: ReportedError[]; language?: string };
+  showOverlay(errors, language);
 });
 events.addEventListener("ok", (event) => {
   const { routes } = JSON.parse((event as MessageEvent<string>).data) as { routes: string[] };

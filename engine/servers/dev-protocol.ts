@@ -50,6 +50,8 @@ export type BuildReply = {
       /** Pages rendered (the others were unchanged: from the last build or the cache). */
       rendered: number;
       ms: number;
+      /** The site's language (its theme's first): the overlay speaks it. Unknown when the code did not load. */
+      language?: string;
     };
 
 export function reportError(error: ContentIssue): ReportedError {
@@ -85,7 +87,8 @@ export function reportCrash(text: string, projectRoot: string): ReportedError {
   const message =
     text
       .split("\n")
-      .map((line) => line.replace(/^.*?ERROR:\s*/, "").trim())
+      // The place is the report's location: not said again at the start of its message (`theme.tsx:3:5: Expected ";"`).
+      .map((line) => line.replace(/^.*?ERROR:\s*/, "").replace(/^(?:file:\/\/)?[^\s:()'"]+\.(?:tsx?|mts|mjs|js|css):\d+(?::\d+)?:\s*/, "").trim())
       .find((line) => line.length > 0 && !/^\s*at /.test(line) && !/^(file:\/\/)?\//.test(line) && !/^Transform failed/.test(line)) ?? "the builder stopped";
   const report: ReportedError = {
     location: place ? `${path.relative(projectRoot, place[1])}:${place[2]}${place[3] ? `:${place[3]}` : ""}` : "dev builder",

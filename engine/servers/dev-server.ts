@@ -13,6 +13,7 @@ import { watch } from "chokidar";
 import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./static-server.js";
 import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
+import { wordsFor } from "../lib/language.js";
 import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type BuilderSetup, type ReportedError } from "./dev-protocol.js";
 
 export interface DevOptions {
@@ -72,6 +73,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   /** The routes of the last build that succeeded: the share preview lists them. */
   let lastRoutes: BuiltRoute[] = [];
   let lastPrinted = "";
+  /** The site's language, as the last builder that loaded the theme said (the overlay speaks it); English until then. */
+  let language = "en";
   const clientScript = await devClient(options);
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -89,11 +92,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
   const request = async (message: BuilderRequest, reason: string, { quiet = false } = {}) => {
     const reply = await builder!.request(message);
+    if (reply.language) language = reply.language;
     if (!reply.ok) {
       lastErrors = reply.errors;
       lastPrinted = reply.printed;
       log(`\n${reason}: ${reply.errors.length} problem${reply.errors.length === 1 ? "" : "s"}\n\n${reply.printed}\n\nFix the file and save: the page reloads by itself.`);
-      broadcast("build-error", { errors: reply.errors });
+      broadcast("build-error", { errors: reply.errors, language });
       return reply;
     }
     const recovered = lastErrors !== undefined;
@@ -134,7 +138,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
         res.write(": connected\n\n");
         clients.add(res);
-        if (lastErrors) send(res, "build-error", { errors: lastErrors });
+        if (lastErrors) send(res, "build-error", { errors: lastErrors, language });
         // The response closes when the page goes away (the request "closes" once read).
         res.on("close", () => clients.delete(res));
         return true;
@@ -158,7 +162,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       // No page was ever built (the first build failed): a page that shows why, with the overlay.
       if (lastErrors && req.method === "GET" && !existsSync(path.join(options.outDir, "index.html"))) {
         res.writeHead(500, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" });
-        res.end(errorPage(lastPrinted));
+        res.end(errorPage(lastPrinted, language));
         return true;
       }
       return false;
@@ -231,10 +235,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   };
 }
 
-/** The page served while no page could be built: the errors as text, and the overlay. */
-function errorPage(printed: string): string {
+/** The page served while no page could be built: the errors as text, and the overlay, in the site's language. */
+function errorPage(printed: string, language: string): string {
   const escaped = printed.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!);
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Build error</title></head><body><main><h1>The site could not be built</h1><pre>${escaped}</pre></main><script type="module" src="/__cafe/dev-client.js"></script></body></html>`;
+  const words = wordsFor(language);
+  const lang = language.replace(/[^A-Za-z0-9-]/g, "");
+  return `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8"><title>${words.overlayLabel}</title></head><body><main><h1>${words.notBuilt}</h1><pre>${escaped}</pre></main><script type="module" src="/__cafe/dev-client.js"></script></body></html>`;
 }
 
 /**

@@ -30,6 +30,7 @@ import { listFiles } from "../lib/files.js";
 import { nearest } from "../lib/yaml-source.js";
 import { routePath } from "../stages/load/content-model.js";
 import { loadContent, routeFromPath, type ContentModel } from "../stages/load/content.js";
+import { wordsFor } from "../lib/language.js";
 
 export interface MoveOptions {
   projectRoot: string;
@@ -64,8 +65,9 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
   };
   const { content, failed } = await loadContent(contentDir, theme, { drafts: true, projectRoot });
   const articles = content?.articles ?? [];
-  const oldRoute = routeOf(from, articlesDir, theme.languages) ?? refuse(`'${from}' is not a route or an article's file`, "write the route, like /artigo-transicao, or the file, like content/articles/artigo-transicao.md");
-  const newRoute = routeOf(to, articlesDir, theme.languages) ?? refuse(`'${to}' is not a route`, "a route is lowercase letters, digits and hyphens, like /carreira/novo-nome");
+  const words = wordsFor(theme.languages[0]);
+  const oldRoute = routeOf(from, articlesDir, theme.languages) ?? refuse(`'${from}' is not a route or an article's file`, `write the route, like ${words.route}, or the file, like content/articles${words.route}.md`);
+  const newRoute = routeOf(to, articlesDir, theme.languages) ?? refuse(`'${to}' is not a route`, `a route is lowercase letters, digits and hyphens, like ${words.sectionRoute}`);
   const moving = articles.filter((a) => a.route === oldRoute);
   const broken = [...failed].find(([, f]) => f.route === oldRoute);
   if (broken) refuse(`${broken[0]} does not load`, "fix the errors `npm run build` shows for it, then move it");

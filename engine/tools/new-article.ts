@@ -21,14 +21,24 @@ Start writing here. With \`cafe dev\` running, each save reloads the page.
 }
 
 /**
+ * `today` as the site's authors write a date: day first (`25/11/2026`) on a Portuguese
+ * site, the ISO form (`2026-11-25`, which no reader takes for another day) on any other.
+ */
+export function writtenDate(today: Date, language: string | undefined): string {
+  const [y, m, d] = [today.getFullYear(), pad(today.getMonth() + 1), pad(today.getDate())];
+  return (language ?? "en").toLowerCase().split("-")[0] === "pt" ? `${d}/${m}/${y}` : `${y}-${m}-${d}`;
+}
+
+/**
  * Writes <content>/articles/<slug>.md (the theme's text for a new article, dated `today`
- * as DD/MM/YYYY) and returns its path; never overwrites a file.
+ * as the site's `language` writes a date) and returns its path; never overwrites a file.
  */
 export async function scaffoldArticle(
   contentDir: string,
   title: string,
   today = new Date(),
   template: (article: { title: string; date: string }) => string = defaultArticle,
+  language = "en",
 ): Promise<string> {
   const slug = slugify(title);
   if (!slug) {
@@ -39,7 +49,7 @@ export async function scaffoldArticle(
     });
   }
   const file = path.join(contentDir, "articles", `${slug}.md`);
-  const date = `${pad(today.getDate())}/${pad(today.getMonth() + 1)}/${today.getFullYear()}`;
+  const date = writtenDate(today, language);
   const text = template({ title: title.trim(), date });
   await mkdir(path.dirname(file), { recursive: true });
   try {

@@ -10,7 +10,7 @@
  */
 import { staged, type ContentError, type Staged } from "../../lib/errors.js";
 import type { SiteContent } from "../load/content.js";
-import { checkedPages, markdownLinkErrors, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
+import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type RouteTable } from "../routes/routes.js";
@@ -54,6 +54,10 @@ export interface RenderedLinkInput extends CheckInput {
   files: readonly string[];
   /** Where the theme's code is: a link a template writes is named at its line. */
   themeCode?: ThemeSources;
+  /** The theme's inline script (the one the policy names by its hash). */
+  inlineScript?: string;
+  /** The favicon the site's meta names (`siteMeta(site).favicon`). */
+  favicon?: string;
 }
 
 /**
@@ -61,11 +65,12 @@ export interface RenderedLinkInput extends CheckInput {
  * link targets too); and a warning for each page whose shared title or description an app
  * will cut, at the article's title.
  */
-export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode }: RenderedLinkInput): Staged<null> {
+export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, inlineScript, favicon }: RenderedLinkInput): Staged<null> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
     return article && { file: article.file, line: locate(article, ["title"])?.line };
   };
   const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
-  return staged(null, renderedLinkErrors(pages, linkTargets(content, table, addresses, earlier, files), markdown, themeCode), shareWarnings(shared, titleOf));
+  const targets = linkTargets(content, table, addresses, earlier, files);
+  return staged(null, renderedLinkErrors(pages, targets, markdown, themeCode), [...shareWarnings(shared, titleOf), ...pageWarnings(pages, targets, { inlineScript, favicon }, themeCode)]);
 }

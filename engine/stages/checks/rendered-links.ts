@@ -17,6 +17,8 @@ import path from "node:path";
 import type { Deps } from "../../incremental/dependencies.js";
 import { listFiles } from "../../lib/files.js";
 import { startTags } from "../../lib/html-tags.js";
+import { scriptHash } from "../../lib/hash.js";
+import type { ContentWarning } from "../../lib/errors.js";
 import type { Redirect } from "../routes/aliases.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { ContentError } from "../../lib/errors.js";
@@ -43,6 +45,10 @@ export interface PageEntry {
   /** Its internal links and element ids: a page kept as it was is checked too. */
   links?: string[];
   ids?: string[];
+  /** The site's files it loads, its inline scripts and handlers (`pageWarnings`). */
+  files?: string[];
+  scripts?: [string, string][];
+  handlers?: string[];
   /** What a link to it shows when shared (share-text.ts): its title and description are checked too. */
   share?: ShareText;
 }
@@ -50,22 +56,43 @@ export interface PageEntry {
 export interface PageLinks {
   links: string[];
   ids: string[];
+  /** The site's own files it loads (`<link href>`, `<img src>`, `<script src>`…), as paths, each once. */
+  files?: string[];
+  /** Its inline scripts, each as [its CSP hash, its first words]: the policy blocks one it does not name. */
+  scripts?: [string, string][];
+  /** Its inline event handlers (`button onclick`): the policy blocks every one. */
+  handlers?: string[];
 }
 
 /** An internal address: a path on this site (`/x`, `/x#y`) or an anchor of the page itself (`#y`). */
 const isInternal = (href: string) => href.startsWith("#") || (href.startsWith("/") && !href.startsWith("//"));
 
-const MAYBE_ID_OR_HREF = /\s(id|href)\s*=/i;
+const MAYBE_ID_OR_HREF = /\s(id|href|src|on[a-z]+)\s*=/i;
+/** Elements that load a file of the site by `src` (a `<link>` by `href`). */
+const LOADS = new Set(["img", "script", "source", "video", "audio", "iframe", "embed"]);
+/** An inline script a browser runs (a JSON-LD or template block is data, which no policy blocks). */
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
+const RUNS = /^\s*$|^\s*(module|(text|application)\/(java|ecma)script)\s*$/i;
 
-/** The internal links and the ids of a rendered page, entities decoded as a browser reads them. */
+/** The internal links and the ids of a rendered page, entities decoded as a browser reads them; the files it loads, its inline scripts and handlers. */
 export function pageLinks(html: string): PageLinks {
   const links = new Set<string>();
   const ids = new Set<string>();
+  const files = new Set<string>();
+  const handlers = new Set<string>();
   for (const { name, attributes } of startTags(html, MAYBE_ID_OR_HREF)) {
     if (attributes.id !== undefined) ids.add(attributes.id);
     if (name === "a" && attributes.href !== undefined && isInternal(attributes.href)) links.add(attributes.href);
+    const loaded = name === "link" ? attributes.href : LOADS.has(name) ? attributes.src : undefined;
+    if (loaded !== undefined && loaded.startsWith("/") && !loaded.startsWith("//")) files.add(loaded.replace(/[?#].*$/, ""));
+    for (const attribute of Object.keys(attributes)) if (/^on[a-z]+$/.test(attribute)) handlers.add(`${name} ${attribute}`);
   }
-  return { links: [...links], ids: [...ids] };
+  const scripts: [string, string][] = [];
+  for (const [, attributes, code] of html.matchAll(INLINE_SCRIPT)) {
+    if (/\ssrc\s*=/i.test(attributes!) || !code!.trim() || !RUNS.test(/\stype\s*=\s*["']?([^"'\s>]*)/i.exec(attributes!)?.[1] ?? "")) continue;
+    scripts.push([scriptHash(code!), code!.trim().split("\n")[0]!.slice(0, 60)]);
+  }
+  return { links: [...links], ids: [...ids], ...(files.size > 0 ? { files: [...files] } : {}), ...(scripts.length > 0 ? { scripts } : {}), ...(handlers.size > 0 ? { handlers: [...handlers] } : {}) };
 }
 
 type Problem = { message: string; hint: string };
@@ -167,6 +194,10 @@ export interface CheckedPage {
   reads: readonly string[];
   /** What a link to it shows when shared. */
   share?: ShareText;
+  /** The site's files it loads, its inline scripts and handlers (`pageWarnings`). */
+  files?: readonly string[];
+  scripts?: readonly (readonly [string, string])[];
+  handlers?: readonly string[];
 }
 
 /** Where the theme's code is, to point at a link a template writes: its folders, absolute, and the project they are named from. */
@@ -179,7 +210,7 @@ export interface ThemeSources {
 export function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
   return routes.flatMap((route) => {
     const entry = pages[route.path];
-    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share }] : [];
+    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share, files: entry.files, scripts: entry.scripts, handlers: entry.handlers }] : [];
   });
 }
 
@@ -222,15 +253,102 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   // #anchors are checked all the same, at their place in the Markdown.
   const shown = new Set(pages.flatMap((page) => articlesOf(page, content).map((a) => a.file)));
   const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
-  for (const [file, { result }] of markdown) {
+  // The ids every article page has whatever its body (the template's own): with a body's
+  // headings, the ids its page would have, for a body whose article did not load.
+  let templateIds: Set<string> | undefined;
+  const commonIds = () =>
+    (templateIds ??= pages
+      .filter((p) => p.route.kind === "article")
+      .map((p) => new Set(p.ids))
+      .reduce<Set<string> | undefined>((all, ids) => (all ? new Set([...all].filter((id) => ids.has(id))) : ids), undefined) ?? new Set());
+  for (const [file, { result, unpublished: own }] of markdown) {
     if (shown.has(file)) continue;
+    // The body of an article whose front matter failed: no page has its route; its own #anchors are checked against its headings.
+    const ownIds = () => new Set([...commonIds(), ...result.headings.map((h) => h.id)]);
     for (const link of result.links) {
       if (link.url.startsWith("#")) continue; // the anchor of a page it does not have
+      const at = link.url.indexOf("#");
+      if (own !== undefined && at > 0 && link.url.slice(0, at) === own) {
+        const anchor = decode(link.url.slice(at + 1)) ?? link.url.slice(at + 1);
+        if (!ownIds().has(anchor)) {
+          errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), message: `broken link: ${own} has no element with the id #${anchor}`, hint: `its headings' ids: ${result.headings.map((h) => `#${h.id}`).join(", ") || "none"}` }));
+        }
+        continue;
+      }
       const problem = linkProblem(link.url, targets, idsOf);
       if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), ...problem }));
     }
   }
   return errors;
+}
+
+/**
+ * What a page does that will fail in a reader's browser, though it builds: a file it loads
+ * that the site does not have (a favicon, a stylesheet, an image the theme names: a 404 in
+ * every page's console), an inline script the Content-Security-Policy does not name by its
+ * hash, an inline event handler (the policy blocks every one). Each is said once, at the
+ * line of the theme's code that writes it when it can be found there (else in site.yaml,
+ * else at the template), as a warning: the pages work otherwise.
+ */
+export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets, site: { inlineScript?: string; favicon?: string }, themeCode?: ThemeSources): ContentWarning[] {
+  const { inlineScript, favicon } = site;
+  const warnings: ContentWarning[] = [];
+  const said = new Set<string>();
+  let code: SourceFile[] | undefined;
+  const codeFiles = () => (code ??= themeCode ? readThemeCode(themeCode) : []);
+  /** The first place `text` is written in the theme's code, or in site.yaml. */
+  const placeOf = (text: string, page: CheckedPage): { file: string; line?: number } => {
+    for (const { file, source } of [...codeFiles(), targets.content.site]) {
+      const at = source.indexOf(text);
+      if (at >= 0) return { file, line: source.slice(0, at).split("\n").length };
+    }
+    return { file: `the '${page.route.template}' template (page ${page.route.path})` };
+  };
+  const allowed = new Set(inlineScript ? [scriptHash(inlineScript)] : []);
+  /** A path of the site that names no file (undefined: it names one, or is not the site's). */
+  const missing = (file: string) => {
+    const decoded = decode(file) ?? file;
+    if (!decoded.startsWith("/") || decoded.startsWith("//") || decoded.startsWith("/assets/images/") || decoded.startsWith("/assets/cards/")) return undefined;
+    const found = targets.table.byPath.has(decoded) || isPublicFile(targets.publicFiles, file) || targets.generated.has(decoded) || targets.redirects.has(decoded);
+    return found ? undefined : decoded;
+  };
+  /** Where a path is written: quoted in the theme's code or site.yaml, else anywhere there, else the page's template. */
+  const placeOfPath = (file: string, page: CheckedPage) => {
+    const quoted = placeOf(`"${file}"`, page);
+    return quoted.line === undefined ? placeOf(file, page) : quoted;
+  };
+  // The favicon siteMeta names: every browser asks for it (or for /favicon.ico when no page links one).
+  const icon = favicon === undefined ? undefined : missing(favicon);
+  if (icon !== undefined && pages[0]) {
+    said.add(`file ${icon}`);
+    warnings.push({ ...placeOfPath(favicon!, pages[0]), message: `the favicon (siteMeta's \`favicon\`) ${icon} names no file of the site: every page's browser asks for it and gets a 404; put the file in public/, or correct the path` });
+  }
+  for (const page of pages) {
+    for (const file of page.files ?? []) {
+      const decoded = missing(file);
+      if (decoded === undefined || said.has(`file ${decoded}`)) continue;
+      said.add(`file ${decoded}`);
+      warnings.push({ ...placeOfPath(file, page), message: `${decoded} names no file of the site (page ${page.route.path} loads it): every page that does gets a 404; put the file in public/, or correct the path` });
+    }
+    for (const [hash, start] of page.scripts ?? []) {
+      if (allowed.has(hash) || said.has(`script ${hash}`)) continue;
+      said.add(`script ${hash}`);
+      warnings.push({
+        ...placeOf(start, page),
+        message: `an inline <script> (\`${start}\`, on ${page.route.path}) is blocked by the page's Content-Security-Policy, which allows inline scripts only by hash: move it into a file of the theme's assets (\`assets.entries\`), or make it the theme's \`assets.inline\` script`,
+      });
+    }
+    for (const handler of page.handlers ?? []) {
+      if (said.has(`handler ${handler}`)) continue;
+      said.add(`handler ${handler}`);
+      const [element, attribute] = handler.split(" ");
+      warnings.push({
+        ...placeOf(`${attribute}=`, page),
+        message: `an inline event handler (<${element} ${attribute}>, on ${page.route.path}) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island`,
+      });
+    }
+  }
+  return warnings;
 }
 
 /** The articles a page shows: its own (and translations), and every body it read. */

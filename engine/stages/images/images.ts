@@ -35,6 +35,7 @@ import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
 import { slugify } from "../../lib/slug.js";
+import { wordsFor } from "../../lib/language.js";
 
 /** An image as the Markdown stage found it: `![alt](url)`, `{decorative}` after it or not. */
 /** A cover as the front matter gives it. */
@@ -121,6 +122,8 @@ interface Reference {
   column?: number;
   source: string;
   key?: string;
+  /** The article's language: the hints' examples are in it. */
+  lang: string;
 }
 
 const FLUID = { maxWidth: "100%", height: "auto" } as const;
@@ -433,9 +436,9 @@ function referencesOf(article: Article, body: readonly MarkdownImage[]): Referen
   const cover = article.meta.image as CoverImage | undefined;
   if (cover) {
     const at = locate(article, ["image", "src"]);
-    refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, line: at?.line, column: at?.column, source: article.source, key: "image.src" });
+    refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, lang: article.lang, line: at?.line, column: at?.column, source: article.source, key: "image.src" });
   }
-  for (const image of body) refs.push({ ...image, cover: false, file: article.file, source: article.source });
+  for (const image of body) refs.push({ ...image, cover: false, file: article.file, source: article.source, lang: article.lang });
   return refs;
 }
 
@@ -453,12 +456,13 @@ function altError(ref: Reference): ContentError | undefined {
       : referenceError(ref, `image \`${ref.url}\` is marked {decorative} but has alt text`, `a decorative image has no alt text: remove one of the two, ![](${ref.url}){decorative} or ![${alt}](${ref.url})`);
   }
   if (ref.decorative || alt) return undefined;
+  const words = wordsFor(ref.lang);
   return ref.cover
-    ? referenceError(ref, "the cover image has no alt text", 'describe it for readers who cannot see it: `image: { src: ./capa.jpg, alt: "Duas pessoas conversando num café" }`; if it adds nothing to the text, write `decorative: true` instead')
+    ? referenceError(ref, "the cover image has no alt text", `describe it for readers who cannot see it: \`image: { src: ${words.coverFile}, alt: "${words.coverAlt}" }\`; if it adds nothing to the text, write \`decorative: true\` instead`)
     : referenceError(
         ref,
         `image \`${ref.url}\` has no alt text`,
-        `describe it for readers who cannot see it: ![Foto da equipe](${ref.url}); if it adds nothing to the text, mark it ![](${ref.url}){decorative}`,
+        `describe it for readers who cannot see it: ![${words.photoAlt}](${ref.url}); if it adds nothing to the text, mark it ![](${ref.url}){decorative}`,
       );
 }
 

@@ -5,6 +5,7 @@
  * message is written for authors.
  */
 import { z } from "zod";
+import { wordsFor } from "../../lib/language.js";
 
 /** Month names a month-and-year date may use, in Portuguese and English. */
 const MONTHS = [
@@ -12,14 +13,27 @@ const MONTHS = [
   ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"],
 ];
 
-/** A date as the author wrote it, and its ISO form for `<time datetime>`. */
+/**
+ * A date as a reader of the site's language writes it (`text`: what a template shows by
+ * default), and its ISO form for `<time datetime>`.
+ */
 export interface SiteDate {
   text: string;
   iso: string;
 }
 
-/** Parses `04/08/2025`, `2025-08-04` or `Agosto 2025`; undefined when none fits. */
-export function parseSiteDate(raw: string): SiteDate | undefined {
+/**
+ * Parses `04/08/2025`, `2025-08-04` or `Agosto 2025`; undefined when none fits. Its `text`
+ * is written for a reader of `language` when the engine knows how (`en`: `Aug 4, 2025`,
+ * `August 2025`); otherwise as written, an ISO date day first (`04/08/2025`).
+ */
+export function parseSiteDate(raw: string, language?: string): SiteDate | undefined {
+  const parsed = parseWritten(raw);
+  if (!parsed || language === undefined || !DATE_FORMATS[language.toLowerCase().split("-")[0]!]) return parsed;
+  return { text: formatDate(parsed, language.toLowerCase().split("-")[0]!), iso: parsed.iso };
+}
+
+function parseWritten(raw: string): SiteDate | undefined {
   const text = raw.trim();
   let m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text);
   if (m) return validDay(Number(m[3]), Number(m[2]), Number(m[1]), text);
@@ -53,7 +67,7 @@ function validDay(y: number, mo: number, d: number, text: string): SiteDate | un
  * it is (a card may write "Em breve").
  */
 export function formatDate(date: SiteDate | string, lang: string): string {
-  const parsed = typeof date === "string" ? parseSiteDate(date) : date;
+  const parsed = typeof date === "string" ? parseWritten(date) : date;
   if (!parsed) return String(date);
   const format = DATE_FORMATS[lang];
   if (!format) return parsed.text;
@@ -66,19 +80,32 @@ const DATE_FORMATS: Record<string, { locale: string; day: Intl.DateTimeFormatOpt
   en: { locale: "en-US", day: { month: "short", day: "numeric", year: "numeric" }, month: { month: "long", year: "numeric" } },
 };
 
-export const siteDate = z
-  .union([z.string(), z.number()])
-  .transform((value, ctx) => {
-    const parsed = parseSiteDate(String(value));
+/**
+ * A date field of a site written in `language` (its theme's first language): its `text` is
+ * the date as that language's readers write it (`parseSiteDate`), and its error's example
+ * is in that language.
+ */
+export const siteDateIn = (language: string) => dateField(language);
+
+/**
+ * A date field whose `text` is as written (an ISO date day first) and whose examples are
+ * English: `siteDateIn(language)` writes it for the site's readers.
+ */
+export const siteDate = dateField(undefined);
+
+function dateField(language: string | undefined) {
+  return z.union([z.string(), z.number()]).transform((value, ctx) => {
+    const parsed = parseSiteDate(String(value), language);
     if (!parsed) {
       ctx.addIssue({
         code: "custom",
-        message: `must be DD/MM/YYYY, YYYY-MM-DD or a month and year ("Agosto 2025"); got '${value}'`,
+        message: `must be DD/MM/YYYY, YYYY-MM-DD or a month and year ("${wordsFor(language).monthYear}"); got '${value}'`,
       });
       return z.NEVER;
     }
     return parsed;
   });
+}
 
 /** Reading time in minutes: `15` or `"15 min"`. */
 export const readTime = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -100,45 +127,54 @@ export const externalUrl = z.string().refine(isSafeUrl, {
 export const httpsUrl = z.string().refine((u) => /^https:\/\/[^\s/]+/i.test(u), {
   message: "must be an https:// URL",
 });
-export const routePath = z
-  .string()
-  .regex(/^\/([a-z0-9]+(-[a-z0-9]+)*(\/[a-z0-9]+(-[a-z0-9]+)*)*)?$/, {
-    message: "must be a path like /artigo-transicao: lowercase letters, digits and hyphens, starting with / and no trailing slash",
+/** A route of the site, its error's example in `language` (`/career-change`, `/artigo-transicao`). */
+export function routePathIn(language: string) {
+  return z.string().regex(/^\/([a-z0-9]+(-[a-z0-9]+)*(\/[a-z0-9]+(-[a-z0-9]+)*)*)?$/, {
+    message: `must be a path like ${wordsFor(language).route}: lowercase letters, digits and hyphens, starting with / and no trailing slash`,
   });
+}
+/** A route of the site, its error's example English (`routePathIn(language)` for another). */
+export const routePath = routePathIn("en");
 
 export const nonEmpty = z.string().trim().min(1, { message: "must not be empty" });
 
 /**
- * Front-matter keys with a meaning to the engine. A theme adds its own (`Theme.frontMatter`);
- * any other key is data for a block placed in the body.
+ * Front-matter keys with a meaning to the engine, for a site written in `language` (dates
+ * and examples follow it). A theme adds its own (`Theme.frontMatter`); any other key is data
+ * for a block placed in the body.
  */
-export const baseFrontMatter = {
-  title: nonEmpty,
-  route: routePath.optional(),
-  lang: z.string().regex(/^[a-z]{2}$/, { message: "must be a two-letter language code such as pt or en" }).optional(),
-  date: siteDate.optional(),
-  description: nonEmpty.optional(),
-  category: nonEmpty.optional(),
-  template: nonEmpty.optional(),
-  draft: z.boolean().optional(),
-  /**
-   * Earlier addresses of the article (`[/old-route, ...]`): each answers with a permanent
-   * redirect to the article's route (aliases.ts). One route alone may be written without brackets.
-   */
-  aliases: z
-    .union([routePath, z.array(routePath)])
-    .transform((value) => (typeof value === "string" ? [value] : value))
-    .optional(),
-  /** The cover: shown above the body; its file beside the article (`./capa.jpg`) or in content/images. */
-  image: z
-    .strictObject({
-      src: nonEmpty,
-      alt: z.string().optional(),
-      /** An image that adds nothing to the text: no alt text. */
-      decorative: z.boolean().optional(),
-    })
-    .optional(),
+export const baseFrontMatterIn = (language: string) => {
+  const routePath = routePathIn(language);
+  return {
+    title: nonEmpty,
+    route: routePath.optional(),
+    lang: z.string().regex(/^[a-z]{2}$/, { message: "must be a two-letter language code such as pt or en" }).optional(),
+    date: siteDateIn(language).optional(),
+    description: nonEmpty.optional(),
+    category: nonEmpty.optional(),
+    template: nonEmpty.optional(),
+    draft: z.boolean().optional(),
+    /**
+     * Earlier addresses of the article (`[/old-route, ...]`): each answers with a permanent
+     * redirect to the article's route (aliases.ts). One route alone may be written without brackets.
+     */
+    aliases: z
+      .union([routePath, z.array(routePath)])
+      .transform((value) => (typeof value === "string" ? [value] : value))
+      .optional(),
+    /** The cover: shown above the body; its file beside the article (`./capa.jpg`) or in content/images. */
+    image: z
+      .strictObject({
+        src: nonEmpty,
+        alt: z.string().optional(),
+        /** An image that adds nothing to the text: no alt text. */
+        decorative: z.boolean().optional(),
+      })
+      .optional(),
+  };
 };
+/** The engine's front-matter keys of an English site. */
+export const baseFrontMatter = baseFrontMatterIn("en");
 /** What the engine reads of an article's front matter. */
 export type BaseMeta = {
   title: string;
@@ -158,20 +194,25 @@ export type BaseMeta = {
  * out before the theme's schema reads the rest (so a theme's settings never name them).
  * `redirects`: addresses gone for good, each to the route that answers it now (`/` or a page).
  */
-export const engineSiteSettings = {
-  redirects: z
-    .preprocess((value, ctx) => {
-      // Each key is an old address, checked here, where a key can be named: zod's record would
-      // drop a `__proto__` key without a word, and say only "Invalid key in record" of the others.
-      if (!value || typeof value !== "object" || Array.isArray(value)) return value;
-      const valid: Record<string, unknown> = {};
-      for (const [key, to] of Object.entries(value)) {
-        const route = routePath.safeParse(key);
-        if (route.success) valid[key] = to;
-        else ctx.addIssue({ code: "custom", path: [key], input: key, params: { recordKey: true }, message: `has an old address that is not one ('${key}'): it ${route.error?.issues[0]!.message}` });
-      }
-      return valid;
-    }, z.record(routePath, routePath))
-    .optional(),
+export const engineSiteSettingsIn = (language: string) => {
+  const routePath = routePathIn(language);
+  return {
+    redirects: z
+      .preprocess((value, ctx) => {
+        // Each key is an old address, checked here, where a key can be named: zod's record would
+        // drop a `__proto__` key without a word, and say only "Invalid key in record" of the others.
+        if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+        const valid: Record<string, unknown> = {};
+        for (const [key, to] of Object.entries(value)) {
+          const route = routePath.safeParse(key);
+          if (route.success) valid[key] = to;
+          else ctx.addIssue({ code: "custom", path: [key], input: key, params: { recordKey: true }, message: `has an old address that is not one ('${key}'): it ${route.error?.issues[0]!.message}` });
+        }
+        return valid;
+      }, z.record(routePath, routePath))
+      .optional(),
+  };
 };
+/** The engine's keys of site.yaml, for an English site. */
+export const engineSiteSettings = engineSiteSettingsIn("en");
 export type EngineSiteSettings = { redirects?: Record<string, string> };

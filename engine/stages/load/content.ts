@@ -9,7 +9,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
+import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 
@@ -93,6 +93,12 @@ export interface LoadResult<Content = SiteContent> {
 export interface FailedArticle {
   route: string;
   errors: ContentError[];
+  /**
+   * Its body, when the file could be split into front matter and Markdown but the front
+   * matter failed its schema: still checked in the same run (its blocks, links and anchors),
+   * never published. Its `meta` holds only a title; `frontMatter` is the front matter as written.
+   */
+  body?: Article;
 }
 
 /** An address the owner has still to set: `https://x.placeholder.invalid/…`. */
@@ -126,7 +132,7 @@ export interface ArticleModel {
 
 /** The article model of a theme: the engine's front-matter keys plus the theme's (made once per load). */
 export function articleModel(theme: ContentModel): ArticleModel {
-  const shape = { ...baseFrontMatter, ...theme.frontMatter };
+  const shape = { ...baseFrontMatterIn(theme.languages[0] ?? "en"), ...theme.frontMatter };
   const schema = z.looseObject(shape) as unknown as z.ZodType<ArticleMeta>;
   return { schema, keys: frontMatterKeys(theme), languages: theme.languages };
 }
@@ -156,7 +162,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
     return { file: display(file), source: "", value: undefined as T };
   };
   const siteFile = path.join(root, "site.yaml");
-  const site = orUnavailable(await loadYamlFile(siteFile, theme.site, display, errors, engine), siteFile);
+  const site = orUnavailable(await loadYamlFile(siteFile, theme.site, display, errors, engine, theme.languages[0]), siteFile);
   const collections: Record<string, LocatedFile<unknown>> = {};
   for (const [name, { file, schema }] of Object.entries<{ file: string; schema: z.ZodType }>(theme.collections)) {
     collections[name] = orUnavailable(await loadYamlFile(path.join(root, file), schema, display, errors), path.join(root, file));
@@ -229,7 +235,7 @@ async function readText(file: string, shown: string, errors: ContentError[]): Pr
       new ContentError({
         file: shown,
         message: missing ? "file not found" : `cannot read file: ${(error as Error).message}`,
-        hint: missing ? `this site's content folder needs ${path.basename(file)} (see the README)` : undefined,
+        hint: missing ? `this site's content folder needs ${path.basename(file)}: write it with the keys the theme's schema for it asks for (\`cafe init\` writes a starter site that has one)` : undefined,
         cause: error,
       }),
     );
@@ -244,6 +250,8 @@ async function loadYamlFile<T>(
   errors: ContentError[],
   /** For site.yaml: its engine keys are taken out, validated by the engine and put here. */
   engine?: { settings?: EngineSiteSettings },
+  /** The site's language: the examples of the engine keys' errors are in it. */
+  language = "en",
 ): Promise<LocatedFile<T> | undefined> {
   const shown = display(file);
   const source = await readText(file, shown, errors);
@@ -260,7 +268,7 @@ async function loadYamlFile<T>(
     const own: Record<string, unknown> = {};
     const rest: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) (key in engineSiteSettings ? own : rest)[key] = v;
-    const settings = z.object(engineSiteSettings).safeParse(own);
+    const settings = z.object(engineSiteSettingsIn(language)).safeParse(own);
     if (settings.success) engine.settings = settings.data;
     else errors.push(...schemaErrors(settings.error.issues, shown, source, parsed.locate));
     value = rest;
@@ -343,7 +351,7 @@ export function loadArticleFile(
   parsed: ArticleStore,
 ): ArticleLoad {
   const shown = display(file);
-  const failed = (errors: ContentError[]): FailedArticle => ({ route: routeFromPath(path.relative(articlesDir, file), model.languages).route, errors });
+  const failed = (errors: ContentError[], body?: Article): FailedArticle => ({ route: body?.route ?? routeFromPath(path.relative(articlesDir, file), model.languages).route, errors, ...(body ? { body } : {}) });
   let source: string;
   try {
     source = readFileSync(file, "utf8");
@@ -362,7 +370,7 @@ export function loadArticleFile(
     if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, article: seal(parts) });
     return { article: result.article };
   }
-  return failed(result.errors);
+  return failed(result.errors, result.body);
 }
 
 /**
@@ -392,7 +400,7 @@ export function parseArticle(
   relative: string,
   model: ArticleModel,
   sourceHash = hashOf(source),
-): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[] } {
+): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[]; body?: Article } {
   // A file that cannot be split into front matter and body: said at its first line.
   const unreadable = (message: string, hint: string, cause?: unknown) => ({ errors: [new ContentError({ file, line: 1, source, message, hint, cause })] });
   if (!/^---\r?\n/.test(source)) {
@@ -420,24 +428,39 @@ export function parseArticle(
       errors: [new ContentError({ file, line: 2, source, message: "front matter must be a set of `key: value` lines" })],
     };
   }
+  const fromPath = routeFromPath(relative, model.languages);
+  /**
+   * The body of an article whose front matter failed: checked all the same, at the route and
+   * in the language its path (or its valid keys) give. A key its errors already name (`you
+   * wrote \`titel\``) is left out of its front matter: not reported again as unknown.
+   */
+  const standIn = (errors: readonly ContentError[]): Article => {
+    const named = errors.map((e) => `${e.message} ${e.hint ?? ""}`).join("\n");
+    const frontMatter = Object.fromEntries(Object.entries(data).filter(([key]) => !named.includes(`\`${key}\``)));
+    const route = typeof data.route === "string" && routeFromPath(`${data.route.slice(1)}.md`).route === data.route ? data.route : fromPath.route;
+    const lang = typeof data.lang === "string" && model.languages.includes(data.lang) ? data.lang : (fromPath.lang ?? model.languages[0]!);
+    const title = typeof data.title === "string" ? data.title : route;
+    const meta = { title } as ArticleMeta;
+    return articleFrom({ route, lang, meta, frontMatter, bodyOffset: source.length - raw.content.length }, source, sourceHash, file);
+  };
   const result = model.schema.safeParse(data);
   if (!result.success) {
-    return {
-      errors: schemaErrors(result.error.issues, file, source, locate, [], (key) => {
-        // A required key that is missing next to a key nobody knows: most likely one misspelt.
-        if (data[key] === undefined) {
-          const written = Object.keys(data).filter((k) => !model.keys.includes(k) && nearest(k, [key]) !== undefined);
-          if (written[0] !== undefined) return `you wrote \`${written[0]}\` (line ${locate([written[0]], { key: true })?.line ?? "?"}): did you mean \`${key}\`?`;
-        }
-        const guess = nearest(key, model.keys);
-        return guess && guess !== key ? `did you mean \`${guess}\`?` : undefined;
-      }),
-    };
+    const errors = schemaErrors(result.error.issues, file, source, locate, [], (key) => {
+      // A required key that is missing next to a key nobody knows: most likely one misspelt.
+      if (data[key] === undefined) {
+        const written = Object.keys(data).filter((k) => !model.keys.includes(k) && nearest(k, [key]) !== undefined);
+        if (written[0] !== undefined) return `you wrote \`${written[0]}\` (line ${locate([written[0]], { key: true })?.line ?? "?"}): did you mean \`${key}\`?`;
+      }
+      const guess = nearest(key, model.keys);
+      return guess && guess !== key ? `did you mean \`${guess}\`?` : undefined;
+    });
+    return { errors, body: standIn(errors) };
   }
   const meta = result.data;
   if (meta.lang !== undefined && !model.languages.includes(meta.lang)) {
     const pos = locate(["lang"]);
     return {
+      body: standIn([]),
       errors: [
         new ContentError({
           file,
@@ -451,7 +474,6 @@ export function parseArticle(
       ],
     };
   }
-  const fromPath = routeFromPath(relative, model.languages);
   const parsed: ParsedArticle = {
     route: meta.route ?? fromPath.route,
     lang: meta.lang ?? fromPath.lang ?? model.languages[0]!,

@@ -29,6 +29,7 @@ import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
 import { outcomeIn, outcomeValue, siteValues } from "../../lib/site-values.js";
 import { BlockContext, markdownSession, type MarkdownSession, type ResolvedBlock } from "./markdown-context.js";
+import { wordsFor } from "../../lib/language.js";
 
 /** An internal link found in Markdown, checked against the route table by the build. */
 export interface InternalLink {
@@ -242,7 +243,7 @@ function remarkBlocks() {
         fail(
           node,
           `link target \`${url}\` is not allowed`,
-          "link to an http(s) or mailto address, a route of this site such as /artigo-transicao, or an #anchor",
+          `link to an http(s) or mailto address, a route of this site such as ${wordsFor(article.lang).route}, or an #anchor`,
         );
       }
     }

@@ -6,7 +6,7 @@
  * Plain data in and out: the stage reads the cache's entries and returns what the cache
  * should keep; the orchestrator stores it.
  */
-import type { Article, SiteContent } from "../load/content.js";
+import type { Article, FailedArticle, SiteContent } from "../load/content.js";
 import type { ContentWarning } from "../../lib/errors.js";
 import type { MarkdownImage } from "./image-slots.js";
 import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
@@ -26,6 +26,8 @@ export interface MarkdownEntry {
   result: MarkdownResult;
   /** The hash of `result.html` (a page's dependency on a body without images). */
   htmlHash: string;
+  /** The route of a body whose article did not load (its front matter failed): it has no page. */
+  unpublished?: string;
 }
 
 /** What the persistent cache keeps of a body: its HTML and what the checks read, with the hashes of what it read. */
@@ -56,6 +58,11 @@ export interface MarkdownStageInput {
   previous: MarkdownBodies;
   /** What the persistent cache kept, by file (read only). */
   cached: ReadonlyMap<string, CachedBody>;
+  /**
+   * Articles whose front matter failed: a body among them is rendered too, for its checks
+   * (blocks, links, #anchors) in the same run; never kept, never a page.
+   */
+  failed?: ReadonlyMap<string, FailedArticle>;
 }
 
 export interface MarkdownStageOutput {
@@ -81,10 +88,11 @@ const keptBody = ({ deps, result: { html, headings, links, warnings, images } }:
 });
 
 /**
- * Renders the bodies of some articles (`renderBodies`, in order): on this thread, or
- * in slices on the workers (pipeline/threads.ts).
+ * Renders the bodies of some articles (`renderBodies`, in order): on this thread, or in
+ * slices on the workers (pipeline/threads.ts). `aside`: articles that are not in the content
+ * (their front matter failed), rendered on this thread, which has them.
  */
-export type RenderBodies = (articles: readonly Article[]) => Promise<RenderedBody[]>;
+export type RenderBodies = (articles: readonly Article[], options?: { aside?: boolean }) => Promise<RenderedBody[]>;
 
 /** The values a body may read (data files, site blocks' data), hashed: made once per run (and per worker). */
 export const bodyValues = (content: SiteContent, table: RouteTable, values: SiteValues) =>
@@ -116,7 +124,7 @@ export async function renderBodies(articles: readonly Article[], content: SiteCo
  * (nothing they read changed), has the others rendered (`render`), and returns every body
  * with what the cache should keep.
  */
-export async function markdownStage({ content, table, values: siteData, previous, cached }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
+export async function markdownStage({ content, table, values: siteData, previous, cached, failed }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
   const values = bodyValues(content, table, siteData);
   const known = new Map<string, MarkdownEntry>();
   const changed: Article[] = [];
@@ -140,6 +148,12 @@ export async function markdownStage({ content, table, values: siteData, previous
     if (body.entry.result.unavailable !== undefined) continue;
     bodies.set(article.file, body.entry);
     if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check) });
+  }
+  // The bodies of the articles whose front matter failed: checked in the same run, never kept.
+  const aside = [...(failed?.values() ?? [])].flatMap((f) => (f.body ? [f.body] : []));
+  for (const [i, { entry }] of (await render(aside, { aside: true })).entries()) {
+    // What it needs did not load (its errors are reported): its checks wait for the next run.
+    if (entry.result.unavailable === undefined) bodies.set(aside[i]!.file, { ...entry, deps: {}, unpublished: aside[i]!.route });
   }
   const results = [...bodies.values()].map((b) => b.result);
   return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));

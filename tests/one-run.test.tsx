@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import path from "node:path";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
@@ -47,7 +47,6 @@ describe("a site with six mistakes, built once", async () => {
     "content/articles/notes/margins-again.md": "---\ntitle: Margins again\nroute: /notes/margins\n---\n\nTwice.\n",
   });
   // A template link to a missing route: every page's header links to /about, which this site no longer has.
-  const { rm } = await import("node:fs/promises");
   await rm(path.join(dir, "content/articles/about.md"));
   const result = await buildNotebook(dir);
   const headerLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'href="/about"');
@@ -108,5 +107,96 @@ describe("a collection that does not load hides nothing else", () => {
       "articles/guia/so-titulo.md:5: broken link: /primeiro has no element with the id #nada",
       "cards.yaml:7: `[0].readTime` must be a whole number of minutes, like 8; got 'cinco'",
     ]);
+  });
+});
+
+describe("an article whose front matter fails (issue 39)", () => {
+  it("still has its body checked in the same run: its unknown block, its broken link and its broken #anchors, at their lines", async () => {
+    const dir = await editedFixture("notebook", {
+      // `tgas` is no key of the notebook's, and `title` is missing: the front matter fails its schema.
+      "content/articles/notes/margins.md":
+        "---\ntgas: [reading]\n---\n\n## What to write\n\nSee [nowhere](/notes/nowhere), [the reason](/notes/reading-slowly#why-fast) and [below](#what-to-read).\n\n::pillars\n",
+    });
+    const result = await buildNotebook(dir);
+    expect(result.ok).toBe(false);
+    expect(shown(result.errors, dir)).toEqual([
+      "content/articles/notes/margins.md:2: `title` is required",
+      "content/articles/notes/margins.md:2: unknown front-matter key `tgas`",
+      "content/articles/notes/margins.md:7: broken link: no page has the route /notes/nowhere",
+      "content/articles/notes/margins.md:7: broken link: /notes/reading-slowly has no element with the id #why-fast",
+      "content/articles/notes/margins.md:7: broken link: /notes/margins has no element with the id #what-to-read",
+      "content/articles/notes/margins.md:9: unknown block `::pillars`",
+    ]);
+    // A link from another note to this one's heading is not reported: the note did not load, its page is unknown.
+    expect(result.writer.files.size).toBe(0);
+  });
+
+  it("a body that cannot be told from its front matter (the YAML does not parse) is not checked: one error", async () => {
+    const dir = await editedFixture("notebook", {
+      "content/articles/notes/margins.md": "---\ntitle: [Margins\n---\n\nSee [nowhere](/notes/nowhere).\n",
+    });
+    const result = await buildNotebook(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.file).toContain("margins.md");
+  });
+});
+
+describe("what a page does that fails in the browser, though it builds (issue 39)", () => {
+  it("warns, once and at the theme's line, of a favicon that names no file, an inline script the policy blocks and an inline handler", async () => {
+    const dir = await editedFixture("notebook", {});
+    // The favicon siteMeta names, gone from public/.
+    await rm(path.join(dir, "public/favicon.svg"));
+    const theme: typeof notebook = {
+      ...notebook,
+      templates: {
+        ...notebook.templates,
+        article: (ctx) => {
+          const route = ctx.route as Extract<typeof ctx.route, { kind: "article" }>;
+          return (
+            <html lang="en">
+              <head>
+                <meta charSet="utf-8" />
+                <meta httpEquiv="Content-Security-Policy" content={ctx.csp} />
+                <title>{route.article.main.meta.title}</title>
+                <link rel="icon" href={notebook.siteMeta(ctx.site).favicon} />
+                <script dangerouslySetInnerHTML={{ __html: "window.counted = (window.counted || 0) + 1;" }} />
+                <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: '{"@type":"Article"}' }} />
+              </head>
+              <body>
+                <main id="main" dangerouslySetInnerHTML={{ __html: `<h1>${route.article.main.meta.title}</h1>${ctx.bodyOf(route.article.main)}<button onclick="go()">Go</button>` }} />
+              </body>
+            </html>
+          );
+        },
+      },
+    };
+    const writer = new MemoryWriter();
+    const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme, themeFolders: ["theme"] }).build(writer);
+    expect(result.errors).toEqual([]);
+    const faviconLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.svg"');
+    const warnings = result.warnings.map((w) => `${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);
+    expect(warnings.filter((w) => w.includes("/favicon.svg"))).toEqual([
+      `theme/theme.tsx:${faviconLine}: the favicon (siteMeta's \`favicon\`) /favicon.svg names no file of the site: every page's browser asks for it and gets a 404; put the file in public/, or correct the path`,
+    ]);
+    expect(warnings.filter((w) => w.includes("inline <script>"))).toHaveLength(1);
+    expect(warnings.find((w) => w.includes("inline <script>"))).toContain("window.counted");
+    expect(warnings.filter((w) => w.includes("inline event handler"))).toEqual([
+      "the 'article' template (page /about): an inline event handler (<button onclick>, on /about) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island",
+    ]);
+  });
+
+  it("warns of the favicon siteMeta names even when no page links it: browsers ask for one all the same", async () => {
+    const dir = await editedFixture("notebook", {});
+    await rm(path.join(dir, "public/favicon.svg"));
+    const result = await buildNotebook(dir);
+    expect(result.ok).toBe(true);
+    const line = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.svg"');
+    expect(result.warnings.filter((w) => w.message.includes("favicon")).map((w) => `${w.file}:${w.line}`)).toEqual([`theme/theme.tsx:${line}`]);
+  });
+
+  it("says nothing of a site whose pages load only what it has", async () => {
+    const result = await buildNotebook(await editedFixture("notebook", {}));
+    expect(result.warnings.filter((w) => /names no file|Content-Security-Policy/.test(w.message))).toEqual([]);
   });
 });
