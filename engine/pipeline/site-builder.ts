@@ -51,6 +51,8 @@ export interface BuildOptions {
   cloneBetweenStages?: boolean;
   /** Folders of the theme's code, relative to the project root: a broken link a template writes is named at its line there. */
   themeFolders?: readonly string[];
+  /** What the site's editorial rules find is an error, not a warning (`--strict`, CI). */
+  strict?: boolean;
 }
 
 export interface BuildResult {
@@ -164,7 +166,7 @@ export class SiteBuilder {
     const { bodies: markdown, keep } = found.add(lap("Markdown", pass(markdownStage(markdownInput, theme)))).value;
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
-    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme))));
+    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict }, theme))));
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;

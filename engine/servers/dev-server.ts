@@ -13,7 +13,17 @@ import { watch } from "chokidar";
 import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./static-server.js";
 import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
-import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type BuilderSetup, type ReportedError } from "./dev-protocol.js";
+import {
+  changedRoutes,
+  crashReply,
+  reportCrash,
+  type BuildReply,
+  type BuilderReply,
+  type BuilderRequest,
+  type BuilderSetup,
+  type ReportedError,
+  type ReportedWarning,
+} from "./dev-protocol.js";
 
 export interface DevOptions {
   projectRoot: string;
@@ -35,6 +45,8 @@ export interface DevOptions {
   launcher?: string;
   /** Keep the editors' schemas of the content (.vscode/schemas/) current: for the site's own content only. */
   editorSchemas?: boolean;
+  /** What the site's editorial rules find is an error (`--strict`, CI), shown in the overlay, not a warning. */
+  strict?: boolean;
   /** Names also accepted in the Host header (`--allowed-host`); see engine/servers/static-server.ts. */
   allowedHosts?: readonly string[];
   /** Print to the terminal (tests silence it). */
@@ -72,6 +84,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   /** The routes of the last build that succeeded: the share preview lists them. */
   let lastRoutes: BuiltRoute[] = [];
   let lastPrinted = "";
+  /** The warnings of the last build: the pages show them in a panel of their own (the overlay is for errors). */
+  let lastWarnings: ReportedWarning[] = [];
   const clientScript = await devClient(options);
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -87,8 +101,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     builder = new BuilderProcess(options);
   };
   /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
-  const request = async (message: BuilderRequest, reason: string, { quiet = false } = {}) => {
+  const request = async (message: BuilderRequest, reason: string, { quiet = false, saved }: { quiet?: boolean; saved?: readonly string[] } = {}) => {
     const reply = await builder!.request(message);
+    // The terminal shows the warnings of the files just saved (all of them at the start); the pages, every one.
+    const shown = saved ? reply.warnings.filter((w) => saved.includes(w.file)) : reply.warnings;
+    for (const warning of shown) log(warning.printed);
+    if (reply.warnings.length > 0 || lastWarnings.length > 0) broadcast("warnings", { warnings: reply.warnings });
+    lastWarnings = reply.warnings;
     if (!reply.ok) {
       lastErrors = reply.errors;
       lastPrinted = reply.printed;
@@ -110,7 +129,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   startBuilder();
   const first = await request({ type: "build" }, "start", { quiet: true });
-  for (const warning of first.warnings) log(warning);
   if (first.ok) {
     const cached = first.pages - first.rendered;
     log(`start: ${first.pages} pages ready in ${first.ms} ms${cached > 0 ? ` (${cached} unchanged since the last session, from the cache)` : ""}`);
@@ -135,6 +153,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         res.write(": connected\n\n");
         clients.add(res);
         if (lastErrors) send(res, "build-error", { errors: lastErrors });
+        if (lastWarnings.length > 0) send(res, "warnings", { warnings: lastWarnings });
         // The response closes when the page goes away (the request "closes" once read).
         res.on("close", () => clients.delete(res));
         return true;
@@ -177,11 +196,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     chain = chain.then(async () => {
       // Noted alongside the rebuild (which reads the files after this), not before it.
       const seenNow = Promise.all(files.map(mtime));
+      const saved = files.map((f) => path.relative(options.projectRoot, f));
       if (files.some(isCode) || !builder?.alive) {
         startBuilder();
-        await request({ type: "build" }, reason);
+        await request({ type: "build" }, reason, { saved });
       } else {
-        await request({ type: "update", files }, reason);
+        await request({ type: "update", files }, reason, { saved });
       }
       const seen = await seenNow;
       // chokidar drops a second change to a path within 50 ms of the first; look again
@@ -261,6 +281,7 @@ class BuilderProcess {
       engineFolder: path.relative(options.projectRoot, engineDir(options)),
       cacheDir: options.cacheDir,
       editorSchemas: options.editorSchemas ?? false,
+      strict: options.strict,
     };
     this.child = fork(options.launcher ?? path.join(engineDir(options), "launch.mjs"), ["--dev-builder", JSON.stringify(setup)], {
       execArgv: [],
