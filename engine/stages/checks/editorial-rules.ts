@@ -401,7 +401,7 @@ function pullQuoteProblem(lines: readonly string[], quote: Container): "nowhere"
   const source = paragraphs.map((p) => normalize(p.text).includes(words)).lastIndexOf(true);
   if (source < 0) {
     if (normalize(before.join("\n")).includes(words)) return undefined;
-    return normalize(after.join("\n")).includes(words) ? "before" : "nowhere";
+    return normalize(after.join("\n")).toLowerCase().includes(words.toLowerCase()) ? "before" : "nowhere";
   }
   const between = paragraphs.slice(source + 1);
   if (between.some((p) => p.heading)) return "other-section";
