@@ -250,8 +250,8 @@ describe("cafe --help and mistaken command lines", () => {
     );
   /** Every flag each command takes, as README's commands section lists them. */
   const FLAGS = {
-    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--new-published-routes"],
-    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache"],
+    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--strict", "--new-published-routes"],
+    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache", "--strict"],
     preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
     new: ["--content DIR", "--force"],
     "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache", "--allow-private"],
@@ -280,7 +280,7 @@ describe("cafe --help and mistaken command lines", () => {
   it("refuses a flag the command does not take, naming those it does", async () => {
     const result = await cafe(["build", "--port", "80"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --new-published-routes, --root, --help (cafe build --help)\n");
+    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --strict, --new-published-routes, --root, --help (cafe build --help)\n");
     const unknown = await cafe(["biuld"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'biuld': the commands are build, dev, preview, new, move, check-links");

@@ -106,25 +106,30 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // The terminal shows the warnings of the files just saved (all of them at the start); the pages, every one.
     const shown = saved ? reply.warnings.filter((w) => saved.includes(w.file)) : reply.warnings;
     for (const warning of shown) log(warning.printed);
-    if (reply.warnings.length > 0 || lastWarnings.length > 0) broadcast("warnings", { warnings: reply.warnings });
+    settle(reply, reason, quiet);
+    // After the build's own event (its reload or overlay comes first), and only when they changed.
+    if (JSON.stringify(reply.warnings) !== JSON.stringify(lastWarnings)) broadcast("warnings", { warnings: reply.warnings });
     lastWarnings = reply.warnings;
+    return reply;
+  };
+  /** The errors, or the pages a build changed: the overlay, or a reload of the open pages it touched. */
+  const settle = (reply: BuildReply, reason: string, quiet: boolean) => {
     if (!reply.ok) {
       lastErrors = reply.errors;
       lastPrinted = reply.printed;
       log(`\n${reason}: ${reply.errors.length} problem${reply.errors.length === 1 ? "" : "s"}\n\n${reply.printed}\n\nFix the file and save: the page reloads by itself.`);
       broadcast("build-error", { errors: reply.errors });
-      return reply;
+      return;
     }
     const recovered = lastErrors !== undefined;
     lastErrors = undefined;
     lastRoutes = reply.routes;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
-    if (reply.changed.length === 0 && !recovered) return reply;
+    if (reply.changed.length === 0 && !recovered) return;
     const routes = changedRoutes(reply.changed);
     broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
     if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
-    return reply;
   };
 
   startBuilder();

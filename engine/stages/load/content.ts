@@ -11,7 +11,7 @@ import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
-import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "../checks/editorial-rules.js";
+import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
