@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import path from "node:path";
-import { buildSite } from "../engine/pipeline/site-builder.js";
+import { buildSite, SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { checkEditorialRules, isAfter } from "../engine/stages/checks/editorial-rules.js";
@@ -147,6 +149,20 @@ describe("a build with editorial rules", () => {
     expect(result.ok).toBe(true);
     const shown = result.warnings.map(formatWarning).map((w) => w.replace(path.relative(projectRoot, dir), "<content>"));
     expect(shown).toEqual(expect.arrayContaining(["warning <content>/articles/primeiro.md:12: o número “83%” não tem fonte [fontes]"]));
+  });
+
+  it("a save that runs no stage (a file of public/ copied) keeps them: the dev pages' panel does not lose them", async () => {
+    const dir = await editedFixture("basic", { "rules.yaml": rules });
+    const publicDir = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
+    const builder = new SiteBuilder({ contentDir: dir, projectRoot, theme, publicDir, drafts: true });
+    const writer = new MemoryWriter();
+    const first = await builder.build(writer);
+    const ours = (warnings: { message: string }[]) => warnings.filter((w) => w.message.endsWith("[fontes]")).map((w) => w.message);
+    expect(ours(first.warnings)).toHaveLength(2);
+    await writeFile(path.join(publicDir, "robots.txt"), "User-agent: *\n");
+    const copied = await builder.update([path.join(publicDir, "robots.txt")], writer);
+    expect(copied.changed).toEqual(["robots.txt"]);
+    expect(ours(copied.warnings)).toEqual(ours(first.warnings));
   });
 
   it("with strict (--strict, CI=true), stops the build with each as an error: file:line, code frame and what to do", async () => {

@@ -112,6 +112,8 @@ export class SiteBuilder {
   private readonly handOver: HandOver;
   /** The one record of the previous build: each run starts from it and replaces it whole. */
   private previous: PreviousBuild;
+  /** The warnings of the last run: a save that runs no stage (a file of public/ copied) still has them. */
+  private warnings: ContentWarning[] = [];
 
   constructor(readonly options: BuildOptions) {
     this.cache = options.cache ?? BuildCache.none();
@@ -134,7 +136,9 @@ export class SiteBuilder {
   private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
     try {
-      return await this.stages(load, writer, kept, options);
+      const result = await this.stages(load, writer, kept, options);
+      this.warnings = result.warnings;
+      return result;
     } finally {
       if (kept.articles) this.cache.keepArticles(kept.articles);
       if (kept.markdown) this.cache.keepMarkdown(kept.markdown);
@@ -252,7 +256,7 @@ export class SiteBuilder {
     const rest = changed.filter((f) => !inside(this.publicDir, f) || showsImage(this.previous.images, f));
     let result: BuildResult;
     if (rest.length === 0 && this.previous.routes) {
-      result = { ok: true, routes: this.previous.routes, errors: [], warnings: [], changed: [], rendered: 0 };
+      result = { ok: true, routes: this.previous.routes, errors: [], warnings: this.warnings, changed: [], rendered: 0 };
     } else if (!rest.some((f) => inside(contentDir, f))) {
       result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() }, warnings: [] }), writer, { newAssets: true });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
