@@ -16,7 +16,7 @@ import { editorSchemas, SCHEMA_DIR, writeEditorSchemas } from "../engine/tools/e
 import { theme } from "../templates/theme.js";
 import { projectRoot } from "./helpers.js";
 
-const schemas = editorSchemas(theme, theme.name);
+const schemas = editorSchemas(theme, theme.name, { rules: true });
 const committed = (file: string) => readFileSync(path.join(projectRoot, SCHEMA_DIR, file), "utf8");
 const validator = (file: string) => new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(committed(file)));
 const content = (file: string) => parseYaml(readFileSync(path.join(projectRoot, "content", file), "utf8"));
@@ -96,7 +96,7 @@ describe("writeEditorSchemas", () => {
     const input = { projectRoot: root, contentDir: path.join(root, "content"), model: theme, themeName: theme.name };
     const first = await writeEditorSchemas(input);
     expect(first.problems).toEqual([]);
-    expect(first.written.sort()).toEqual([".vscode/extensions.json", ".vscode/schemas/cards.schema.json", ".vscode/schemas/editions.schema.json", ".vscode/schemas/rules.schema.json", ".vscode/schemas/site.schema.json", ".vscode/settings.json"]);
+    expect(first.written.sort()).toEqual([".vscode/extensions.json", ".vscode/schemas/cards.schema.json", ".vscode/schemas/editions.schema.json", ".vscode/schemas/site.schema.json", ".vscode/settings.json"]);
     const settings = await readFile(path.join(root, ".vscode/settings.json"), "utf8");
     expect(settings).toContain("// the author's own");
     expect(parseJsonc(settings)["editor.wordWrap"]).toBe("on");
@@ -106,6 +106,11 @@ describe("writeEditorSchemas", () => {
 
     await writeFile(path.join(root, SCHEMA_DIR, "cards.schema.json"), "{}");
     expect((await writeEditorSchemas(input)).written).toEqual([".vscode/schemas/cards.schema.json"]);
+
+    // A site that starts declaring editorial rules gets their schema too.
+    await mkdir(path.join(root, "content"));
+    await writeFile(path.join(root, "content/rules.yaml"), "{}\n");
+    expect((await writeEditorSchemas(input)).written.sort()).toEqual([".vscode/schemas/rules.schema.json", ".vscode/settings.json"]);
   });
 
   it("leaves a settings.json it cannot read alone, and says so", async () => {

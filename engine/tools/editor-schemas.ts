@@ -8,6 +8,7 @@
  * The build writes them (only files whose bytes changed, never into the site or its cache);
  * a test fails when the committed files are older than the theme (or the engine, for rules.yaml).
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../lib/files.js";
@@ -35,12 +36,12 @@ export interface EditorSchema {
  * default); the input side of each schema (what an author writes, before zod's transforms);
  * a refinement JSON Schema cannot say (`totalScore` = the sum…) is left to the build.
  */
-export function editorSchemas(model: Pick<ContentModel, "site" | "collections">, themeName: string): EditorSchema[] {
+export function editorSchemas(model: Pick<ContentModel, "site" | "collections">, themeName: string, { rules = false } = {}): EditorSchema[] {
   const files = [
     { yaml: "site.yaml", schema: model.site },
     ...Object.values(model.collections).map((c) => ({ yaml: c.file, schema: c.schema })),
-    // The engine's own file: the site's editorial rules (any site may have one).
-    { yaml: RULES_FILE, schema: editorialRulesSchema as z.ZodType },
+    // The engine's own file, for a site that has one: its editorial rules.
+    ...(rules ? [{ yaml: RULES_FILE, schema: editorialRulesSchema as z.ZodType }] : []),
   ];
   return files.map(({ yaml, schema }) => {
     const generated = z.toJSONSchema(schema, { target: "draft-7", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
@@ -98,7 +99,7 @@ export async function writeEditorSchemas(input: {
   const { projectRoot, contentDir } = input;
   const written: string[] = [];
   const problems: string[] = [];
-  const schemas = editorSchemas(input.model, input.themeName);
+  const schemas = editorSchemas(input.model, input.themeName, { rules: existsSync(path.join(contentDir, RULES_FILE)) });
   for (const schema of schemas) {
     const file = path.join(projectRoot, SCHEMA_DIR, schema.file);
     if (await writeIfChanged(file, schema.json)) written.push(path.relative(projectRoot, file));
