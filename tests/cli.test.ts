@@ -50,6 +50,35 @@ describe("npm run build", () => {
   }, 60_000);
 });
 
+describe("npm run build with editorial rules (content/rules.yaml)", () => {
+  const rules = "fontes:\n  kind: block-field\n  block: stat-cards\n  field: source\n  message: 'o número “{item}” não tem fonte'\n";
+
+  it("prints what they find as warnings at file:line and publishes; --strict, or CI=true, stops the build with each as an error", async () => {
+    const content = await editedFixture("basic", { "rules.yaml": rules });
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-cli-")), "site");
+    const { CI: _, ...environment } = process.env;
+    const warned = await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...environment, NO_COLOR: "1" } });
+    expect(warned.stderr).toMatch(/warning .*articles\/primeiro\.md:12: o número “83%” não tem fonte \[fontes\]/);
+    expect(warned.stdout).toMatch(/Built 4 pages/);
+    const before = await readFile(path.join(out, "primeiro.html"), "utf8");
+
+    // Nothing changed since that build, but a strict build is another build: it is not "up to date".
+    const strict = await build(content, out, "--strict");
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).not.toContain("up to date");
+    expect(strict.stderr).toMatch(/articles\/primeiro\.md:12: o número “83%” não tem fonte \[fontes\]\n(.*\n)*> 12 \|   - value: "83%"/);
+    expect(strict.stderr).toContain("hint: a rule of");
+    expect(strict.stderr).toContain("was left as it was");
+
+    const ci = await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, env: { ...environment, NO_COLOR: "1", CI: "true" } }).then(
+      () => 0,
+      (e: { code: number }) => e.code,
+    );
+    expect(ci).toBe(1);
+    expect(await readFile(path.join(out, "primeiro.html"), "utf8")).toBe(before);
+  }, 120_000);
+});
+
 describe("a second site's build script (tests/fixtures/notebook/build.ts)", () => {
   it("builds through the engine's public face in about ten lines, as npm run build does", async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "notebook-")), "dist");
@@ -224,8 +253,8 @@ describe("cafe --help and mistaken command lines", () => {
   /** Every flag each command takes, as README's commands section lists them. */
   const FLAGS = {
     init: [],
-    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--threads N", "--new-published-routes"],
-    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache"],
+    build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--strict", "--threads N", "--new-published-routes"],
+    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache", "--strict"],
     preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
     new: ["--content DIR", "--force"],
     "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache", "--allow-private"],
@@ -254,7 +283,7 @@ describe("cafe --help and mistaken command lines", () => {
   it("refuses a flag the command does not take, naming those it does", async () => {
     const result = await cafe(["build", "--port", "80"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --threads, --new-published-routes, --root, --help (cafe build --help)\n");
+    expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --strict, --threads, --new-published-routes, --root, --help (cafe build --help)\n");
     const unknown = await cafe(["biuld"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'biuld': the commands are init, build, dev, preview, new, move, check-links");

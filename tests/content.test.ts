@@ -4,20 +4,7 @@ import { parseSiteDate } from "../engine/stages/load/content-model.js";
 import { formatError } from "../engine/lib/errors.js";
 import { editedFixture, fixture } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import {
-  bodyLinks,
-  hasHashtagsBlock,
-  homePageLinks,
-  isAfter,
-  isHomePage,
-  linksToLaterArticles,
-  misplacedQuotes,
-  missingSeriesLinks,
-  quotesNotInArticle,
-  readableText,
-  termRulesFrom,
-  termViolations,
-} from "./editorial-checks.js";
+import { hasHashtagsBlock, homePageLinks, isHomePage, missingSeriesLinks } from "./editorial-checks.js";
 
 describe("content loading", () => {
   it("a data file with a key written twice in one object fails at the second one (JSON.parse would keep the last without a word)", async () => {
@@ -136,30 +123,7 @@ describe("invalid front matter", () => {
   });
 });
 
-describe("editorial checks of content/STYLE.md, on examples", () => {
-  const guide = "# Guia\n\n## Uma grafia para cada termo\n\nTexto.\n\n| use | não use |\n|---|---|\n| `online` | `on-line` |\n| `Caged` | `CAGED` |\n| `você` | `te`, `ti` |\n\n## Outra seção\n\n| a | b |\n";
-
-  it("reads the term table of the guide, and only that table", () => {
-    expect(termRulesFrom(guide)).toEqual([
-      { use: "online", avoid: ["on-line"] },
-      { use: "Caged", avoid: ["CAGED"] },
-      { use: "você", avoid: ["te", "ti"] },
-    ]);
-    expect(() => termRulesFrom("# Guia sem a tabela\n")).toThrow(/Uma grafia para cada termo/);
-  });
-
-  it("finds a second spelling of a listed term, exact case where only the case differs", () => {
-    const rules = termRulesFrom(guide);
-    expect(termViolations("Cursos On-line e dados do CAGED; posso te mostrar, ajudar-te.", rules)).toEqual([
-      "On-line (use online)",
-      "CAGED (use Caged)",
-      "te (use você)",
-      "te (use você)",
-    ]);
-    expect(termViolations("Cursos online, o Novo Caged, a noite, o Forte e o #Caged.", rules)).toEqual([]);
-    expect(termViolations(readableText("[site](https://x.org/on-line) e seu@on-line.com"), rules)).toEqual([]);
-  });
-
+describe("the checks of content/STYLE.md that are not rules of content/rules.yaml, on examples", () => {
   it("tells a home page from a document's own page", () => {
     expect(isHomePage("https://www.ilo.org")).toBe(true);
     expect(isHomePage("https://www.ilo.org/")).toBe(true);
@@ -185,43 +149,6 @@ describe("editorial checks of content/STYLE.md, on examples", () => {
     expect(homePageLinks("O [Registrato](https://www.bcb.gov.br/cidadaniafinanceira/registrato), no [Consumidor.gov.br](https://www.consumidor.gov.br).")).toEqual([]);
   });
 
-  it("compares dates at the coarser of their two precisions", () => {
-    expect(isAfter("2025-10-11", "2025-08-04")).toBe(true);
-    expect(isAfter("2025-08-04", "2025-10-11")).toBe(false);
-    expect(isAfter("2025-08", "2025-08-04")).toBe(false);
-    expect(isAfter("2025-08-04", "2025-08")).toBe(false);
-    expect(isAfter("2025-09-19", "2025-08")).toBe(true);
-  });
-
-  it("finds a link to an article dated later, unless it sits in an update note dated after that article", () => {
-    const dates: Record<string, string> = { "/antigo": "2025-07-01", "/mesmo-mes": "2025-08", "/depois": "2025-10-11" };
-    const dateOf = (route: string) => dates[route];
-    const body = [
-      "Escrevi sobre isso em [um texto](/depois) e em [outro](/antigo), e no [mesmo mês](/mesmo-mes#parte).",
-      "",
-      ':::note{title="Atualização em 20/10/2025"}',
-      "Depois deste texto, publiquei [um texto](/depois).",
-      ":::",
-      "",
-      ':::note{title="Atualização: o que mudou em 01/09/2025"}',
-      "Uma nota anterior ao texto que ela cita: [um texto](/depois).",
-      ":::",
-      "",
-      "E, fora da nota, de novo [um texto](/depois) e um [site](https://example.org/depois).",
-      "",
-      ':::note{title="Nota da autora"}',
-      "Uma nota sem data não é atualização: [um texto](/depois).",
-      ":::",
-    ].join("\n");
-    expect(linksToLaterArticles(body, "2025-08-04", dateOf)).toEqual([
-      "line 1: /depois (2025-10-11)",
-      "line 8: /depois (2025-10-11)",
-      "line 11: /depois (2025-10-11)",
-      "line 14: /depois (2025-10-11)",
-    ]);
-    expect(bodyLinks(body).filter((l) => l.updateNote).map((l) => l.updateNote)).toEqual(["2025-10-20", "2025-09-01"]);
-  });
-
   it("names each series link missing from a body", () => {
     const links = (...routes: string[]) => new Set(routes);
     expect(
@@ -231,20 +158,6 @@ describe("editorial checks of content/STYLE.md, on examples", () => {
         { route: "/c", links: links("/a", "/b", "/fora") },
       ]),
     ).toEqual(["/b → /c"]);
-  });
-
-  it("flags a pull quote whose words are not in its article, and passes one that repeats them", () => {
-    const quote = (text: string) => `:::quote{author="Cris"}\n${text}\n:::`;
-    expect(quotesNotInArticle(`Um texto.\n\n${quote("Uma frase que não está lá.")}\n`)).toEqual(["Uma frase que não está lá."]);
-    expect(quotesNotInArticle(`Antes. Uma frase **que está** lá.\nDepois.\n\n${quote("Uma frase que está lá.")}\n`)).toEqual([]);
-    expect(quotesNotInArticle("Sem destaque.\n")).toEqual([]);
-  });
-
-  it("flags a pull quote set before its sentence or right under it, and passes one set at a later pause", () => {
-    const quote = `:::quote{author="Cris"}\nA frase que importa.\n:::`;
-    expect(misplacedQuotes(`Começo.\n\n${quote}\n\nDepois vem a frase que importa.\n`)).toEqual(["before its sentence: A frase que importa."]);
-    expect(misplacedQuotes(`Um parágrafo. A frase que importa.\n\n${quote}\n`)).toEqual(["right after its sentence: A frase que importa."]);
-    expect(misplacedQuotes(`Um parágrafo. A frase que importa.\n\nOutro parágrafo.\n\n${quote}\n`)).toEqual([]);
   });
 
   it("sees whether the hashtags block is placed", () => {

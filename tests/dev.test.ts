@@ -221,7 +221,8 @@ describe("npm run dev on a theme being edited", () => {
       const template = path.join(project, "templates/footer.tsx");
       await writeFile(template, (await readFile(template, "utf8")).replace("</footer>", "<p>Rodapé novo</p></footer>"));
       await expect.poll(async () => (await fetch(`${server.url}/primeiro`)).text(), { timeout: 30_000 }).toContain("<p>Rodapé novo</p></footer>");
-      expect(lines.some((l) => l.startsWith("templates/footer.tsx: 4 pages updated"))).toBe(true);
+      // The pages are written before the builder answers, and the line is printed once it has: wait for it too.
+      await expect.poll(() => lines.some((l) => l.startsWith("templates/footer.tsx: 4 pages updated")), { timeout: 10_000 }).toBe(true);
     } finally {
       await server.close();
     }

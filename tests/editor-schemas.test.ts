@@ -16,17 +16,18 @@ import { editorSchemas, SCHEMA_DIR, writeEditorSchemas } from "../engine/tools/e
 import { theme } from "../templates/theme.js";
 import { projectRoot } from "./helpers.js";
 
-const schemas = editorSchemas(theme, theme.name);
+const schemas = editorSchemas(theme, theme.name, { rules: true });
 const committed = (file: string) => readFileSync(path.join(projectRoot, SCHEMA_DIR, file), "utf8");
 const validator = (file: string) => new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(committed(file)));
 const content = (file: string) => parseYaml(readFileSync(path.join(projectRoot, "content", file), "utf8"));
 
 describe("the editors' schemas", () => {
-  it("cover site.yaml and each collection of the theme", () => {
+  it("cover site.yaml, each collection of the theme and the editorial rules", () => {
     expect(schemas.map((s) => [s.yaml, s.file])).toEqual([
       ["site.yaml", "site.schema.json"],
       ["cards.yaml", "cards.schema.json"],
       ["editions.yaml", "editions.schema.json"],
+      ["rules.yaml", "rules.schema.json"],
     ]);
   });
 
@@ -40,6 +41,7 @@ describe("the editors' schemas", () => {
       "./.vscode/schemas/site.schema.json": ["content/site.yaml"],
       "./.vscode/schemas/cards.schema.json": ["content/cards.yaml"],
       "./.vscode/schemas/editions.schema.json": ["content/editions.yaml"],
+      "./.vscode/schemas/rules.schema.json": ["content/rules.yaml"],
     });
     const extensions = parseJsonc(readFileSync(path.join(projectRoot, ".vscode/extensions.json"), "utf8")) as { recommendations: string[] };
     expect(extensions.recommendations).toContain("redhat.vscode-yaml");
@@ -52,10 +54,17 @@ describe("the editors' schemas", () => {
   });
 
   it("accept the site's own YAML files: no red underline on valid content", () => {
-    for (const [file, yaml] of [["site.schema.json", "site.yaml"], ["cards.schema.json", "cards.yaml"], ["editions.schema.json", "editions.yaml"]] as const) {
+    for (const [file, yaml] of [["site.schema.json", "site.yaml"], ["cards.schema.json", "cards.yaml"], ["editions.schema.json", "editions.yaml"], ["rules.schema.json", "rules.yaml"]] as const) {
       const validate = validator(file);
       expect(validate(content(yaml)), `${yaml}: ${JSON.stringify(validate.errors)}`).toBe(true);
     }
+  });
+
+  it("underline a rule of an unknown kind in rules.yaml, and a rule without what its kind needs", () => {
+    const validate = validator("rules.schema.json");
+    expect(validate({ grafia: { kind: "substitution", swap: { "on-line": "online" } } })).toBe(true);
+    expect(validate({ grafia: { kind: "sbstitution", swap: { "on-line": "online" } } })).toBe(false);
+    expect(validate({ paragrafos: { kind: "paragraph-length" } })).toBe(false);
   });
 
   it("underline a misspelt key, a missing one and a wrong value", () => {
@@ -97,6 +106,11 @@ describe("writeEditorSchemas", () => {
 
     await writeFile(path.join(root, SCHEMA_DIR, "cards.schema.json"), "{}");
     expect((await writeEditorSchemas(input)).written).toEqual([".vscode/schemas/cards.schema.json"]);
+
+    // A site that starts declaring editorial rules gets their schema too.
+    await mkdir(path.join(root, "content"));
+    await writeFile(path.join(root, "content/rules.yaml"), "{}\n");
+    expect((await writeEditorSchemas(input)).written.sort()).toEqual([".vscode/schemas/rules.schema.json", ".vscode/settings.json"]);
   });
 
   it("leaves a settings.json it cannot read alone, and says so", async () => {

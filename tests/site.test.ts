@@ -80,7 +80,7 @@ describe("the real site", () => {
   it("HR innovation: badge, executive summary, 83% / 87% / 6 em 10, the map figures, 3 phases and 8 steps, 3 actions", () => {
     const doc = page("/artigo-inovacao-rh");
     expect(text(doc.querySelector(".badge-highlight"))).toBe("Artigo da Semana");
-    expect(text(doc.querySelector(".callout-summary .callout-title"))).toBe("Resumo Executivo");
+    expect(text(doc.querySelector(".callout-summary .callout-title"))).toBe("Resumo executivo");
     const values = [...doc.querySelectorAll(".stat-cards")][0]!.querySelectorAll(".stat-value");
     expect([...values].map(text)).toEqual(["83%", "87%", "6 em 10"]);
     const body = text(doc.querySelector(".prose"));

@@ -26,6 +26,10 @@ const allowedHost: Flag = {
   help: "a Host name the server answers besides localhost, 127.0.0.1, [::1] and --host; repeatable",
 };
 const noCache: Flag = { type: "boolean", help: "neither read nor write the persistent cache" };
+const strict: Flag = {
+  type: "boolean",
+  help: "what the site's editorial rules (rules.yaml of the content folder) find is an error, not a warning (the default when the environment has CI=true)",
+};
 const bundleAgain: Flag = { type: "boolean", help: "bundle the engine and the theme again, even if their code did not change" };
 
 export interface Command {
@@ -54,6 +58,7 @@ export const COMMANDS = {
       force: { type: "boolean", help: "build everything again: neither the up-to-date check nor the cache is read (the code is bundled again too)" },
       "no-cache": noCache,
       verbose: { type: "boolean", help: "print how long each stage took" },
+      strict,
       threads: {
         type: "string",
         value: "N",
@@ -68,7 +73,7 @@ export const COMMANDS = {
   dev: {
     summary: "build the site with its drafts into a folder of the cache and serve it; a save rebuilds what it changed and reloads the open pages",
     args: "[options]",
-    flags: { content, port, host, "allowed-host": allowedHost, force: bundleAgain, "no-cache": noCache },
+    flags: { content, port, host, "allowed-host": allowedHost, force: bundleAgain, "no-cache": noCache, strict },
   },
   preview: {
     summary: "serve the built site as a static host would (each route at its path, the 404 page for anything else)",

@@ -119,7 +119,9 @@ async function run(command: CommandName, values: Values, positionals: string[], 
     return new Promise<number>(() => {});
   }
 
-  if (command === "build" && !values.force) {
+  // The editorial rules' findings are errors: asked for, or in continuous integration (CI=true, as CI services set it).
+  const strict = values.strict === true || process.env.CI === "true";
+  if (command === "build" && !values.force && !strict) {
     // Nothing changed since the last build: said before the config loads the theme and React.
     const known = await readFolders(launch);
     if (known && (await upToDate(root, contentFlag ?? known.contentDir, outFlag ?? known.outDir, known, engineDir))) return 0;
@@ -145,7 +147,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       const threads = threadsOf(values.threads);
       if (threads === null) return 2;
       const inputs = await projectInputs(root, contentDir, [...themeFolders, engineFolder, path.relative(root, publicDir)]);
-      if (!values.force && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return 0;
+      if (!values.force && !strict && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return 0;
       const { buildProject } = await import("../pipeline/project.js");
       const code = await buildProject({
         projectRoot: root,
@@ -161,6 +163,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         inputs,
         newPublishedRoutes: values["new-published-routes"] === true,
         codeVersion: launch.code,
+        strict,
         workers: launch.workers,
         threads,
       });
@@ -191,6 +194,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         engineDir,
         launcher,
         editorSchemas: ownContent,
+        strict,
       });
       const stop = () => void dev.close().then(() => process.exit(0));
       process.once("SIGINT", stop);

@@ -16,6 +16,9 @@ export interface EngineWords {
   notBuilt: string;
   /** The word before a hint in the overlay. */
   hint: string;
+  /** The panel of warnings' title (`count` warnings) and its accessible name. */
+  warningsTitle(count: number): string;
+  warningsLabel: string;
   /** An alt text for a photo of an article's body. */
   photoAlt: string;
   /** A cover image's file name and alt text. */
@@ -33,6 +36,8 @@ const ENGLISH: EngineWords = {
   overlayLabel: "Build error",
   notBuilt: "The site could not be built",
   hint: "hint",
+  warningsTitle: (count) => `${count} ${count === 1 ? "warning" : "warnings"} in the content`,
+  warningsLabel: "Build warnings",
   photoAlt: "The team around the table",
   coverFile: "./cover.jpg",
   coverAlt: "Two people talking in a café",
@@ -46,6 +51,8 @@ const PORTUGUESE: EngineWords = {
   overlayLabel: "Erro de build",
   notBuilt: "O site não pôde ser construído",
   hint: "dica",
+  warningsTitle: (count) => `${count} ${count === 1 ? "aviso" : "avisos"} no conteúdo`,
+  warningsLabel: "Avisos do build",
   photoAlt: "Foto da equipe",
   coverFile: "./capa.jpg",
   coverAlt: "Duas pessoas conversando num café",

@@ -55,7 +55,15 @@ export interface ProjectBuildOptions {
   workers?: WorkerModules;
   /** How many threads compute (`--threads`); default: by the site's size. */
   threads?: number;
+  /**
+   * What the site's editorial rules (content/rules.yaml) find stops the build, as errors:
+   * `--strict`, or CI=true. A build that passed without it is not "up to date" for it.
+   */
+  strict?: boolean;
 }
+
+/** The inputs' fingerprint as the up-to-date check compares it: a strict build is not the same build. */
+const strictInputs = (inputs: string, strict: boolean | undefined) => (strict ? `${inputs} strict` : inputs);
 
 /** Builds the project and prints the outcome; resolves to the exit code (0 built or up to date, 1 content errors). */
 export async function buildProject(options: ProjectBuildOptions): Promise<number> {
@@ -67,7 +75,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const codeFolders = [...options.themeFolders, options.engineFolder ?? path.relative(projectRoot, ENGINE_DIR)];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
   const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
-  const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
+  const inputs = strictInputs(options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders)), options.strict);
   if (!options.force && (await isUpToDate(outDir, inputs))) {
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
@@ -105,7 +113,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   let result: BuildResult;
   try {
     const { workers, threads } = options;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict });
     try {
       result = await builder.build(writer);
     } finally {
@@ -149,7 +157,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
     // The record of published addresses changed (commit it): so did the content.
-    await recordBuild(outDir, result.published?.length || result.retired?.length ? await projectInputs(projectRoot, contentDir, inputFolders) : inputs);
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(await projectInputs(projectRoot, contentDir, inputFolders), options.strict) : inputs);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

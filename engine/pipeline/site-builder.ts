@@ -57,6 +57,8 @@ export interface BuildOptions {
   cloneBetweenStages?: boolean;
   /** Folders of the theme's code, relative to the project root: a broken link a template writes is named at its line there. */
   themeFolders?: readonly string[];
+  /** What the site's editorial rules find is an error, not a warning (`--strict`, CI). */
+  strict?: boolean;
   /**
    * The modules a worker thread loads (the launcher's bundle): without them every stage runs
    * on the build's own thread.
@@ -127,6 +129,8 @@ export class SiteBuilder {
   private readonly here: ReturnType<typeof oneThread>;
   /** The worker pool, once a run is large enough for it; kept for every later run (watch mode). */
   private pool?: Promise<Threads>;
+  /** The warnings of the last run: a save that runs no stage (a file of public/ copied) still has them. */
+  private warnings: ContentWarning[] = [];
 
   constructor(readonly options: BuildOptions) {
     this.cache = options.cache ?? noSiteCache();
@@ -177,7 +181,9 @@ export class SiteBuilder {
   private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
     try {
-      return await this.stages(load, writer, kept, options);
+      const result = await this.stages(load, writer, kept, options);
+      this.warnings = result.warnings;
+      return result;
     } finally {
       if (kept.articles) this.cache.replace(kept.articles);
       if (kept.markdown) this.cache.add(kept.markdown);
@@ -223,7 +229,7 @@ export class SiteBuilder {
       const threads = await this.threadsFor("pages", count);
       return { threads, site: () => site(threads) };
     };
-    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier }, theme))));
+    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict }, theme))));
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
@@ -314,7 +320,7 @@ export class SiteBuilder {
     const rest = changed.filter((f) => !inside(this.publicDir, f) || showsImage(this.previous.images, f));
     let result: BuildResult;
     if (rest.length === 0 && this.previous.routes) {
-      result = { ok: true, routes: this.previous.routes, errors: [], warnings: [], changed: [], rendered: 0 };
+      result = { ok: true, routes: this.previous.routes, errors: [], warnings: this.warnings, changed: [], rendered: 0 };
     } else if (!rest.some((f) => inside(contentDir, f))) {
       result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() }, warnings: [] }), writer, { newAssets: true });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {

@@ -12,7 +12,7 @@
 import { pathToFileURL } from "node:url";
 import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
-import { crashReply, reportCrash, reportError, type BuilderReply, type BuilderRequest, type BuilderSetup } from "./dev-protocol.js";
+import { crashReply, reportCrash, reportError, reportWarning, type BuilderReply, type BuilderRequest, type BuilderSetup } from "./dev-protocol.js";
 
 const send = (reply: BuilderReply) => process.send?.(reply);
 
@@ -25,7 +25,7 @@ export function runBuilder(setup: BuilderSetup): void {
   const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
 
   const load = async () => {
-    const [{ SiteBuilder }, { formatError, formatWarning }, { LiveWriter }, { openSiteCache }, { codeVersion }, { checkTheme }, site] = await Promise.all([
+    const [{ SiteBuilder }, { formatError }, { LiveWriter }, { openSiteCache }, { codeVersion }, { checkTheme }, site] = await Promise.all([
       import("../pipeline/site-builder.js"),
       import("../lib/errors.js"),
       import("../stages/write/writers.js"),
@@ -41,12 +41,12 @@ export function runBuilder(setup: BuilderSetup): void {
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
     const cache = cacheDir ? await openSiteCache(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
     const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, strict: setup.strict });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
     }
-    return { builder, writer: new LiveWriter(outDir), formatError, formatWarning, mistakes, language: theme.languages[0] };
+    return { builder, writer: new LiveWriter(outDir), formatError, mistakes, language: theme.languages[0] };
   };
 
   // The cache is written once the builder has been idle a moment, not on every save.
@@ -64,7 +64,7 @@ export function runBuilder(setup: BuilderSetup): void {
     queue = queue.then(async () => {
       const started = performance.now();
       try {
-        const { builder, writer, formatError, formatWarning, mistakes, language } = await loaded;
+        const { builder, writer, formatError, mistakes, language } = await loaded;
         const result =
           mistakes.length > 0
             ? { ok: false, errors: mistakes, warnings: [], changed: [], routes: [], rendered: 0 }
@@ -79,7 +79,7 @@ export function runBuilder(setup: BuilderSetup): void {
           ok: result.ok,
           errors: result.errors.map(reportError),
           printed: result.errors.map(formatError).join("\n\n"),
-          warnings: result.warnings.map(formatWarning),
+          warnings: result.warnings.map(reportWarning),
           changed: result.changed,
           pages: result.routes.length,
           routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),

@@ -1,7 +1,7 @@
 /** Messages between the dev server and its builder process, and what the browser receives. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { codeFrame, type ContentIssue } from "../lib/errors.js";
+import { codeFrame, formatWarning, type ContentIssue, type ContentWarning } from "../lib/errors.js";
 
 /** One error as the terminal and the browser overlay show it. */
 export interface ReportedError {
@@ -9,6 +9,24 @@ export interface ReportedError {
   message: string;
   hint?: string;
   frame?: string;
+}
+
+/** One warning as the terminal and the browser's panel of warnings show it. */
+export interface ReportedWarning {
+  /** The file, as the content names it (`content/articles/x.md`). */
+  file: string;
+  /** `content/articles/x.md:12`. */
+  location: string;
+  message: string;
+  /** Not a problem: something the build did that the author should know of. */
+  notice?: boolean;
+  /** The line the terminal prints. */
+  printed: string;
+}
+
+export function reportWarning(warning: ContentWarning): ReportedWarning {
+  const { file, line, message, notice } = warning;
+  return { file, location: line ? `${file}:${line}` : file, message, ...(notice ? { notice } : {}), printed: formatWarning(warning) };
 }
 
 /** What the builder process builds: the dev server hands it over (as JSON) through the launcher. */
@@ -30,6 +48,8 @@ export interface BuilderSetup {
   cacheDir?: string;
   /** Keep the editors' schemas of the content current. */
   editorSchemas: boolean;
+  /** What the site's editorial rules find is an error (`--strict`, CI), not a warning. */
+  strict?: boolean;
 }
 
 export type BuilderRequest = { type: "build" } | { type: "update"; files: string[] };
@@ -42,7 +62,8 @@ export type BuildReply = {
       errors: ReportedError[];
       /** The errors as the terminal prints them. */
       printed: string;
-      warnings: string[];
+      /** Every warning of the site as it is now (the browser's panel shows them; the terminal those of the files saved). */
+      warnings: ReportedWarning[];
       changed: string[];
       pages: number;
       /** The site's routes and their files (empty when the build failed). */

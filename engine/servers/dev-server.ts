@@ -14,7 +14,17 @@ import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./static-server.js";
 import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
 import { wordsFor } from "../lib/language.js";
-import { changedRoutes, crashReply, reportCrash, type BuildReply, type BuilderReply, type BuilderRequest, type BuilderSetup, type ReportedError } from "./dev-protocol.js";
+import {
+  changedRoutes,
+  crashReply,
+  reportCrash,
+  type BuildReply,
+  type BuilderReply,
+  type BuilderRequest,
+  type BuilderSetup,
+  type ReportedError,
+  type ReportedWarning,
+} from "./dev-protocol.js";
 
 export interface DevOptions {
   projectRoot: string;
@@ -36,6 +46,8 @@ export interface DevOptions {
   launcher?: string;
   /** Keep the editors' schemas of the content (.vscode/schemas/) current: for the site's own content only. */
   editorSchemas?: boolean;
+  /** What the site's editorial rules find is an error (`--strict`, CI), shown in the overlay, not a warning. */
+  strict?: boolean;
   /** Names also accepted in the Host header (`--allowed-host`); see engine/servers/static-server.ts. */
   allowedHosts?: readonly string[];
   /** Print to the terminal (tests silence it). */
@@ -75,6 +87,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   let lastPrinted = "";
   /** The site's language, as the last builder that loaded the theme said (the overlay speaks it); English until then. */
   let language = "en";
+  /** The warnings of the last build: the pages show them in a panel of their own (the overlay is for errors). */
+  let lastWarnings: ReportedWarning[] = [];
   const clientScript = await devClient(options);
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -90,31 +104,40 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     builder = new BuilderProcess(options);
   };
   /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
-  const request = async (message: BuilderRequest, reason: string, { quiet = false } = {}) => {
+  const request = async (message: BuilderRequest, reason: string, { quiet = false, saved }: { quiet?: boolean; saved?: readonly string[] } = {}) => {
     const reply = await builder!.request(message);
     if (reply.language) language = reply.language;
+    // The terminal shows the warnings of the files just saved (all of them at the start); the pages, every one.
+    const shown = saved ? reply.warnings.filter((w) => saved.includes(w.file)) : reply.warnings;
+    for (const warning of shown) log(warning.printed);
+    settle(reply, reason, quiet);
+    // After the build's own event (its reload or overlay comes first), and only when they changed.
+    if (JSON.stringify(reply.warnings) !== JSON.stringify(lastWarnings)) broadcast("warnings", { warnings: reply.warnings, language });
+    lastWarnings = reply.warnings;
+    return reply;
+  };
+  /** The errors, or the pages a build changed: the overlay, or a reload of the open pages it touched. */
+  const settle = (reply: BuildReply, reason: string, quiet: boolean) => {
     if (!reply.ok) {
       lastErrors = reply.errors;
       lastPrinted = reply.printed;
       log(`\n${reason}: ${reply.errors.length} problem${reply.errors.length === 1 ? "" : "s"}\n\n${reply.printed}\n\nFix the file and save: the page reloads by itself.`);
       broadcast("build-error", { errors: reply.errors, language });
-      return reply;
+      return;
     }
     const recovered = lastErrors !== undefined;
     lastErrors = undefined;
     lastRoutes = reply.routes;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
-    if (reply.changed.length === 0 && !recovered) return reply;
+    if (reply.changed.length === 0 && !recovered) return;
     const routes = changedRoutes(reply.changed);
     broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
     if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
-    return reply;
   };
 
   startBuilder();
   const first = await request({ type: "build" }, "start", { quiet: true });
-  for (const warning of first.warnings) log(warning);
   if (first.ok) {
     const cached = first.pages - first.rendered;
     log(`start: ${first.pages} pages ready in ${first.ms} ms${cached > 0 ? ` (${cached} unchanged since the last session, from the cache)` : ""}`);
@@ -139,6 +162,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         res.write(": connected\n\n");
         clients.add(res);
         if (lastErrors) send(res, "build-error", { errors: lastErrors, language });
+        if (lastWarnings.length > 0) send(res, "warnings", { warnings: lastWarnings, language });
         // The response closes when the page goes away (the request "closes" once read).
         res.on("close", () => clients.delete(res));
         return true;
@@ -181,11 +205,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     chain = chain.then(async () => {
       // Noted alongside the rebuild (which reads the files after this), not before it.
       const seenNow = Promise.all(files.map(mtime));
+      const saved = files.map((f) => path.relative(options.projectRoot, f));
       if (files.some(isCode) || !builder?.alive) {
         startBuilder();
-        await request({ type: "build" }, reason);
+        await request({ type: "build" }, reason, { saved });
       } else {
-        await request({ type: "update", files }, reason);
+        await request({ type: "update", files }, reason, { saved });
       }
       const seen = await seenNow;
       // chokidar drops a second change to a path within 50 ms of the first; look again
@@ -267,6 +292,7 @@ class BuilderProcess {
       engineFolder: path.relative(options.projectRoot, engineDir(options)),
       cacheDir: options.cacheDir,
       editorSchemas: options.editorSchemas ?? false,
+      strict: options.strict,
     };
     this.child = fork(options.launcher ?? path.join(engineDir(options), "launch.mjs"), ["--dev-builder", JSON.stringify(setup)], {
       execArgv: [],

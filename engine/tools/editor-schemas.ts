@@ -1,19 +1,21 @@
 /**
- * Help while typing: JSON Schemas of the site's YAML files (site.yaml and the theme's
- * collections, cards.yaml…), generated from the theme's zod schemas with zod 4's
+ * Help while typing: JSON Schemas of the site's YAML files (site.yaml, the theme's
+ * collections, cards.yaml…, and the editorial rules, rules.yaml), generated from the theme's zod schemas with zod 4's
  * `z.toJSONSchema`, and the VS Code settings that map each schema to its file (the YAML
  * extension's `yaml.schemas`). An author gets completion, each key's description and a red
  * underline under a misspelt key or a wrong type before building.
  *
  * The build writes them (only files whose bytes changed, never into the site or its cache);
- * a test fails when the committed files are older than the theme.
+ * a test fails when the committed files are older than the theme (or the engine, for rules.yaml).
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../lib/files.js";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
 import { z } from "zod";
 import { engineSiteSettings } from "../stages/load/content-model.js";
+import { editorialRulesSchema, RULES_FILE } from "../stages/load/rules-model.js";
 import type { ContentModel } from "../stages/load/content.js";
 
 /** Where the schemas go, relative to the project root (beside the settings that name them). */
@@ -34,8 +36,13 @@ export interface EditorSchema {
  * default); the input side of each schema (what an author writes, before zod's transforms);
  * a refinement JSON Schema cannot say (`totalScore` = the sum…) is left to the build.
  */
-export function editorSchemas(model: Pick<ContentModel, "site" | "collections">, themeName: string): EditorSchema[] {
-  const files = [{ yaml: "site.yaml", schema: model.site }, ...Object.values(model.collections).map((c) => ({ yaml: c.file, schema: c.schema }))];
+export function editorSchemas(model: Pick<ContentModel, "site" | "collections">, themeName: string, { rules = false } = {}): EditorSchema[] {
+  const files = [
+    { yaml: "site.yaml", schema: model.site },
+    ...Object.values(model.collections).map((c) => ({ yaml: c.file, schema: c.schema })),
+    // The engine's own file, for a site that has one: its editorial rules.
+    ...(rules ? [{ yaml: RULES_FILE, schema: editorialRulesSchema as z.ZodType }] : []),
+  ];
   return files.map(({ yaml, schema }) => {
     const generated = z.toJSONSchema(schema, { target: "draft-7", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
     // site.yaml also holds the engine's own keys (`redirects`), which the theme's schema never sees.
@@ -92,7 +99,7 @@ export async function writeEditorSchemas(input: {
   const { projectRoot, contentDir } = input;
   const written: string[] = [];
   const problems: string[] = [];
-  const schemas = editorSchemas(input.model, input.themeName);
+  const schemas = editorSchemas(input.model, input.themeName, { rules: existsSync(path.join(contentDir, RULES_FILE)) });
   for (const schema of schemas) {
     const file = path.join(projectRoot, SCHEMA_DIR, schema.file);
     if (await writeIfChanged(file, schema.json)) written.push(path.relative(projectRoot, file));

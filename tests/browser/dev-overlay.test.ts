@@ -1,6 +1,6 @@
 /** `npm run dev` in a real browser: a saved edit reaches the open page; a broken one shows the overlay. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
@@ -70,6 +70,36 @@ afterAll(async () => {
     expect(await page.locator(".cafe-dev-message").first().innerText()).toContain("`title`");
     await writeFile(file, good);
     await page.locator("#cafe-dev-overlay").waitFor({ state: "detached", timeout: 10_000 });
+    await page.close();
+  });
+
+  it("an editorial rule the text breaks shows in the page's panel of warnings and in the terminal, and leaves the page usable", async () => {
+    const rules = path.join(content, "rules.yaml");
+    const file = path.join(content, "articles/primeiro.md");
+    const good = await readFile(file, "utf8");
+    await writeFile(rules, "grafia:\n  kind: substitution\n  message: 'escreva “{use}”, não “{found}”'\n  swap:\n    on-line: online\n");
+    const page = await browser.newPage();
+    await page.goto(`${dev.url}/primeiro`);
+    await page.waitForSelector("html[data-dev-server=connected]", { state: "attached" });
+    const from = logs.length;
+    await writeFile(file, good.replace("uma conversa sobre carreira", "uma conversa on-line sobre carreira"));
+    // The fixture's placeholder addresses are warnings too: the panel lists them all.
+    const panel = page.locator("#cafe-dev-warnings");
+    const warning = panel.locator(".cafe-dev-warning", { hasText: "on-line" });
+    await warning.waitFor({ state: "attached", timeout: 15_000 });
+    expect(await panel.locator("summary").innerText()).toMatch(/^\d+ avisos? no conteúdo$/);
+    expect(await warning.isVisible()).toBe(false);
+    await panel.locator("summary").click();
+    expect(await warning.innerText()).toMatch(/articles\/primeiro\.md:6: escreva “online”, não “on-line” \[grafia\]$/);
+    // A warning is no error: no overlay covers the page, and the edit reached it.
+    expect(await page.locator("#cafe-dev-overlay").count()).toBe(0);
+    await page.waitForSelector("text=uma conversa on-line sobre carreira", { timeout: 10_000 });
+    await expect.poll(() => logs.slice(from).some((l) => /^warning .*articles\/primeiro\.md:6: escreva “online”/.test(l)), { timeout: 10_000 }).toBe(true);
+
+    // Fixed: the warning leaves the panel.
+    await writeFile(file, good);
+    await panel.locator(".cafe-dev-warning", { hasText: "on-line" }).waitFor({ state: "detached", timeout: 15_000 });
+    await rm(rules);
     await page.close();
   });
 });

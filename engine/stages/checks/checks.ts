@@ -8,7 +8,8 @@
  * build that has errors already renders its pages all the same, in memory, for that check
  * (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports every error.
  */
-import { staged, type ContentError, type Staged } from "../../lib/errors.js";
+import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
+import { checkEditorialRules } from "./editorial-rules.js";
 import type { SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
@@ -24,10 +25,12 @@ export interface CheckInput {
   markdown: MarkdownBodies;
   addresses: Addresses;
   earlier: EarlierArticles;
+  /** The site's editorial rules (content/rules.yaml) find errors, not warnings (`--strict`, or CI). */
+  strict?: boolean;
 }
 
 /** The whole-site checks: nothing to hand on, only what is wrong. */
-export async function checkStage({ content, table, markdown, addresses, earlier }: CheckInput, theme: Theme): Promise<Staged<null>> {
+export async function checkStage({ content, table, markdown, addresses, earlier, strict }: CheckInput, theme: Theme): Promise<Staged<null>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -35,7 +38,21 @@ export async function checkStage({ content, table, markdown, addresses, earlier 
       return moved && { to: moved.to, file: moved.file };
     },
   };
-  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found))]);
+  const rules = editorialFindings(content, theme.languages, strict === true);
+  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
+}
+
+/**
+ * What the site's editorial rules find: warnings at file:line, or (strict) errors with their
+ * code frame. None while the rules file did not load (its own errors are reported).
+ */
+export function editorialFindings(content: SiteContent, languages: readonly string[], strict: boolean): { errors: ContentError[]; warnings: ContentWarning[] } {
+  const rules = content.rules;
+  if (!rules?.value) return { errors: [], warnings: [] };
+  const findings = checkEditorialRules(content, rules.value, languages);
+  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })) };
+  const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
+  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [] };
 }
 
 /** The theme's own checks; none while a file they read did not load (its own errors are reported). */

@@ -2,7 +2,7 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { listFiles } from "../../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
@@ -68,6 +69,8 @@ export interface SiteContent<Site = unknown, Meta extends object = Record<string
   articles: Article<Meta>[];
   /** JSON data tables by name (`note-tools` for content/data/note-tools.json). */
   data: Map<string, LocatedFile<unknown>>;
+  /** The site's editorial rules (`rules.yaml` of the content folder), when it has that file. */
+  rules?: LocatedFile<EditorialRules>;
   /**
    * The settings, collection and data files that did not load (their errors are reported):
    * each is still here, by its name, with an undefined `value`. Only a build that has errors
@@ -168,6 +171,8 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
     collections[name] = orUnavailable(await loadYamlFile(path.join(root, file), schema, display, errors), path.join(root, file));
   }
   const data = await loadDataFiles(path.join(root, "data"), display, errors, orUnavailable);
+  const rulesFile = path.join(root, RULES_FILE);
+  const rules = existsSync(rulesFile) ? orUnavailable(await loadYamlFile(rulesFile, editorialRulesSchema, display, errors), rulesFile) : undefined;
   const failed = new Map<string, FailedArticle>();
   const parsed: ArticleStore = new Map();
   const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
@@ -179,7 +184,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const draftRoutes = new Set(articles.filter((a) => isLeftOut(a, options.drafts)).map((a) => a.route));
   // The one place the theme's types are given to the content: its schemas validated every value
   // (a file that did not validate is named in `unavailable`, and the build has its errors).
-  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, articles: visible, unavailable } as unknown as ContentOf<Site, Shape, Collections>;
+  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, ...(rules ? { rules } : {}), articles: visible, unavailable } as unknown as ContentOf<Site, Shape, Collections>;
   return { content, errors, failed, warnings, parsed };
 }
 

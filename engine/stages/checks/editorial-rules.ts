@@ -1,0 +1,347 @@
+/**
+ * A site's editorial rules: `rules.yaml` in its content folder, read by the load stage and
+ * checked here on every build and every dev save. The engine knows the kinds of rule; which
+ * rules a site has, and the words it uses to tell its authors, are the site's data (as Vale
+ * declares substitution, existence and conditional rules in files of their own).
+ *
+ * Each rule is a named entry of the file with a `kind` (their schema: load/rules-model.ts), the files it reads (`files`,
+ * patterns relative to the content folder: `*` any name, `**` any folders; an article's whole
+ * text, front matter included, for `substitution`; its Markdown body for the others), the
+ * language it reads (`lang`: an article's own; a YAML or JSON file is in the site's first
+ * language), and the `message` an author reads, whose `{braces}` the check fills in.
+ *
+ * What a rule finds is a warning at file:line (an error under `--strict`): it never stops a
+ * build by itself, nor changes a page.
+ */
+import type { Article, LocatedFile, SiteContent } from "../load/content.js";
+import type { EditorialRule, EditorialRules } from "../load/rules-model.js";
+import { markdownOf } from "../load/content.js";
+import { locate } from "../../lib/yaml-source.js";
+
+/** What a rule found: where, and what the author reads. */
+export interface RuleFinding {
+  rule: string;
+  file: string;
+  line: number;
+  column?: number;
+  message: string;
+  /** The file's text, for a code frame. */
+  source: string;
+}
+
+/** Each kind's findings, by name, in the engine's words: a rule's `message` says them in the site's. */
+const DEFAULT_MESSAGES: Record<EditorialRule["kind"], Record<string, string>> = {
+  substitution: { found: "write `{use}`, not `{found}`" },
+  requires: { missing: "this text speaks of `{found}`: say what the rule needs, or link the article that does" },
+  "block-field": { missing: "an item of `::{block}` ({item}) has no `{field}`: add it, or say in it that there is none" },
+  "update-note": {
+    date: "the update note `{title}` gives no date: an update says when the change came",
+    link: "the update note `{title}` links nothing: an update links its official source",
+  },
+  "pull-quote": {
+    nowhere: "this pull quote copies no sentence of its article: write the sentence in the text, then copy it here",
+    before: "this pull quote comes before the sentence it copies: move it after that sentence",
+    "other-section": "this pull quote is under another heading than the sentence it copies: move it into that sentence's section",
+    "right-under": "this pull quote is right under the sentence it copies, so the same words are read twice in a row: move it a paragraph or more down",
+  },
+  "later-links": { later: "this links {route}, dated {date}, after this text: link it only inside an update note dated since" },
+  "paragraph-length": { long: "this paragraph has {words} words (at most {max}): split it" },
+};
+
+/** The message of one finding of a rule: the rule's own (for this finding, or for all), else the engine's. */
+function messageOf(rule: EditorialRule, finding: string): string {
+  const own = typeof rule.message === "string" ? rule.message : rule.message?.[finding];
+  return own ?? DEFAULT_MESSAGES[rule.kind][finding]!;
+}
+
+const fill = (template: string, values: Record<string, string | number>) => template.replace(/\{(\w+)\}/g, (all, key: string) => (key in values ? String(values[key]) : all));
+
+/** A file a rule may read: an article, or a YAML/JSON file of the content. */
+interface Text {
+  file: string;
+  /** Relative to the content folder, `/`-separated: what `files` patterns match. */
+  relative: string;
+  lang: string;
+  source: string;
+  article?: Article;
+}
+
+/** A glob (`*`, `**`) as a regular expression over a `/`-separated path. */
+function globPattern(glob: string): RegExp {
+  const body = glob
+    .split(/(\*\*\/?|\*)/)
+    .map((part) => (part === "**" || part === "**/" ? "(?:.*/)?" + (part === "**" ? ".*" : "") : part === "*" ? "[^/]*" : part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${body}$`);
+}
+
+/** Link targets, bare addresses and e-mail addresses blanked out, column for column: what a reader reads. */
+export function readable(line: string): string {
+  const blank = (match: string) => " ".repeat(match.length);
+  return line
+    .replace(/(?<=\]\()[^)\s]*(?:\s+"[^"]*")?(?=\))/g, blank)
+    .replace(/https?:\/\/\S+/g, blank)
+    .replace(/\S+@\S+\.\S+/g, blank);
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A container block (`:::name{attrs}` … `:::`) of a body: its name, title, lines. */
+interface Container {
+  name: string;
+  title?: string;
+  /** Line of `:::name` (1-based). */
+  line: number;
+  /** Line of its closing `:::` (the last line of the body when it is not closed). */
+  end: number;
+  text: string;
+}
+
+function attributesOf(text: string | undefined): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const match of (text ?? "").matchAll(/([\w-]+)="([^"]*)"/g)) attributes[match[1]!] = match[2]!;
+  return attributes;
+}
+
+/** The container blocks of a body, each with its lines (bodies keep their file's line numbers). */
+function containersOf(lines: readonly string[]): Container[] {
+  const found: Container[] = [];
+  const open: { name: string; title?: string; line: number }[] = [];
+  lines.forEach((text, index) => {
+    const opening = /^:::([\w-]+)(\{[^}\n]*\})?[ \t]*$/.exec(text);
+    if (opening) open.push({ name: opening[1]!, title: attributesOf(opening[2]).title, line: index + 1 });
+    else if (/^:::[ \t]*$/.test(text) && open.length > 0) {
+      const block = open.pop()!;
+      found.push({ ...block, end: index + 1, text: lines.slice(block.line, index).join("\n") });
+    }
+  });
+  for (const block of open) found.push({ ...block, end: lines.length, text: lines.slice(block.line).join("\n") });
+  return found.sort((a, b) => a.line - b.line);
+}
+
+/** A block of a body between blank lines: its first line, its text, and whether it is a heading. */
+interface Paragraph {
+  line: number;
+  text: string;
+  heading: boolean;
+  /** Prose (not a heading, a block directive, a table, a fence or a code line). */
+  prose: boolean;
+}
+
+/** The blocks of a body: runs of lines between blank lines (a list item starts one of its own); fenced code left out. */
+function paragraphsOf(lines: readonly string[]): Paragraph[] {
+  const found: Paragraph[] = [];
+  let current: { line: number; lines: string[] } | undefined;
+  let fence = false;
+  const close = () => {
+    if (!current) return;
+    const text = current.lines.join("\n");
+    const heading = /^#{1,6}\s/.test(text);
+    const prose = !heading && !/^(:::?|\||```|~~~|\s{4})/.test(text);
+    found.push({ line: current.line, text, heading, prose });
+    current = undefined;
+  };
+  lines.forEach((text, index) => {
+    if (/^(```|~~~)/.test(text)) {
+      close();
+      fence = !fence;
+      return;
+    }
+    if (fence) return;
+    if (text.trim() === "" || /^:::/.test(text)) return close();
+    if (/^\s*([-*+]|\d+[.)])\s/.test(text) || /^#{1,6}\s/.test(text) || /^::[\w-]/.test(text)) close();
+    if (current) current.lines.push(text);
+    else current = { line: index + 1, lines: [text] };
+    if (/^#{1,6}\s/.test(text) || /^::[\w-]/.test(text)) close();
+  });
+  close();
+  return found;
+}
+
+/** Text as a pull quote is compared: emphasis marks, curly quotes and spacing left out. */
+const normalize = (text: string) =>
+  readable(text)
+    .replace(/\[([^\]]*)\]\(\s*\)/g, "$1")
+    .replace(/[*_]/g, "")
+    .replace(/[“”]/g, '"')
+    .replace(/[‘’]/g, "'")
+    .replace(/\s+/g, " ")
+    .trim();
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
+
+/** Whether `later` falls after `earlier` (ISO dates, "2025-08-04" or "2025-08"), compared at the coarser of the two. */
+export function isAfter(later: string, earlier: string): boolean {
+  const length = Math.min(later.length, earlier.length);
+  return later.slice(0, length) > earlier.slice(0, length);
+}
+
+/** The ISO date (`2025-11-20`, or `2025-11`) a text names through the named groups of `date`. */
+function dateIn(text: string, date: RegExp): string | undefined {
+  const groups = date.exec(text)?.groups;
+  if (!groups?.year || !groups.month) return undefined;
+  const two = (n: string) => n.padStart(2, "0");
+  return `${groups.year}-${two(groups.month)}${groups.day ? `-${two(groups.day)}` : ""}`;
+}
+
+const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Every inline link of a body: its target (a title after it left out) and line. */
+function linksOf(lines: readonly string[]): { target: string; line: number }[] {
+  return lines.flatMap((text, index) => [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => ({ target: m[1]!, line: index + 1 })));
+}
+
+/**
+ * Checks `content` against `rules`. `languages` are the site's, its first the language of a
+ * file that is not an article. Only the rules' own data and the content are read: nothing is
+ * kept between runs.
+ */
+export function checkEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[]): RuleFinding[] {
+  const prefix = content.site.file.replace(/site\.yaml$/, "");
+  const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
+  const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
+  const texts: Text[] = [
+    ...content.articles.map((article) => ({ file: article.file, relative: relative(article.file), lang: article.lang, source: article.source, article })),
+    ...others.filter((f) => f.source !== "").map((f) => ({ file: f.file, relative: relative(f.file), lang: languages[0] ?? "", source: f.source })),
+  ];
+  const bodies = new Map<Article, string[]>();
+  const bodyOf = (article: Article) => {
+    let lines = bodies.get(article);
+    if (!lines) bodies.set(article, (lines = markdownOf(article).split("\n")));
+    return lines;
+  };
+  const byRoute = new Map<string, Article[]>();
+  for (const article of content.articles) byRoute.set(article.route, [...(byRoute.get(article.route) ?? []), article]);
+
+  const findings: RuleFinding[] = [];
+  for (const [name, rule] of Object.entries(rules)) {
+    const globs = (rule.files ?? ["articles/**"]).map(globPattern);
+    const chosen = texts.filter((t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang));
+    const report = (text: Pick<Text, "file" | "source">, line: number, finding: string, values: Record<string, string | number>, column?: number) =>
+      findings.push({ rule: name, file: text.file, line, column, source: text.source, message: fill(messageOf(rule, finding), values) });
+
+    if (rule.kind === "substitution") {
+      const forms = Object.entries(rule.swap).map(([wrong, right]) => {
+        // A form that differs from the right one only in capitals (CAGED for Caged) is matched exactly.
+        const caseOnly = wrong.toLowerCase() === right.toLowerCase();
+        return { right, match: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(wrong)}(?![\\p{L}\\p{N}])`, caseOnly ? "gu" : "giu") };
+      });
+      for (const text of chosen) {
+        text.source.split("\n").forEach((line, index) => {
+          const shown = readable(line);
+          for (const form of forms) for (const m of shown.matchAll(form.match)) report(text, index + 1, "found", { found: m[0], use: form.right }, m.index + 1);
+        });
+      }
+      continue;
+    }
+
+    const articles = chosen.filter((t) => t.article);
+    if (rule.kind === "requires") {
+      const when = new RegExp(rule.when, "iu");
+      const needs = new RegExp(rule.needs, "iu");
+      const said = new Map<Article, boolean>();
+      const says = (article: Article) => {
+        if (!said.has(article)) said.set(article, needs.test(bodyOf(article).map(readable).join("\n")));
+        return said.get(article)!;
+      };
+      for (const text of articles) {
+        const lines = bodyOf(text.article!);
+        const at = lines.findIndex((line) => when.test(readable(line)));
+        if (at < 0 || says(text.article!)) continue;
+        const linked = linksOf(lines).some(({ target }) => (byRoute.get(target.split("#")[0]!) ?? []).some((other) => other !== text.article && says(other)));
+        if (!linked) report(text, at + 1, "missing", { found: when.exec(readable(lines[at]!))![0] });
+      }
+    } else if (rule.kind === "block-field") {
+      for (const text of articles) {
+        const article = text.article!;
+        bodyOf(article).forEach((line, index) => {
+          const directive = new RegExp(`^::${escapeRegExp(rule.block)}(\\{[^}\\n]*\\})?[ \\t]*$`).exec(line);
+          if (!directive) return;
+          const attributes = attributesOf(directive[1]);
+          const file = attributes.src === undefined ? undefined : content.data.get(attributes.src.replace(/\.json$/, ""));
+          const key = attributes.data ?? camelCase(rule.block);
+          const items = file ? file.value : article.frontMatter[key];
+          if (!Array.isArray(items)) return;
+          items.forEach((item: unknown, i) => {
+            const value = item && typeof item === "object" ? (item as Record<string, unknown>)[rule.field] : undefined;
+            if (typeof value === "string" ? value.trim() !== "" : value !== undefined && value !== null) return;
+            const label = item && typeof item === "object" ? Object.values(item).find((v) => typeof v === "string") : undefined;
+            const values = { block: rule.block, field: rule.field, item: typeof label === "string" ? label : `#${i + 1}` };
+            if (file) report(file, locate(file, [i])?.line ?? 1, "missing", values);
+            else report(text, locate(article, [key, i])?.line ?? index + 1, "missing", values);
+          });
+        });
+      }
+    } else if (rule.kind === "update-note") {
+      const title = new RegExp(rule.title, "u");
+      const date = new RegExp(rule.date, "u");
+      for (const text of articles) {
+        for (const note of containersOf(bodyOf(text.article!))) {
+          if (note.name !== rule.container || note.title === undefined || !title.test(note.title)) continue;
+          if (!dateIn(note.title, date)) report(text, note.line, "date", { title: note.title });
+          if (!/\]\([^)\s]+/.test(note.text)) report(text, note.line, "link", { title: note.title });
+        }
+      }
+    } else if (rule.kind === "pull-quote") {
+      for (const text of articles) {
+        const lines = bodyOf(text.article!);
+        for (const quote of containersOf(lines).filter((c) => c.name === rule.container)) {
+          const problem = pullQuoteProblem(lines, quote);
+          if (problem) report(text, quote.line, problem, {});
+        }
+      }
+    } else if (rule.kind === "later-links") {
+      const notes = rule.notes === undefined ? undefined : rules[rule.notes];
+      const noteRule = notes?.kind === "update-note" ? { container: notes.container, title: new RegExp(notes.title, "u"), date: new RegExp(notes.date, "u") } : undefined;
+      const dateOf = (route: string) => (byRoute.get(route) ?? []).map((a) => a.meta.date?.iso).find((d): d is string => d !== undefined);
+      for (const text of articles) {
+        const own = text.article!.meta.date?.iso;
+        if (!own) continue;
+        const lines = bodyOf(text.article!);
+        const dated = noteRule
+          ? containersOf(lines).flatMap((c) => (c.name === noteRule.container && c.title !== undefined && noteRule.title.test(c.title) ? [{ ...c, date: dateIn(c.title, noteRule.date) }] : []))
+          : [];
+        for (const link of linksOf(lines)) {
+          if (!link.target.startsWith("/")) continue;
+          const route = link.target.split("#")[0]!;
+          const date = dateOf(route);
+          if (!date || !isAfter(date, own)) continue;
+          const note = dated.find((n) => n.line < link.line && link.line < n.end);
+          if (note?.date && !isAfter(date, note.date)) continue;
+          report(text, link.line, "later", { route, date });
+        }
+      }
+    } else if (rule.kind === "paragraph-length") {
+      for (const text of articles) {
+        for (const paragraph of paragraphsOf(bodyOf(text.article!))) {
+          if (!paragraph.prose) continue;
+          const words = readable(paragraph.text).match(WORD)?.length ?? 0;
+          if (words > rule.max) report(text, paragraph.line, "long", { words, max: rule.max });
+        }
+      }
+    }
+  }
+  return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+}
+
+/**
+ * What is wrong with where a pull quote stands (a finding's name), or undefined: it copies a
+ * sentence said before it (not after it, nor nowhere), in the same section (no heading
+ * between), and not in the paragraph right above it (the same words twice in a row).
+ */
+function pullQuoteProblem(lines: readonly string[], quote: Container): "nowhere" | "before" | "other-section" | "right-under" | undefined {
+  const words = normalize(quote.text);
+  if (words === "") return undefined;
+  const before = lines.slice(0, quote.line - 1);
+  const after = lines.slice(quote.end);
+  const paragraphs = paragraphsOf(before);
+  const source = paragraphs.map((p) => normalize(p.text).includes(words)).lastIndexOf(true);
+  if (source < 0) {
+    if (normalize(before.join("\n")).includes(words)) return undefined;
+    return normalize(after.join("\n")).toLowerCase().includes(words.toLowerCase()) ? "before" : "nowhere";
+  }
+  const between = paragraphs.slice(source + 1);
+  if (between.some((p) => p.heading)) return "other-section";
+  if (between.length === 0) return "right-under";
+  return undefined;
+}

@@ -1,0 +1,176 @@
+/**
+ * A site's editorial rules (content/rules.yaml, issue 41): each kind of rule finding what it
+ * should and nothing else, at file:line, as warnings a build prints and, with `strict`,
+ * errors that stop it.
+ */
+import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { buildSite, SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
+import { loadContent } from "../engine/stages/load/content.js";
+import { checkEditorialRules, isAfter } from "../engine/stages/checks/editorial-rules.js";
+import { formatError, formatWarning } from "../engine/lib/errors.js";
+import { theme } from "../templates/theme.js";
+import { editedFixture, projectRoot } from "./helpers.js";
+
+/** An article of the fixture's folder, with its front matter. */
+const article = (title: string, date: string, body: string, extra = "") => `---\ntitle: ${title}\ndate: ${date}\n${extra}---\n\n${body}\n`;
+
+/** What the rules of `rules` find in the basic fixture with `edits`, as "file:line: message" (file relative to the fixture). */
+async function findings(rules: string, edits: Record<string, string> = {}): Promise<string[]> {
+  const dir = await editedFixture("basic", { "rules.yaml": rules, ...edits });
+  const { content, errors } = await loadContent(dir, theme, { projectRoot: dir });
+  expect(errors.map(formatError)).toEqual([]);
+  return checkEditorialRules(content!, content!.rules!.value, theme.languages).map((f) => `${f.file}:${f.line}: ${f.message}`);
+}
+
+describe("editorial rules, each kind", () => {
+  it("substitution: a wrong form at its line and column; a form differing in capitals only is matched exactly; addresses do not count", async () => {
+    const rules = "grafia:\n  kind: substitution\n  files: ['articles/**', cards.yaml]\n  message: 'use {use}, não {found}'\n  swap:\n    on-line: online\n    CAGED: Caged\n";
+    const found = await findings(rules, {
+      "articles/novo.md": article("Novo", "02/09/2025", "Cursos On-line e o Novo Caged.\n\nO [CAGED](https://x.org/on-line) e seu@on-line.com; dados do CAGED."),
+    });
+    expect(found).toEqual(["articles/novo.md:6: use online, não On-line", "articles/novo.md:8: use Caged, não CAGED", "articles/novo.md:8: use Caged, não CAGED"]);
+  });
+
+  it("substitution: `lang` reads only the texts in that language; a YAML file is in the site's first language", async () => {
+    const rules = "grafia:\n  kind: substitution\n  lang: en\n  files: ['articles/**', cards.yaml]\n  swap:\n    conversa: conversation\n";
+    const found = await findings(rules);
+    expect(found.every((line) => line.startsWith("articles/primeiro.en.md"))).toBe(true);
+  });
+
+  it("requires: a text that speaks of one thing names the other, or links an article that does", async () => {
+    const rules = "saque:\n  kind: requires\n  when: 'saldo do FGTS'\n  needs: 'saque-aniversário'\n  message: 'fala de “{found}” sem o saque-aniversário'\n";
+    const found = await findings(rules, {
+      "articles/sem-aviso.md": article("Sem aviso", "02/09/2025", "Primeiro parágrafo.\n\nVocê saca o saldo do FGTS."),
+      "articles/com-aviso.md": article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado no saque-aniversário."),
+      "articles/com-link.md": article("Com link", "02/09/2025", "O saldo do FGTS: veja [o aviso](/com-aviso)."),
+    });
+    expect(found).toEqual(["articles/sem-aviso.md:8: fala de “saldo do FGTS” sem o saque-aniversário"]);
+  });
+
+  it("block-field: an item of a block's data without the field, at its line of the front matter", async () => {
+    const found = await findings("fontes:\n  kind: block-field\n  block: stat-cards\n  field: source\n");
+    // primeiro.md's `statCards` (`::stat-cards`): neither of its two figures has a source.
+    expect(found).toEqual([
+      "articles/primeiro.md:12: an item of `::stat-cards` (83%) has no `source`: add it, or say in it that there is none",
+      "articles/primeiro.md:14: an item of `::stat-cards` (6 em 10) has no `source`: add it, or say in it that there is none",
+    ]);
+  });
+
+  it("update-note: a note whose title says it is an update gives a date and links its source", async () => {
+    const rules = "notas:\n  kind: update-note\n  title: '^Atualização'\n  date: '(?<day>\\d{2})/(?<month>\\d{2})/(?<year>\\d{4})'\n  message:\n    date: 'sem data: {title}'\n    link: 'sem link: {title}'\n";
+    const note = (title: string, text: string) => `:::note{title="${title}"}\n${text}\n:::`;
+    const found = await findings(rules, {
+      "articles/notas.md": article(
+        "Notas",
+        "02/09/2025",
+        [note("Atualização: a ordem de 20/11/2025", "A [ordem](https://x.gov/ordem) mudou."), note("Atualização: depois", "Mudou."), note("Um aviso", "Sem data nem link.")].join("\n\n"),
+      ),
+    });
+    expect(found).toEqual(["articles/notas.md:10: sem data: Atualização: depois", "articles/notas.md:10: sem link: Atualização: depois"]);
+  });
+
+  it("pull-quote: copies a sentence said before it, in its section, not in the paragraph right above", async () => {
+    const quote = ":::quote\nA frase que importa.\n:::";
+    const found = await findings("destaques:\n  kind: pull-quote\n", {
+      "articles/primeiro.md": article("Primeiro artigo", "01/09/2025", "Sem destaque."),
+      "articles/bom.md": article("Bom", "02/09/2025", `Um parágrafo. A frase **que importa**.\n\nOutro parágrafo.\n\n${quote}`),
+      "articles/antes.md": article("Antes", "02/09/2025", `Começo.\n\n${quote}\n\nDepois vem ela. A frase que importa.`),
+      "articles/colado.md": article("Colado", "02/09/2025", `Um parágrafo. A frase que importa.\n\n${quote}`),
+      "articles/secao.md": article("Seção", "02/09/2025", `A frase que importa.\n\n## Outra seção\n\nOutro assunto.\n\n${quote}`),
+      "articles/nenhum.md": article("Nenhum", "02/09/2025", `Um texto.\n\n${quote}`),
+    });
+    expect(found).toEqual([
+      "articles/antes.md:8: this pull quote comes before the sentence it copies: move it after that sentence",
+      "articles/colado.md:8: this pull quote is right under the sentence it copies, so the same words are read twice in a row: move it a paragraph or more down",
+      "articles/nenhum.md:8: this pull quote copies no sentence of its article: write the sentence in the text, then copy it here",
+      "articles/secao.md:12: this pull quote is under another heading than the sentence it copies: move it into that sentence's section",
+    ]);
+  });
+
+  it("later-links: a link to an article dated after the text, except in an update note dated since", async () => {
+    const rules =
+      "notas:\n  kind: update-note\n  title: '^Atualização'\n  date: '(?<day>\\d{2})/(?<month>\\d{2})/(?<year>\\d{4})'\ndatas:\n  kind: later-links\n  notes: notas\n  message: '{route} é de {date}'\n";
+    const found = await findings(rules, {
+      "articles/velho.md": article(
+        "Velho",
+        "01/08/2025",
+        [
+          "Veja [o novo](/novo) e [o primeiro](/primeiro#seção-inicial).",
+          ':::note{title="Atualização: 20/11/2025"}\nDepois veio [o novo](/novo) e [o mais novo](/mais-novo), com a [fonte](https://x.gov/a).\n:::',
+        ].join("\n\n"),
+      ),
+      "articles/novo.md": article("Novo", "10/10/2025", "Novo."),
+      "articles/mais-novo.md": article("Mais novo", "01/12/2025", "Mais novo."),
+    });
+    expect(found).toEqual(["articles/velho.md:6: /novo é de 2025-10-10", "articles/velho.md:6: /primeiro é de 2025-09-01", "articles/velho.md:9: /mais-novo é de 2025-12-01"]);
+    expect(isAfter("2025-09-19", "2025-08")).toBe(true);
+    expect(isAfter("2025-08-04", "2025-08")).toBe(false);
+  });
+
+  it("paragraph-length: a paragraph longer than the site's limit, at its first line; each item of a list is one; a table and a heading are not", async () => {
+    const long = Array.from({ length: 12 }, (_, i) => `palavra${i}`).join(" ");
+    const body = [`## Um título de muitas palavras ${long}`, `${long}\ncontinua na linha seguinte.`, `- ${long}`, `| ${long} |\n|---|`, "Curto."].join("\n\n");
+    const found = await findings("paragrafos:\n  kind: paragraph-length\n  max: 10\n", {
+      "articles/primeiro.md": article("Primeiro artigo", "01/09/2025", "Curto."),
+      "articles/longo.md": article("Longo", "02/09/2025", body),
+    });
+    expect(found).toEqual(["articles/longo.md:8: this paragraph has 16 words (at most 10): split it", "articles/longo.md:11: this paragraph has 12 words (at most 10): split it"]);
+  });
+});
+
+describe("the rules file", () => {
+  it("a mistake in it (an unknown kind, a regular expression that does not compile, a missing update-note rule) is an error at its line", async () => {
+    const rules = "um:\n  kind: sbstitution\n  swap: { a: b }\ndois:\n  kind: requires\n  when: '(sem fim'\n  needs: x\ntres:\n  kind: later-links\n  notes: notas\n";
+    const dir = await editedFixture("basic", { "rules.yaml": rules });
+    const { errors } = await loadContent(dir, theme, { projectRoot: dir });
+    const shown = errors.map((e) => `${path.basename(e.file)}:${e.line}`);
+    expect(shown).toEqual(expect.arrayContaining(["rules.yaml:2", "rules.yaml:6"]));
+    const all = errors.map(formatError).join("\n");
+    expect(all).toContain("not a valid regular expression");
+  });
+
+  it("a site without one is checked against nothing", async () => {
+    const dir = await editedFixture("basic", {});
+    const { content } = await loadContent(dir, theme, { projectRoot: dir });
+    expect(content!.rules).toBeUndefined();
+  });
+});
+
+describe("a build with editorial rules", () => {
+  const rules = "fontes:\n  kind: block-field\n  block: stat-cards\n  field: source\n  message: 'o número “{item}” não tem fonte'\n";
+
+  it("prints what they find as warnings at file:line, and publishes the site", async () => {
+    const dir = await editedFixture("basic", { "rules.yaml": rules });
+    const result = await buildSite({ contentDir: dir, projectRoot, theme, writer: new MemoryWriter() });
+    expect(result.ok).toBe(true);
+    const shown = result.warnings.map(formatWarning).map((w) => w.replace(path.relative(projectRoot, dir), "<content>"));
+    expect(shown).toEqual(expect.arrayContaining(["warning <content>/articles/primeiro.md:12: o número “83%” não tem fonte [fontes]"]));
+  });
+
+  it("a save that runs no stage (a file of public/ copied) keeps them: the dev pages' panel does not lose them", async () => {
+    const dir = await editedFixture("basic", { "rules.yaml": rules });
+    const publicDir = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
+    const builder = new SiteBuilder({ contentDir: dir, projectRoot, theme, publicDir, drafts: true });
+    const writer = new MemoryWriter();
+    const first = await builder.build(writer);
+    const ours = (warnings: { message: string }[]) => warnings.filter((w) => w.message.endsWith("[fontes]")).map((w) => w.message);
+    expect(ours(first.warnings)).toHaveLength(2);
+    await writeFile(path.join(publicDir, "robots.txt"), "User-agent: *\n");
+    const copied = await builder.update([path.join(publicDir, "robots.txt")], writer);
+    expect(copied.changed).toEqual(["robots.txt"]);
+    expect(ours(copied.warnings)).toEqual(ours(first.warnings));
+  });
+
+  it("with strict (--strict, CI=true), stops the build with each as an error: file:line, code frame and what to do", async () => {
+    const dir = await editedFixture("basic", { "rules.yaml": rules });
+    const result = await buildSite({ contentDir: dir, projectRoot, theme, writer: new MemoryWriter(), strict: true });
+    expect(result.ok).toBe(false);
+    const printed = result.errors.map(formatError).join("\n\n");
+    expect(printed).toMatch(/articles\/primeiro\.md:12: o número “83%” não tem fonte \[fontes\]\n.*\n.*\n> 12 \|   - value: "83%"/);
+    expect(printed).toContain("hint: a rule of");
+  });
+});
