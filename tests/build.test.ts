@@ -199,6 +199,8 @@ describe("bad input fails the build and keeps the last good output", () => {
     const root = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
     await mkdir(path.join(root, "dist"), { recursive: true });
     await writeFile(path.join(root, "dist", "old.txt"), "old");
+    // An earlier build's folder (its up-to-date note says so): a folder of other files is refused (cli.test.ts).
+    await writeFile(path.join(root, "dist", ".cafe-build.json"), "{}\n");
     const result = await buildInto(fixture("basic"), path.join(root, "dist"));
     expect(result.ok).toBe(true);
     const publicFiles = (await readdir(path.join(projectRoot, "public"), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());

@@ -49,6 +49,46 @@ describe("npm run build", () => {
   }, 60_000);
 });
 
+describe("npm run build refuses an output that would delete what it did not make", () => {
+  /** Every file below a folder (names only), to see that a refused build touched nothing. */
+  const names = async (dir: string) => (await readdir(dir, { recursive: true })).sort();
+
+  it("the site's folder, a folder above it, its content, public or theme folders, a folder of someone else's files: one line, exit 1, nothing touched", async () => {
+    const project = await projectCopy(["engine", "client", "templates", "public", "content"]);
+    const foreign = await mkdtemp(path.join(tmpdir(), "cafe-foreign-"));
+    await writeFile(path.join(foreign, "notes.txt"), "mine");
+    const before = await names(project);
+    const cases: [string, RegExp][] = [
+      [".", /the output folder \. is the site's folder itself/],
+      ["/", /the output folder \/ is above the site's folder/],
+      ["..", /is above the site's folder/],
+      ["content", /the output folder content is the content folder/],
+      ["content/articles", /the output folder content\/articles is inside the content folder \(content\)/],
+      ["public", /is the public folder/],
+      ["templates", /is a folder of the site's code \(templates\)/],
+      [foreign, /holds files that no build made \(notes\.txt\)/],
+    ];
+    for (const [out, message] of cases) {
+      const result = await run(process.execPath, ["engine/launch.mjs", "build", "--out", out], { cwd: project, env: { ...process.env, NO_COLOR: "1" } }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(result.code, out).toBe(1);
+      expect(result.stderr, out).toMatch(message);
+      expect(result.stderr, out).toMatch(/Nothing was touched; .*choose an output folder of its own \(--out DIR, or `out` in cafe\.config\.ts\)/);
+      expect(result.stderr.trim().split("\n"), out).toHaveLength(1);
+      expect(result.stdout, out).not.toMatch(/Built|Building/);
+    }
+    // Nothing moved, nothing deleted, no `.builds` folder made beside any of them.
+    expect(await names(project)).toEqual(before);
+    expect(await readdir(foreign)).toEqual(["notes.txt"]);
+    expect(await readdir(path.dirname(foreign))).not.toContain(`${path.basename(foreign)}.builds`);
+    // A folder a build made is still replaced, build after build.
+    expect((await run(process.execPath, ["engine/launch.mjs", "build", "--out", "site"], { cwd: project })).stdout).toMatch(/Built \d+ pages into site/);
+    expect((await run(process.execPath, ["engine/launch.mjs", "build", "--out", "site", "--force"], { cwd: project })).stdout).toMatch(/Built \d+ pages into site/);
+  }, 180_000);
+});
+
 describe("a second site's build script (tests/fixtures/notebook/build.ts)", () => {
   it("builds through the engine's public face in about ten lines, as npm run build does", async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "notebook-")), "dist");

@@ -183,6 +183,8 @@ describe("atomic output", () => {
       // The first publication, from a plain folder (as sites built before the switch have).
       await mkdir(out);
       await writeFile(path.join(out, "index.html"), "the previous site");
+      // Its up-to-date note says a build made it (a folder of other files is never replaced).
+      await writeFile(path.join(out, ".cafe-build.json"), "{}\n");
       const build = (killAt = "") =>
         new Promise<number | null>((resolve) => {
           const child = spawn(tsx, ["tests/kill-build.ts", fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });

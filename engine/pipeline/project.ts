@@ -10,6 +10,7 @@ import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { BuildCache } from "../incremental/build-cache.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
+import { outputConflict } from "../stages/write/output-folder.js";
 import { RECORD_FILE } from "../stages/routes/published-routes.js";
 import { fileFailure, printErrors, printWarnings } from "../lib/report.js";
 import { ContentError } from "../lib/errors.js";
@@ -61,6 +62,12 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const codeFolders = [...options.themeFolders, options.engineFolder ?? path.relative(projectRoot, ENGINE_DIR)];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
   const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
+  // An output that would replace the site, its content or its code is refused before anything is read or written.
+  const conflict = outputConflict(outDir, { root: projectRoot, contentDir, publicDir, codeFolders }, shownOut);
+  if (conflict) {
+    console.error(`Build failed: ${conflict}.`);
+    return 1;
+  }
   const inputs = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
   if (!options.force && (await isUpToDate(outDir, inputs))) {
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
