@@ -9,7 +9,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { baseFrontMatter, engineSiteSettings, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
+import { baseFrontMatter, engineSiteSettings, routePath, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 
@@ -452,6 +452,24 @@ export function parseArticle(
     };
   }
   const fromPath = routeFromPath(relative, model.languages);
+  if (meta.route === undefined) {
+    // The file's name is the route: it passes the rules a `route:` key does (a space, an accent,
+    // a `;` or a backslash in a name would reach the sitemap, the redirects and the record of published addresses).
+    const checked = routePath.safeParse(fromPath.route);
+    if (!checked.success) {
+      return {
+        errors: [
+          new ContentError({
+            file,
+            line: 1,
+            source,
+            message: `the file's name gives it the route ${JSON.stringify(fromPath.route)}, which is not one: a route ${checked.error.issues[0]!.message}`,
+            hint: "rename the file with lowercase letters, digits and hyphens only (e.g. artigo-transicao.md), or give it a `route:` in the front matter",
+          }),
+        ],
+      };
+    }
+  }
   const parsed: ParsedArticle = {
     route: meta.route ?? fromPath.route,
     lang: meta.lang ?? fromPath.lang ?? model.languages[0]!,
