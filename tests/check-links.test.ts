@@ -83,6 +83,13 @@ beforeAll(async () => {
     if (url === "/to-metadata") return send(302, { Location: "http://169.254.169.254/latest/meta-data/" });
     if (url === "/to-private") return send(301, { Location: "https://10.1.2.3/router" });
     if (url === "/to-mapped") return send(307, { Location: `http://[::ffff:169.254.169.254]/` });
+    const waitThenMove = /^\/wait-then-move\/(\d+)$/.exec(url);
+    if (waitThenMove) {
+      // Each hop first answers 503 asking to wait a second, then moves on for good to the next.
+      const n = (hopCount.get(url) ?? 0) + 1;
+      hopCount.set(url, n);
+      return n === 1 ? send(503, { "Retry-After": "1" }) : send(301, { Location: `/wait-then-move/${Number(waitThenMove[1]) + 1}` });
+    }
     const hop = /^\/hop\/(\d+)$/.exec(url);
     if (hop) {
       // Every hop first asks to wait a second, then sends on to the next: 11 hops.
@@ -230,6 +237,12 @@ describe("the time a link is given", () => {
     const answer = await ask("/hop/1", { linkBudgetMs: 2000 });
     expect(performance.now() - started).toBeLessThan(3500);
     expect(answer).toEqual({ kind: "unverified", status: 429, reason: "no final answer within the 2 s a link is given (429 with Retry-After: 1); try again later" });
+  });
+
+  it("a link whose hops answer 503 with Retry-After then 301 is not verified once its time runs out (never a crash)", async () => {
+    // The time left for a request is a fraction of a millisecond past a whole number once a wait was served.
+    const answer = await ask("/wait-then-move/1", { linkBudgetMs: 3000, timeoutMs: 2500 });
+    expect(answer).toEqual({ kind: "unverified", status: 503, reason: "no final answer within the 3 s a link is given (503 with Retry-After: 1); try again later" });
   });
 });
 

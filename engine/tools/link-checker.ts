@@ -389,7 +389,8 @@ export class LinkChecker {
   private once(url: string, method: "HEAD" | "GET", deadline: number): Promise<Reply | { error: string; outOfTime?: boolean } | { refused: Refused }> {
     const left = deadline - performance.now();
     if (left <= 0) return Promise.resolve({ error: "out of time", outOfTime: true });
-    const timeoutMs = Math.min(this.o.timeoutMs, left);
+    // A whole number of milliseconds: AbortSignal.timeout throws a RangeError on a fraction (what is left of the link's time is one).
+    const timeoutMs = Math.max(1, Math.ceil(Math.min(this.o.timeoutMs, left)));
     const target = new URL(url);
     const client = target.protocol === "https:" ? https : http;
     return new Promise((resolve) => {
