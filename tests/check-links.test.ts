@@ -264,6 +264,35 @@ describe("offline", () => {
     const busy = new Map([...answers, ["https://c.example/", { answer: { kind: "unverified", status: 429, reason: "busy" } as LinkAnswer, cached: false }]]);
     expect(linkReport(new Map(), new Map(), busy).offline).toBe(false);
   });
+  it("kept answers count as answers: a run whose sites answered from the last day's checks is not offline", () => {
+    const failed: LinkAnswer = { kind: "dead", reason: "the host does not exist (DNS lookup failed)" };
+    const urls = ["https://a.example/x", "https://b.example/z"];
+    const answers = new Map<string, { answer: LinkAnswer; cached: boolean }>([
+      ...urls.map((u) => [u, { answer: failed, cached: false }] as const),
+      ["http://127.0.0.1:4000/vivo", { answer: { kind: "ok", status: 200 }, cached: true }],
+      ["http://127.0.0.1:4000/morto", { answer: { kind: "dead", status: 410, reason: "410 Gone" }, cached: true }],
+    ]);
+    const report = linkReport(new Map([...answers.keys()].map((u) => [u, ["/a"]])), new Map(), answers);
+    expect(report.offline).toBe(false);
+    expect(report.dead).toBe(3);
+    expect(report.summary).toMatch(/\(2 answered from the last day's checks\): 3 dead/);
+  });
+
+  it("offline, the one line also says how many links to local addresses were not asked", () => {
+    const failed: LinkAnswer = { kind: "dead", reason: "the connection was refused" };
+    const local: LinkAnswer = { kind: "unverified", reason: "not asked: 127.0.0.1 is a loopback address (--allow-private asks such addresses)" };
+    const answers = new Map<string, { answer: LinkAnswer; cached: boolean }>([
+      ["https://a.example/x", { answer: failed, cached: false }],
+      ["https://b.example/z", { answer: failed, cached: false }],
+      ["http://127.0.0.1:4000/a", { answer: local, cached: false }],
+      ["http://127.0.0.1:4000/b", { answer: local, cached: false }],
+    ]);
+    const report = linkReport(new Map(), new Map(), answers);
+    expect(report.offline).toBe(true);
+    expect(report.summary).toBe(
+      "No site answered at all: every one of the 2 links to 2 sites failed before any answer (the connection was refused). Is this machine offline? No link is reported dead; check again once connected. 2 links to local addresses were not asked (--allow-private asks them).",
+    );
+  });
 });
 
 describe("the answers of the last day", () => {
