@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -110,6 +110,30 @@ describe("npm run move on a copy of the real site", () => {
     expect(await refusal("/nao-existe/Maiusculas")).toMatch(/is not a route/);
     expect(await move(dir, "/artigo-inovacao-hr", "/x").catch((e: ContentError) => e.hint)).toBe("did you mean /artigo-inovacao-rh?");
     expect(await snapshot(dir)).toEqual(before);
+  }, 60_000);
+
+  it("refuses, changing nothing, whatever the build would refuse: the site's own addresses, a page, a public file's address, a file name that is no route", async () => {
+    const dir = await siteCopy();
+    const publicDir = path.join(path.dirname(dir), "public");
+    await cp(path.join(projectRoot, "public"), publicDir, { recursive: true });
+    await writeFile(path.join(publicDir, "sobre.html"), "<!doctype html><title>Sobre</title>");
+    await mkdir(path.join(publicDir, "docs"));
+    await writeFile(path.join(publicDir, "docs", "guia"), "guia");
+    const before = await snapshot(dir);
+    const publicBefore = await snapshot(publicDir);
+    const refusal = (to: string) => moveArticle({ projectRoot, contentDir: dir, theme, from: "/artigo-inovacao-rh", to, publicDir }).then(() => "moved", (e: ContentError) => `${e.message} (${e.hint})`);
+    for (const reserved of ["/404", "/index", "/feed", "/sitemap", "/assets", "/assets/x"]) {
+      expect(await refusal(reserved), reserved).toMatch(/^the route \/\S+ is reserved by the site/);
+    }
+    expect(await refusal("/")).toBe("/ is the home page, not an article's route (choose another route)");
+    expect(await refusal(path.join(dir, "articles/index.md"))).toBe("/ is the home page, not an article's route (choose another route)");
+    expect(await refusal("/sobre")).toMatch(/^\/sobre is answered by the file .*public\/sobre\.html \(choose another route, or rename that file\)$/);
+    expect(await refusal("/docs/guia")).toMatch(/^\/docs\/guia is answered by the file .*public\/docs\/guia /);
+    expect(await refusal(path.join(dir, "articles/Foo Bar.md"))).toMatch(/Foo Bar\.md' is not a route/);
+    expect(await refusal(path.join(dir, "articles/café.md"))).toMatch(/café\.md' is not a route/);
+    expect(await refusal(`/${"a".repeat(140)}`)).toMatch(/is 141 characters long; a route, alias or redirect may have at most 128/);
+    expect(await snapshot(dir)).toEqual(before);
+    expect(await snapshot(publicDir)).toEqual(publicBefore);
   }, 60_000);
 
   it("refuses while git says the article has changes not committed, and moves it once they are", async () => {

@@ -30,11 +30,16 @@ import { listFiles } from "../lib/files.js";
 import { nearest } from "../lib/yaml-source.js";
 import { routePath } from "../stages/load/content-model.js";
 import { loadContent, routeFromPath, type ContentModel } from "../stages/load/content.js";
+import { isDerived, isReservedRoute, tooLong, type RouteModel } from "../stages/routes/routes.js";
+import { listPublicFiles } from "../stages/write/public-files.js";
 
 export interface MoveOptions {
   projectRoot: string;
   contentDir: string;
-  theme: ContentModel;
+  /** The theme: its content model, and (when given) its pages, whose routes are taken. */
+  theme: ContentModel & Partial<Pick<RouteModel, "pages" | "derivedPages">>;
+  /** The site's public/ folder (default `<projectRoot>/public`): a route one of its files answers is taken. */
+  publicDir?: string;
   /** The article's route (`/artigo-transicao`) or its file (`content/articles/artigo-transicao.md`). */
   from: string;
   /** Its new route, or its new file. */
@@ -56,7 +61,7 @@ interface Edit {
 }
 
 /** Moves an article and rewrites what pointed at it; throws a ContentError (nothing changed) when it must refuse. */
-export async function moveArticle({ projectRoot, contentDir, theme, from, to }: MoveOptions): Promise<MoveReport> {
+export async function moveArticle({ projectRoot, contentDir, theme, from, to, publicDir = path.join(projectRoot, "public") }: MoveOptions): Promise<MoveReport> {
   const shown = (file: string) => path.relative(process.cwd(), file) || file;
   const articlesDir = path.join(contentDir, "articles");
   const refuse = (message: string, hint: string): never => {
@@ -65,7 +70,7 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
   const { content, failed } = await loadContent(contentDir, theme, { drafts: true, projectRoot });
   const articles = content?.articles ?? [];
   const oldRoute = routeOf(from, articlesDir, theme.languages) ?? refuse(`'${from}' is not a route or an article's file`, "write the route, like /artigo-transicao, or the file, like content/articles/artigo-transicao.md");
-  const newRoute = routeOf(to, articlesDir, theme.languages) ?? refuse(`'${to}' is not a route`, "a route is lowercase letters, digits and hyphens, like /carreira/novo-nome");
+  const newRoute = routeOf(to, articlesDir, theme.languages) ?? refuse(`'${to}' is not a route`, "a route (or the name of an article's file) is lowercase letters, digits and hyphens, like /carreira/novo-nome");
   const moving = articles.filter((a) => a.route === oldRoute);
   const broken = [...failed].find(([, f]) => f.route === oldRoute);
   if (broken) refuse(`${broken[0]} does not load`, "fix the errors `npm run build` shows for it, then move it");
@@ -76,7 +81,17 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
   if (newRoute === oldRoute) refuse(`${oldRoute} is already the article's route`, "give the new route as the second argument");
   const main = moving.find((a) => a.lang === theme.languages[0]) ?? moving[0]!;
 
-  // The new address must be free: no page, no other article's alias, no redirect.
+  // The new address must be one the build takes: not the site's own, not too long, no page of the theme's, no file of public/.
+  const pageRoutes = theme.pages && content ? safePages(() => theme.pages!(content).map((p) => p.path)) : [];
+  if (newRoute === "/" || pageRoutes.includes(newRoute)) refuse(`${newRoute} is ${newRoute === "/" ? "the home page" : "a page of the site"}, not an article's route`, "choose another route");
+  if (isReservedRoute(newRoute)) refuse(`the route ${newRoute} is reserved by the site (its 404 page, assets, feed and sitemap)`, "choose another route");
+  const long = tooLong(newRoute, "the route");
+  if (long) refuse(long, "choose a shorter route");
+  if (isDerived(theme.derivedPages, newRoute)) refuse(`${newRoute} is an address of the pages the site makes from its articles (${theme.derivedPages!.join(", ")})`, "choose another route");
+  const served = listPublicFiles(publicDir);
+  const publicFile = [newRoute.slice(1), `${newRoute.slice(1)}.html`].find((f) => served.has(f));
+  if (publicFile) refuse(`${newRoute} is answered by the file ${path.relative(process.cwd(), path.join(publicDir, publicFile))}`, "choose another route, or rename that file");
+  // The new address must be free: no other article, no other article's alias, no redirect.
   const holders = articles.filter((a) => a.route === newRoute);
   const holder = holders.find((a) => a.lang === theme.languages[0]) ?? holders[0];
   if (holder) refuse(`${newRoute} is the route of ${holder.file}`, "choose another route, or move that article first");
@@ -142,13 +157,27 @@ function describeEdit({ links, entries }: Edit): string {
   return parts.filter(Boolean).join(", ");
 }
 
-/** The route an argument names: a route as it is, an article's file as its path gives it. */
+/**
+ * The route an argument names: a route as it is, an article's file as its path gives it; a
+ * file's name must make a route (as the build checks it: content.ts), or it names none.
+ */
 function routeOf(arg: string, articlesDir: string, languages: readonly string[]): string | undefined {
+  let route = arg;
   if (arg.endsWith(".md")) {
     const relative = path.relative(articlesDir, path.resolve(arg));
-    return relative.startsWith("..") ? undefined : routeFromPath(relative, languages).route;
+    if (relative.startsWith("..") || path.isAbsolute(relative)) return undefined;
+    route = routeFromPath(relative, languages).route;
   }
-  return routePath.safeParse(arg).success ? arg : undefined;
+  return routePath.safeParse(route).success ? route : undefined;
+}
+
+/** The routes of the theme's pages; none when they cannot be listed (a file they read does not load: the build says so). */
+function safePages(list: () => string[]): string[] {
+  try {
+    return list();
+  } catch {
+    return [];
+  }
 }
 
 /** `.en` for `x.en.md` (a translation), "" for `x.md`. */
