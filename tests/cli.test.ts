@@ -181,6 +181,36 @@ describe("npm run build when the record of published addresses is missing", () =
   }, 60_000);
 });
 
+describe("npm run build when the record of published addresses was emptied or cut short", () => {
+  it("stops as when it is missing, names what it lost, and leaves the site and the record as they were", async () => {
+    const content = await editedFixture("basic", { "articles/solto.md": "---\ntitle: Um artigo solto\n---\n\nTexto.\n" });
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-record-")), "site");
+    expect((await build(content, out)).code).toBe(0);
+    const record = path.join(content, "published-routes.txt");
+    const whole = await readFile(record, "utf8");
+    // `: > published-routes.txt`, and an article deleted with it.
+    await writeFile(record, "");
+    await rm(path.join(content, "articles/solto.md"));
+    const stopped = await build(content, out);
+    expect(stopped.code).toBe(1);
+    const shown = shownPath(projectRoot, record);
+    expect(stopped.stderr.trim().split("\n")).toHaveLength(1);
+    expect(stopped.stderr).toMatch(new RegExp(`^Build failed: ${shown.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} leaves out 4 of the 4 pages .* publishes \\(/, /guia/so-titulo, /primeiro, …\\): .*emptied or cut short`));
+    expect(stopped.stderr).toContain(`Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes`);
+    expect(stopped.stdout).not.toContain("Recorded");
+    expect(await readFile(record, "utf8")).toBe("");
+    expect(await readFile(path.join(out, "solto.html"), "utf8")).toContain("Um artigo solto");
+    // Only the header left: the same.
+    await writeFile(record, whole.split("\n").filter((l) => l.startsWith("#")).join("\n") + "\n");
+    expect((await build(content, out)).code).toBe(1);
+    // Restored, the build goes on and says the deleted article's address is still promised.
+    await writeFile(record, whole);
+    const restored = await build(content, out);
+    expect(restored.code).toBe(1);
+    expect(restored.stderr).toContain("/solto was published and nothing answers it now");
+  }, 60_000);
+});
+
 /**
  * Folders the build cannot write: for a user, a read-only folder. Root writes anything, so as
  * root the build runs as `nobody` (setpriv), over a temporary folder of its own, with its own

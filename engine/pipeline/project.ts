@@ -11,7 +11,7 @@ import { BuildCache } from "../incremental/build-cache.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { outputConflict } from "../stages/write/output-folder.js";
-import { RECORD_FILE } from "../stages/routes/published-routes.js";
+import { readPublishedRoutes, RECORD_FILE } from "../stages/routes/published-routes.js";
 import { fileFailure, printErrors, printWarnings } from "../lib/report.js";
 import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
@@ -101,6 +101,17 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     );
     return 1;
   }
+  // Emptied or cut short (`: > published-routes.txt`, a bad merge), it would let the addresses it lost go as a missing one would.
+  const shortRecord = writer.hadSite && !options.newPublishedRoutes ? recordShortOf(recordFile, writer.publishedFiles) : undefined;
+  if (shortRecord) {
+    await writer.abort();
+    const shown = shownPath(projectRoot, recordFile);
+    console.error(
+      `Build failed: ${shown} leaves out ${shortRecord.missing.length} of the ${shortRecord.pages} pages ${shownOut} publishes (${shortRecord.missing.slice(0, 3).join(", ")}${shortRecord.missing.length > 3 ? ", …" : ""}): that file records every address the site has published, so that none stops answering unnoticed, and it was emptied or cut short. ` +
+        `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownOut} was left as it was.`,
+    );
+    return 1;
+  }
   // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   let result: BuildResult;
@@ -150,4 +161,18 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const unchanged = result.routes.length - result.rendered;
   console.log(`Built ${result.routes.length} pages into ${shownOut} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`);
   return 0;
+}
+
+/**
+ * The pages the published site holds (its record's `.html` files, the 404 aside) that the
+ * record of published addresses does not list, when they are more than half of them: the
+ * record was emptied or cut short. Undefined when it is whole enough, missing (said apart) or
+ * the published site's files are not known.
+ */
+function recordShortOf(recordFile: string, published: readonly string[] | undefined): { pages: number; missing: string[] } | undefined {
+  if (!published || !existsSync(recordFile)) return undefined;
+  const pages = published.filter((f) => f.endsWith(".html") && f !== "404.html").map((f) => (f === "index.html" ? "/" : `/${f.slice(0, -".html".length)}`));
+  const listed = new Set(readPublishedRoutes(recordFile).routes.map((r) => r.route));
+  const missing = pages.filter((route) => !listed.has(route)).sort();
+  return pages.length > 0 && missing.length * 2 > pages.length ? { pages: pages.length, missing } : undefined;
 }

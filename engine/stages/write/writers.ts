@@ -165,6 +165,11 @@ export class FolderWriter implements SiteWriter {
     return this.layout?.live !== undefined;
   }
 
+  /** The files of the published build as its record lists them, once `begin` read it; undefined when it has none (an older build, or no site). */
+  get publishedFiles(): readonly string[] | undefined {
+    return this.liveFiles && [...this.liveFiles.keys()];
+  }
+
   /** True once this build's site is the one `<outDir>` names (whatever fails after that, it is published). */
   get published(): boolean {
     return this.switched;
