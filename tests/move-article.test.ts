@@ -15,7 +15,9 @@ import { promisify } from "node:util";
 import { moveArticle } from "../engine/tools/move-article.js";
 import { ContentError } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
-import { buildInMemory, projectRoot } from "./helpers.js";
+import { buildInMemory, fixture, projectRoot } from "./helpers.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 
 const run = promisify(execFile);
 
@@ -155,6 +157,62 @@ describe("npm run move on a copy of the real site", () => {
     const moved = await move(dir, "/artigo-inovacao-rh", "/inovacao-rh");
     expect(moved.lines[0]).toMatch(/^Moved .*artigo-inovacao-rh\.md → .*inovacao-rh\.md \(alias \/artigo-inovacao-rh added\)$/);
     expect(await readFile(path.join(dir, "articles/inovacao-rh.md"), "utf8")).toContain("Um parágrafo novo, ainda não registrado.");
+  }, 60_000);
+
+  it("rewrites a link however its address is written (escapes, entities, percent-escapes), and the URL of a link whose text holds a code span", async () => {
+    const dir = await siteCopy();
+    const file = path.join(dir, "articles/artigo-transicao.md");
+    const links = [
+      "[x](/artigo\\-sistema\\-notas)",
+      "[y](/artigo&#45;sistema-notas#como)",
+      "[z](/artigo%2Dsistema-notas)",
+      "[`](/artigo-sistema-notas)` code](/artigo-sistema-notas)",
+      "[w](</artigo-sistema-notas> \"o título\")",
+    ];
+    await writeFile(file, `${await readFile(file, "utf8")}\n${links.join("\n\n")}\n`);
+    await move(dir, "/artigo-sistema-notas", "/sistema-de-notas");
+    const text = await readFile(file, "utf8");
+    expect(text).toContain("[x](/sistema-de-notas)");
+    expect(text).toContain("[y](/sistema-de-notas#como)");
+    expect(text).toContain("[z](/sistema-de-notas)");
+    // The code span is the text of the link, as written; its URL is rewritten.
+    expect(text).toContain("[`](/artigo-sistema-notas)` code](/sistema-de-notas)");
+    expect(text).toContain('[w](</sistema-de-notas> "o título")');
+    // Left naming the old address: the code span (text, on purpose) and the moved article's alias.
+    expect((await mentions(dir, "/artigo-sistema-notas")).sort()).toEqual(["articles/artigo-transicao.md", "articles/sistema-de-notas.md"]);
+  }, 60_000);
+
+  it("moved into another folder, an article's own images (body and cover) still resolve, and the site builds", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-move-images-"));
+    await cp(fixture("images"), root, { recursive: true });
+    const dir = path.join(root, "content");
+    await moveArticle({ projectRoot, contentDir: dir, theme, from: "/com-fotos", to: "/galeria/fotos", publicDir: path.join(root, "public") });
+    const text = await readFile(path.join(dir, "articles/galeria/fotos.md"), "utf8");
+    expect(text).toMatch(/src: "?\.\.\/com-fotos\/capa\.jpg"?/);
+    expect(text).toContain("](../com-fotos/equipe.jpg)");
+    expect(text).toContain("](/images/grafico.png)");
+    const writer = new MemoryWriter();
+    const built = await buildSite({ contentDir: dir, publicDir: path.join(root, "public"), projectRoot, theme, writer });
+    expect(built.errors.map((e) => e.message)).toEqual([]);
+    expect(writer.text("galeria/fotos.html")).toMatch(/<img[^>]+equipe/);
+  }, 60_000);
+
+  it("stops when git cannot answer (a damaged index, a repository of another user), unless told --force", async () => {
+    const dir = await siteCopy();
+    const git = (...args: string[]) => run("git", ["-c", "user.name=Cris", "-c", "user.email=cris@example.org", ...args], { cwd: dir });
+    await git("init", "-q");
+    await git("add", ".");
+    await git("commit", "-qm", "content");
+    await writeFile(path.join(dir, ".git/index"), "not an index");
+    const before = await snapshot(dir);
+    const error = await move(dir, "/artigo-inovacao-rh", "/inovacao-rh").catch((e: ContentError) => e);
+    expect(error).toBeInstanceOf(ContentError);
+    expect((error as ContentError).message).toMatch(/^git could not say whether the article has changes not committed: .*index/);
+    expect((error as ContentError).hint).toMatch(/--force/);
+    expect(await snapshot(dir)).toEqual(before);
+    const forced = await moveArticle({ projectRoot, contentDir: dir, theme, from: "/artigo-inovacao-rh", to: "/inovacao-rh", force: true });
+    expect(forced.lines[0]).toMatch(/^\(git could not answer, --force: the uncommitted-changes check was skipped/);
+    expect(existsSync(path.join(dir, "articles/inovacao-rh.md"))).toBe(true);
   }, 60_000);
 
   it("as a command: prints each file it changed and exits 0; without a new route, says how to call it and exits 2", async () => {
