@@ -195,7 +195,7 @@ describe("npm run build when the record of published addresses was emptied or cu
     expect(stopped.code).toBe(1);
     const shown = shownPath(projectRoot, record);
     expect(stopped.stderr.trim().split("\n")).toHaveLength(1);
-    expect(stopped.stderr).toMatch(new RegExp(`^Build failed: ${shown.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} leaves out 4 of the 4 pages .* publishes \\(/, /guia/so-titulo, /primeiro, …\\): .*emptied or cut short`));
+    expect(stopped.stderr).toMatch(new RegExp(`^Build failed: ${shown.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} lists 0 addresses, but .* publishes 4 pages; it leaves out 4 \\(/, /guia/so-titulo, /primeiro, …\\): .*emptied or cut short`));
     expect(stopped.stderr).toContain(`Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes`);
     expect(stopped.stdout).not.toContain("Recorded");
     expect(await readFile(record, "utf8")).toBe("");

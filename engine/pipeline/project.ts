@@ -107,7 +107,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     await writer.abort();
     const shown = shownPath(projectRoot, recordFile);
     console.error(
-      `Build failed: ${shown} leaves out ${shortRecord.missing.length} of the ${shortRecord.pages} pages ${shownOut} publishes (${shortRecord.missing.slice(0, 3).join(", ")}${shortRecord.missing.length > 3 ? ", …" : ""}): that file records every address the site has published, so that none stops answering unnoticed, and it was emptied or cut short. ` +
+      `Build failed: ${shown} lists ${shortRecord.listed} address${shortRecord.listed === 1 ? "" : "es"}, but ${shownOut} publishes ${shortRecord.pages} pages; it leaves out ${shortRecord.missing.length} (${shortRecord.missing.slice(0, 3).join(", ")}${shortRecord.missing.length > 3 ? ", …" : ""}): that file records every address the site has published, so that none stops answering unnoticed, and it was emptied or cut short. ` +
         `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownOut} was left as it was.`,
     );
     return 1;
@@ -164,15 +164,16 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
 }
 
 /**
- * The pages the published site holds (its record's `.html` files, the 404 aside) that the
- * record of published addresses does not list, when they are more than half of them: the
- * record was emptied or cut short. Undefined when it is whole enough, missing (said apart) or
- * the published site's files are not known.
+ * When the record of published addresses lists fewer than half as many addresses as the
+ * published site has pages (its build record's `.html` files, the 404 aside), it was emptied
+ * or cut short: how many pages, how many listed, and the pages it leaves out. Undefined when
+ * it is long enough (another content folder built into the same output is not judged here),
+ * missing (said apart) or the published site's files are not known.
  */
-function recordShortOf(recordFile: string, published: readonly string[] | undefined): { pages: number; missing: string[] } | undefined {
+function recordShortOf(recordFile: string, published: readonly string[] | undefined): { pages: number; listed: number; missing: string[] } | undefined {
   if (!published || !existsSync(recordFile)) return undefined;
   const pages = published.filter((f) => f.endsWith(".html") && f !== "404.html").map((f) => (f === "index.html" ? "/" : `/${f.slice(0, -".html".length)}`));
   const listed = new Set(readPublishedRoutes(recordFile).routes.map((r) => r.route));
-  const missing = pages.filter((route) => !listed.has(route)).sort();
-  return pages.length > 0 && missing.length * 2 > pages.length ? { pages: pages.length, missing } : undefined;
+  if (pages.length === 0 || listed.size * 2 >= pages.length) return undefined;
+  return { pages: pages.length, listed: listed.size, missing: pages.filter((route) => !listed.has(route)).sort() };
 }
