@@ -122,3 +122,11 @@ describe("pathological Markdown (issue 40, point 9)", () => {
     expect(result.html).toContain("citação");
   });
 });
+
+describe("IPv6 literals in links (issue 40, point 14)", () => {
+  it("keep their brackets: the address is the one written", () => {
+    const { doc, errors } = render("[c](http://[::1]:47003/c) e [d](https://[2001:db8::1]/x?q=1) e [e]\n\n[e]: http://[fe80::1%25eth0]/\n");
+    expect(errors).toEqual([]);
+    expect([...doc.querySelectorAll("a")].map((a) => a.getAttribute("href"))).toEqual(["http://[::1]:47003/c", "https://[2001:db8::1]/x?q=1", "http://[fe80::1%25eth0]/"]);
+  });
+});

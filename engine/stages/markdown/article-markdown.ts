@@ -18,6 +18,7 @@ import { visit, SKIP } from "unist-util-visit";
 import GithubSlugger from "github-slugger";
 import { VFile } from "vfile";
 import type { Root, Nodes, Parents, Text } from "mdast";
+import type { Element, Root as HastRoot } from "hast";
 import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
 import { ContentError, UnavailableError, type ContentWarning } from "../../lib/errors.js";
@@ -119,12 +120,27 @@ function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pip
       passNode: false,
     } as const;
     const rehypeOptions = theme.markdownLabels?.(lang) ?? {};
-    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
-    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
+    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
+    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
     found = { full: full as unknown as Processor, lean: lean as unknown as Processor };
     byLang.set(lang, found);
   }
   return found;
+}
+
+/**
+ * Gives an IPv6 host its brackets back (`http://[::1]:8080/`): turning Markdown into HTML
+ * percent-encodes them (`%5B::1%5D`), which names no host.
+ */
+function rehypeIpv6Hosts() {
+  return (tree: HastRoot) => {
+    visit(tree, "element", (element: Element) => {
+      for (const name of ["href", "src"] as const) {
+        const value = element.properties[name];
+        if (typeof value === "string") element.properties[name] = value.replace(/^(https?:\/\/(?:[^/?#@]*@)?)%5B([0-9a-f:.]+(?:%25[\w.~-]+)?)%5D/i, "$1[$2]");
+      }
+    });
+  };
 }
 
 /**
