@@ -144,7 +144,7 @@ describe("bad input fails the build and keeps the last good output", () => {
     expect(seen.filter((name) => name.endsWith(".tmp"))).toEqual([]);
     expect(seen).toContain(".cafe-build.json");
     expect(await isUpToDate(out, "inputs")).toBe(true);
-    expect((await readdir(path.join(root, "dist.builds"))).filter((name) => name.startsWith("note-"))).toEqual([]);
+    expect((await readdir(path.join(root, "dist.builds"))).filter((name) => name.startsWith(".cafe-build.json-"))).toEqual([]);
   });
 
   it("a data row whose link is not http(s) names the data file and line", async () => {

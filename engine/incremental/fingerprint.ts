@@ -72,7 +72,7 @@ export async function recordBuild(outDir: string, inputs: string): Promise<void>
   // Aside and renamed over the old one: never half a note, and a read-only old one is replaced.
   // Written first into the build folders beside the site (swept there if a kill leaves it), never into the published site.
   const builds = `${path.resolve(outDir)}.builds`;
-  const temp = existsSync(builds) ? path.join(builds, `note-${process.pid}`) : undefined;
+  const temp = existsSync(builds) ? path.join(builds, `${MANIFEST}-${process.pid}`) : undefined;
   await writeFileAtomic(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`, { mkdirs: false, temp });
 }
 

@@ -18,7 +18,6 @@ import { visit, SKIP } from "unist-util-visit";
 import GithubSlugger from "github-slugger";
 import { VFile } from "vfile";
 import type { Root, Nodes, Parents, Text } from "mdast";
-import type { Element, Root as HastRoot } from "hast";
 import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
 import { ContentError, UnavailableError, type ContentWarning } from "../../lib/errors.js";
@@ -133,11 +132,12 @@ function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pip
  * percent-encodes them (`%5B::1%5D`), which names no host.
  */
 function rehypeIpv6Hosts() {
-  return (tree: HastRoot) => {
-    visit(tree, "element", (element: Element) => {
+  // The HTML tree (hast), typed only as far as it is read here.
+  return (tree: { type: string }) => {
+    visit(tree, "element", (element: { type: string; properties?: Record<string, unknown> }) => {
       for (const name of ["href", "src"] as const) {
-        const value = element.properties[name];
-        if (typeof value === "string") element.properties[name] = value.replace(/^(https?:\/\/(?:[^/?#@]*@)?)%5B([0-9a-f:.]+(?:%25[\w.~-]+)?)%5D/i, "$1[$2]");
+        const value = element.properties?.[name];
+        if (typeof value === "string") element.properties![name] = value.replace(/^(https?:\/\/(?:[^/?#@]*@)?)%5B([0-9a-f:.]+(?:%25[\w.~-]+)?)%5D/i, "$1[$2]");
       }
     });
   };
