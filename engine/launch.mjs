@@ -43,6 +43,8 @@ const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pn
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
 /** The bundle's record, written last: a bundle without it is not complete. */
 const MANIFEST = "bundle.json";
+/** The files every bundle has (its entry points `cli` and `dev-builder`): a record without them is damaged. */
+const ENTRY_FILES = ["cli.js", "dev-builder.js"];
 /** The record's format: a launcher that records otherwise changes it. */
 const FORMAT = 3;
 const NODE_MAJOR = process.versions.node.split(".")[0];
@@ -127,6 +129,9 @@ function currentRecord(dir, root) {
     return undefined;
   }
   if (manifest?.format !== FORMAT || manifest.node !== NODE_MAJOR || !Array.isArray(manifest.inputs) || !Array.isArray(manifest.outputs)) return undefined;
+  // A record that lists nothing (no source read, no file made, no entry point) is a damaged one: it would vouch for any code.
+  const made = new Set(manifest.outputs.map((output) => Array.isArray(output) && output[0]));
+  if (manifest.inputs.length === 0 || !ENTRY_FILES.every((file) => made.has(file))) return undefined;
   if (!manifest.inputs.every((input) => unchanged(root, input))) return undefined;
   // Its own files whole: a truncated or half-deleted bundle is made again, never run. Each is
   // read and hashed only when its size or time is not the recorded one (reading the whole

@@ -214,6 +214,12 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
   summary?(article: Article<FrontMatterOf<Shape>>): string | undefined;
   /** Labels the Markdown toolchain prints (footnotes), per language. */
   markdownLabels?(lang: string): { footnoteLabel: string; footnoteBackLabel: string } | undefined;
+  /**
+   * How large and how deeply nested an article's body may be (beyond, it is an error at its
+   * file, never minutes of parsing or a crash): `maxBytes` (default 1,000,000) and `maxDepth`,
+   * quotes, list items or brackets nested on one line (default 100).
+   */
+  markdownLimits?: { maxBytes?: number; maxDepth?: number };
   /** The column images are shown in; without it, pictures are sized to the viewport. */
   images?: ThemeImages;
   /** One picture per page for links shared on social networks; without it, pages have none. */

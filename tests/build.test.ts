@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
-import { lstat, mkdtemp, readdir, readFile, symlink, writeFile, mkdir } from "node:fs/promises";
+import { existsSync, watch } from "node:fs";
+import { lstat, mkdtemp, readdir, readFile, realpath, symlink, writeFile, mkdir } from "node:fs/promises";
+import { isUpToDate, recordBuild } from "../engine/incremental/fingerprint.js";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSite } from "../engine/pipeline/site-builder.js";
@@ -128,6 +129,24 @@ describe("bad input fails the build and keeps the last good output", () => {
     return buildSite({ contentDir, projectRoot, theme, writer });
   }
 
+  it("the up-to-date note is written aside outside the published site: no temporary file ever appears in it (a kill then would leave one there)", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-note-"));
+    const out = path.join(root, "dist");
+    expect((await buildInto(fixture("basic"), out)).ok).toBe(true);
+    const seen: string[] = [];
+    const watcher = watch(await realpath(out), (_event, name) => seen.push(String(name)));
+    try {
+      await recordBuild(out, "inputs");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      watcher.close();
+    }
+    expect(seen.filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(seen).toContain(".cafe-build.json");
+    expect(await isUpToDate(out, "inputs")).toBe(true);
+    expect((await readdir(path.join(root, "dist.builds"))).filter((name) => name.startsWith(".cafe-build.json-"))).toEqual([]);
+  });
+
   it("a data row whose link is not http(s) names the data file and line", async () => {
     const dir = await editedFixture("basic", {
       "data/tools.json": (s) => s.replace("https://keep.google.com", "javascript:alert(1)"),
@@ -199,6 +218,8 @@ describe("bad input fails the build and keeps the last good output", () => {
     const root = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
     await mkdir(path.join(root, "dist"), { recursive: true });
     await writeFile(path.join(root, "dist", "old.txt"), "old");
+    // An earlier build's folder (its up-to-date note says so): a folder of other files is refused (cli.test.ts).
+    await writeFile(path.join(root, "dist", ".cafe-build.json"), "{}\n");
     const result = await buildInto(fixture("basic"), path.join(root, "dist"));
     expect(result.ok).toBe(true);
     const publicFiles = (await readdir(path.join(projectRoot, "public"), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());

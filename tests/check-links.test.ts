@@ -83,6 +83,13 @@ beforeAll(async () => {
     if (url === "/to-metadata") return send(302, { Location: "http://169.254.169.254/latest/meta-data/" });
     if (url === "/to-private") return send(301, { Location: "https://10.1.2.3/router" });
     if (url === "/to-mapped") return send(307, { Location: `http://[::ffff:169.254.169.254]/` });
+    const waitThenMove = /^\/wait-then-move\/(\d+)$/.exec(url);
+    if (waitThenMove) {
+      // Each hop first answers 503 asking to wait a second, then moves on for good to the next.
+      const n = (hopCount.get(url) ?? 0) + 1;
+      hopCount.set(url, n);
+      return n === 1 ? send(503, { "Retry-After": "1" }) : send(301, { Location: `/wait-then-move/${Number(waitThenMove[1]) + 1}` });
+    }
     const hop = /^\/hop\/(\d+)$/.exec(url);
     if (hop) {
       // Every hop first asks to wait a second, then sends on to the next: 11 hops.
@@ -231,6 +238,12 @@ describe("the time a link is given", () => {
     expect(performance.now() - started).toBeLessThan(3500);
     expect(answer).toEqual({ kind: "unverified", status: 429, reason: "no final answer within the 2 s a link is given (429 with Retry-After: 1); try again later" });
   });
+
+  it("a link whose hops answer 503 with Retry-After then 301 is not verified once its time runs out (never a crash)", async () => {
+    // The time left for a request is a fraction of a millisecond past a whole number once a wait was served.
+    const answer = await ask("/wait-then-move/1", { linkBudgetMs: 3000, timeoutMs: 2500 });
+    expect(answer).toEqual({ kind: "unverified", status: 503, reason: "no final answer within the 3 s a link is given (503 with Retry-After: 1); try again later" });
+  });
 });
 
 describe("offline", () => {
@@ -250,6 +263,35 @@ describe("offline", () => {
     expect(linkReport(new Map(), new Map(), oneSite).offline).toBe(false);
     const busy = new Map([...answers, ["https://c.example/", { answer: { kind: "unverified", status: 429, reason: "busy" } as LinkAnswer, cached: false }]]);
     expect(linkReport(new Map(), new Map(), busy).offline).toBe(false);
+  });
+  it("kept answers count as answers: a run whose sites answered from the last day's checks is not offline", () => {
+    const failed: LinkAnswer = { kind: "dead", reason: "the host does not exist (DNS lookup failed)" };
+    const urls = ["https://a.example/x", "https://b.example/z"];
+    const answers = new Map<string, { answer: LinkAnswer; cached: boolean }>([
+      ...urls.map((u) => [u, { answer: failed, cached: false }] as const),
+      ["http://127.0.0.1:4000/vivo", { answer: { kind: "ok", status: 200 }, cached: true }],
+      ["http://127.0.0.1:4000/morto", { answer: { kind: "dead", status: 410, reason: "410 Gone" }, cached: true }],
+    ]);
+    const report = linkReport(new Map([...answers.keys()].map((u) => [u, ["/a"]])), new Map(), answers);
+    expect(report.offline).toBe(false);
+    expect(report.dead).toBe(3);
+    expect(report.summary).toMatch(/\(2 answered from the last day's checks\): 3 dead/);
+  });
+
+  it("offline, the one line also says how many links to local addresses were not asked", () => {
+    const failed: LinkAnswer = { kind: "dead", reason: "the connection was refused" };
+    const local: LinkAnswer = { kind: "unverified", reason: "not asked: 127.0.0.1 is a loopback address (--allow-private asks such addresses)" };
+    const answers = new Map<string, { answer: LinkAnswer; cached: boolean }>([
+      ["https://a.example/x", { answer: failed, cached: false }],
+      ["https://b.example/z", { answer: failed, cached: false }],
+      ["http://127.0.0.1:4000/a", { answer: local, cached: false }],
+      ["http://127.0.0.1:4000/b", { answer: local, cached: false }],
+    ]);
+    const report = linkReport(new Map(), new Map(), answers);
+    expect(report.offline).toBe(true);
+    expect(report.summary).toBe(
+      "No site answered at all: every one of the 2 links to 2 sites failed before any answer (the connection was refused). Is this machine offline? No link is reported dead; check again once connected. 2 links to local addresses were not asked (--allow-private asks them).",
+    );
   });
 });
 

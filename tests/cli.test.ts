@@ -79,6 +79,46 @@ describe("npm run build with editorial rules (content/rules.yaml)", () => {
   }, 120_000);
 });
 
+describe("npm run build refuses an output that would delete what it did not make", () => {
+  /** Every file below a folder (names only), to see that a refused build touched nothing. */
+  const names = async (dir: string) => (await readdir(dir, { recursive: true })).sort();
+
+  it("the site's folder, a folder above it, its content, public or theme folders, a folder of someone else's files: one line, exit 1, nothing touched", async () => {
+    const project = await projectCopy(["engine", "client", "templates", "public", "content"]);
+    const foreign = await mkdtemp(path.join(tmpdir(), "cafe-foreign-"));
+    await writeFile(path.join(foreign, "notes.txt"), "mine");
+    const before = await names(project);
+    const cases: [string, RegExp][] = [
+      [".", /the output folder \. is the site's folder itself/],
+      ["/", /the output folder \/ is above the site's folder/],
+      ["..", /is above the site's folder/],
+      ["content", /the output folder content is the content folder/],
+      ["content/articles", /the output folder content\/articles is inside the content folder \(content\)/],
+      ["public", /is the public folder/],
+      ["templates", /is a folder of the site's code \(templates\)/],
+      [foreign, /holds files that no build made \(notes\.txt\)/],
+    ];
+    for (const [out, message] of cases) {
+      const result = await run(process.execPath, ["engine/launch.mjs", "build", "--out", out], { cwd: project, env: { ...process.env, NO_COLOR: "1" } }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(result.code, out).toBe(1);
+      expect(result.stderr, out).toMatch(message);
+      expect(result.stderr, out).toMatch(/Nothing was touched; .*choose an output folder of its own \(--out DIR, or `out` in cafe\.config\.ts\)/);
+      expect(result.stderr.trim().split("\n"), out).toHaveLength(1);
+      expect(result.stdout, out).not.toMatch(/Built|Building/);
+    }
+    // Nothing moved, nothing deleted, no `.builds` folder made beside any of them.
+    expect(await names(project)).toEqual(before);
+    expect(await readdir(foreign)).toEqual(["notes.txt"]);
+    expect(await readdir(path.dirname(foreign))).not.toContain(`${path.basename(foreign)}.builds`);
+    // A folder a build made is still replaced, build after build.
+    expect((await run(process.execPath, ["engine/launch.mjs", "build", "--out", "site"], { cwd: project })).stdout).toMatch(/Built \d+ pages into site/);
+    expect((await run(process.execPath, ["engine/launch.mjs", "build", "--out", "site", "--force"], { cwd: project })).stdout).toMatch(/Built \d+ pages into site/);
+  }, 180_000);
+});
+
 describe("a second site's build script (tests/fixtures/notebook/build.ts)", () => {
   it("builds through the engine's public face in about ten lines, as npm run build does", async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "notebook-")), "dist");
@@ -169,6 +209,36 @@ describe("npm run build when the record of published addresses is missing", () =
     expect(renewed.code).toBe(0);
     expect(renewed.stdout).toContain("Recorded 3 new published addresses");
     expect((await readFile(record, "utf8")).split("\n").filter((l) => l.startsWith("/"))).toEqual(["/", "/guia/so-titulo", "/primeiro"]);
+  }, 60_000);
+});
+
+describe("npm run build when the record of published addresses was emptied or cut short", () => {
+  it("stops as when it is missing, names what it lost, and leaves the site and the record as they were", async () => {
+    const content = await editedFixture("basic", { "articles/solto.md": "---\ntitle: Um artigo solto\n---\n\nTexto.\n" });
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-record-")), "site");
+    expect((await build(content, out)).code).toBe(0);
+    const record = path.join(content, "published-routes.txt");
+    const whole = await readFile(record, "utf8");
+    // `: > published-routes.txt`, and an article deleted with it.
+    await writeFile(record, "");
+    await rm(path.join(content, "articles/solto.md"));
+    const stopped = await build(content, out);
+    expect(stopped.code).toBe(1);
+    const shown = shownPath(projectRoot, record);
+    expect(stopped.stderr.trim().split("\n")).toHaveLength(1);
+    expect(stopped.stderr).toMatch(new RegExp(`^Build failed: ${shown.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} lists 0 addresses, but .* publishes 4 pages; it leaves out 4 \\(/, /guia/so-titulo, /primeiro, …\\): .*emptied or cut short`));
+    expect(stopped.stderr).toContain(`Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes`);
+    expect(stopped.stdout).not.toContain("Recorded");
+    expect(await readFile(record, "utf8")).toBe("");
+    expect(await readFile(path.join(out, "solto.html"), "utf8")).toContain("Um artigo solto");
+    // Only the header left: the same.
+    await writeFile(record, whole.split("\n").filter((l) => l.startsWith("#")).join("\n") + "\n");
+    expect((await build(content, out)).code).toBe(1);
+    // Restored, the build goes on and says the deleted article's address is still promised.
+    await writeFile(record, whole);
+    const restored = await build(content, out);
+    expect(restored.code).toBe(1);
+    expect(restored.stderr).toContain("/solto was published and nothing answers it now");
   }, 60_000);
 });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { articleModel, loadContent, parseArticle, routeFromPath } from "../engine/stages/load/content.js";
 import { parseSiteDate } from "../engine/stages/load/content-model.js";
 import { formatError } from "../engine/lib/errors.js";
@@ -41,6 +43,30 @@ describe("content loading", () => {
       expect(result.article.lang).toBe("pt");
       expect(result.article.meta.category).toBeUndefined();
     }
+  });
+
+  it("checks a route made from a file's name as a `route:` key is checked: an error at the file, never a route", async () => {
+    const names = ["x; /artigo-transicao /\\evil.com.md", "café com leite.md", "duas\nlinhas.md"];
+    // The first is the folder `x; `, in it `artigo-transicao `, in it the file `\\evil.com.md`.
+    const dir = await editedFixture("basic", {});
+    for (const name of names) {
+      await mkdir(path.dirname(path.join(dir, "articles", name)), { recursive: true });
+      await writeFile(path.join(dir, "articles", name), "---\ntitle: Nome\ndate: 2025-01-02\n---\nTexto.\n");
+    }
+    const { content, errors } = await loadContent(dir, theme);
+    const routes = content!.articles.map((a) => a.route);
+    expect(routes.filter((r) => /[^a-z0-9/-]/.test(r))).toEqual([]);
+    expect(errors).toHaveLength(3);
+    for (const name of names) {
+      const error = errors.find((e) => e.file.endsWith(`articles/${name}`));
+      expect(error, name).toBeDefined();
+      expect(formatError(error!)).toContain(`articles/${name}:1`);
+      expect(error!.message).toMatch(/^the file's name gives it the route ".*", which is not one: a route must be a path like \/artigo-transicao/);
+      expect(error!.hint).toMatch(/rename the file .*or give it a `route:`/);
+    }
+    // A name that is not a route is fine with a `route:` of its own.
+    const routed = parseArticle("---\ntitle: Café\nroute: /cafe-com-leite\n---\n", "content/articles/café com leite.md", "café com leite.md", articleModel(theme));
+    expect("article" in routed && routed.article.route).toBe("/cafe-com-leite");
   });
 
   it("derives routes and language from file names", () => {

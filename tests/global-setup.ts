@@ -10,7 +10,7 @@
  * vitest calls this once for each project (unit, integration) and once for the root: the
  * first call does the work, the others share it, and the last teardown checks and cleans up.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -41,16 +41,51 @@ interface Run {
 const RUN = Symbol.for("cafe-com-a-cris.test-run");
 const shared = globalThis as unknown as { [RUN]?: Run };
 
+/**
+ * The engine's content-addressed media caches (social cards, cut fonts, encoded images), kept
+ * from one run to the next beside the engine's cache: drawing the real site's 15 cards and
+ * encoding its images was most of what the setup cost. Each entry is keyed by everything that
+ * makes it (the code, the fonts, the text, the bytes), so an entry of other code is never
+ * used; a damaged one is made again. CAFE_TEST_COLD=1 starts from an empty cache.
+ */
+const KEPT_MEDIA = ["cards", "fonts", "images"];
+const keptMediaDir = (projectRoot: string) => path.join(projectRoot, "node_modules/.cache/cafe-tests/media");
+
+/** The run's cache starts with the kept media. */
+async function seedMedia(projectRoot: string, cacheDir: string): Promise<void> {
+  if (process.env.CAFE_TEST_COLD === "1") return;
+  for (const kind of KEPT_MEDIA) await cp(path.join(keptMediaDir(projectRoot), kind), path.join(cacheDir, kind), { recursive: true }).catch(() => {});
+}
+
+/** Keeps the media the real site needed for the next run: exactly those (swapped in whole, so nothing stale piles up). */
+async function keepMedia(projectRoot: string, cacheDir: string): Promise<void> {
+  const kept = keptMediaDir(projectRoot);
+  const next = `${kept}.${process.pid}.tmp`;
+  try {
+    await rm(next, { recursive: true, force: true });
+    await mkdir(next, { recursive: true });
+    for (const kind of KEPT_MEDIA) await cp(path.join(cacheDir, kind), path.join(next, kind), { recursive: true }).catch(() => {});
+    await rm(kept, { recursive: true, force: true });
+    await rename(next, kept);
+  } catch {
+    // Only a head start for the next run: it draws what it does not find.
+    await rm(next, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 async function startRun(projectRoot: string): Promise<Run> {
   const before = projectState(projectRoot);
   const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-test-cache-"));
   process.env.CAFE_CACHE_DIR = cacheDir;
+  await seedMedia(projectRoot, cacheDir);
   const parent = await mkdtemp(path.join(tmpdir(), "cafe-real-site-"));
   const site = (async () => {
     const dir = path.join(parent, "dist");
     const writer = new FolderWriter(dir);
     await writer.begin();
     const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
+    // Before any test adds its own entries to the run's cache.
+    if (result.ok) await keepMedia(projectRoot, cacheDir);
     return {
       dir,
       routes: result.routes.map(({ path, outFile, kind }) => ({ path, outFile, kind })),

@@ -105,6 +105,22 @@ describe("the launcher runs the code as it is now", () => {
     expect(afterDeletion.line).toBe("jsx-one cts-one cjs-one package-one");
   }, 120_000);
 
+  it("does not trust a bundle record that lists nothing: later edits are run without --force", async () => {
+    const { project, cache, build } = await instrumentedProject();
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    const records = (await readdir(cache, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name === "bundle.json").map((e) => path.join(e.parentPath, e.name));
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) {
+      const manifest = JSON.parse(await readFile(record, "utf8"));
+      await writeFile(record, JSON.stringify({ ...manifest, inputs: [], outputs: [] }));
+    }
+    const extra = path.join(project, "templates/extra.jsx");
+    await writeFile(extra, (await readFile(extra, "utf8")).replace("jsx-one", "jsx-two-edited"));
+    const result = await build();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.line).toBe("jsx-two-edited cts-one cjs-one package-one");
+  }, 120_000);
+
   it("bundles again with --force, even when an edit kept the file's size and time", async () => {
     const { project, build } = await instrumentedProject();
     // A time in whole seconds, which can be put back exactly.

@@ -84,3 +84,49 @@ describe("the Markdown pipeline", () => {
     expect(doc.querySelector("p")?.textContent).toBe("Dica:leia devagar, às 10:30.");
   });
 });
+
+describe("pathological Markdown (issue 40, point 9)", () => {
+  const article = (markdown: string) => {
+    const parsed = parseArticle(`---\ntitle: Teste\n---\n${markdown}`, "content/articles/teste.md", "teste.md", articleModel(theme));
+    if (!("article" in parsed)) throw new Error(parsed.errors.map((e) => e.message).join("\n"));
+    return parsed.article;
+  };
+
+  it("3,000 nested quotes are an error at the file and line, not a RangeError", () => {
+    const result = renderMarkdown(article(`Um parágrafo.\n\n${">".repeat(3000)} fundo\n`), site, theme);
+    expect(result.html).toBe("");
+    expect(result.errors.map((e) => `${e.location}: ${e.message}`)).toEqual([
+      "content/articles/teste.md:6: the article nests quotes, lists or brackets deeper than 100 levels here",
+    ]);
+    expect(result.errors[0]!.hint).toMatch(/markdownLimits: \{ maxDepth/);
+  });
+
+  it("thousands of brackets opened in one paragraph are an error at once, not minutes of parsing", () => {
+    const result = renderMarkdown(article(`${"[*a ".repeat(50_000)}\n`), site, theme);
+    expect(result.errors.map((e) => e.message)).toEqual(["the article nests quotes, lists or brackets deeper than 100 levels here"]);
+  });
+
+  it("an article larger than the limit is an error at its file; the theme can raise or lower the limit", () => {
+    const big = article(`${"Uma frase comum de um artigo longo. ".repeat(30_000)}\n`);
+    const refused = renderMarkdown(big, site, theme);
+    expect(refused.errors.map((e) => `${e.location}: ${e.message}`)).toEqual(["content/articles/teste.md:1: the article is 1.1 MB; an article's text may have at most 1.0 MB"]);
+    expect(refused.errors[0]!.hint).toContain("markdownLimits: { maxBytes: 2000000 }");
+    expect(renderMarkdown(big, site, { ...theme, markdownLimits: { maxBytes: 2_000_000 } }).errors).toEqual([]);
+    const small = renderMarkdown(article("Curto, mas acima de um limite baixo.\n"), site, { ...theme, markdownLimits: { maxBytes: 10 } });
+    expect(small.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^the article is \d+ bytes; an article's text may have at most 10 bytes$/)]);
+  });
+
+  it("ordinary nesting (a quote in a list in a quote, links in brackets) passes", () => {
+    const result = renderMarkdown(article("> - > citação com [um link](/primeiro) e [colchetes [dentro]]\n"), site, theme);
+    expect(result.errors).toEqual([]);
+    expect(result.html).toContain("citação");
+  });
+});
+
+describe("IPv6 literals in links (issue 40, point 14)", () => {
+  it("keep their brackets: the address is the one written", () => {
+    const { doc, errors } = render("[c](http://[::1]:47003/c) e [d](https://[2001:db8::1]/x?q=1) e [e]\n\n[e]: http://[fe80::1%25eth0]/\n");
+    expect(errors).toEqual([]);
+    expect([...doc.querySelectorAll("a")].map((a) => a.getAttribute("href"))).toEqual(["http://[::1]:47003/c", "https://[2001:db8::1]/x?q=1", "http://[fe80::1%25eth0]/"]);
+  });
+});

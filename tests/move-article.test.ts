@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,7 +15,9 @@ import { promisify } from "node:util";
 import { moveArticle } from "../engine/tools/move-article.js";
 import { ContentError } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
-import { buildInMemory, projectRoot } from "./helpers.js";
+import { buildInMemory, fixture, projectRoot } from "./helpers.js";
+import { buildSite } from "../engine/pipeline/site-builder.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
 
 const run = promisify(execFile);
 
@@ -112,6 +114,30 @@ describe("npm run move on a copy of the real site", () => {
     expect(await snapshot(dir)).toEqual(before);
   }, 60_000);
 
+  it("refuses, changing nothing, whatever the build would refuse: the site's own addresses, a page, a public file's address, a file name that is no route", async () => {
+    const dir = await siteCopy();
+    const publicDir = path.join(path.dirname(dir), "public");
+    await cp(path.join(projectRoot, "public"), publicDir, { recursive: true });
+    await writeFile(path.join(publicDir, "sobre.html"), "<!doctype html><title>Sobre</title>");
+    await mkdir(path.join(publicDir, "docs"));
+    await writeFile(path.join(publicDir, "docs", "guia"), "guia");
+    const before = await snapshot(dir);
+    const publicBefore = await snapshot(publicDir);
+    const refusal = (to: string) => moveArticle({ projectRoot, contentDir: dir, theme, from: "/artigo-inovacao-rh", to, publicDir }).then(() => "moved", (e: ContentError) => `${e.message} (${e.hint})`);
+    for (const reserved of ["/404", "/index", "/feed", "/sitemap", "/assets", "/assets/x"]) {
+      expect(await refusal(reserved), reserved).toMatch(/^the route \/\S+ is reserved by the site/);
+    }
+    expect(await refusal("/")).toBe("/ is the home page, not an article's route (choose another route)");
+    expect(await refusal(path.join(dir, "articles/index.md"))).toBe("/ is the home page, not an article's route (choose another route)");
+    expect(await refusal("/sobre")).toMatch(/^\/sobre is answered by the file .*public\/sobre\.html \(choose another route, or rename that file\)$/);
+    expect(await refusal("/docs/guia")).toMatch(/^\/docs\/guia is answered by the file .*public\/docs\/guia /);
+    expect(await refusal(path.join(dir, "articles/Foo Bar.md"))).toMatch(/Foo Bar\.md' is not a route/);
+    expect(await refusal(path.join(dir, "articles/café.md"))).toMatch(/café\.md' is not a route/);
+    expect(await refusal(`/${"a".repeat(140)}`)).toMatch(/is 141 characters long; a route, alias or redirect may have at most 128/);
+    expect(await snapshot(dir)).toEqual(before);
+    expect(await snapshot(publicDir)).toEqual(publicBefore);
+  }, 60_000);
+
   it("refuses while git says the article has changes not committed, and moves it once they are", async () => {
     const dir = await siteCopy();
     const git = (...args: string[]) => run("git", ["-c", "user.name=Cris", "-c", "user.email=cris@example.org", ...args], { cwd: dir });
@@ -131,6 +157,62 @@ describe("npm run move on a copy of the real site", () => {
     const moved = await move(dir, "/artigo-inovacao-rh", "/inovacao-rh");
     expect(moved.lines[0]).toMatch(/^Moved .*artigo-inovacao-rh\.md → .*inovacao-rh\.md \(alias \/artigo-inovacao-rh added\)$/);
     expect(await readFile(path.join(dir, "articles/inovacao-rh.md"), "utf8")).toContain("Um parágrafo novo, ainda não registrado.");
+  }, 60_000);
+
+  it("rewrites a link however its address is written (escapes, entities, percent-escapes), and the URL of a link whose text holds a code span", async () => {
+    const dir = await siteCopy();
+    const file = path.join(dir, "articles/artigo-transicao.md");
+    const links = [
+      "[x](/artigo\\-sistema\\-notas)",
+      "[y](/artigo&#45;sistema-notas#como)",
+      "[z](/artigo%2Dsistema-notas)",
+      "[`](/artigo-sistema-notas)` code](/artigo-sistema-notas)",
+      "[w](</artigo-sistema-notas> \"o título\")",
+    ];
+    await writeFile(file, `${await readFile(file, "utf8")}\n${links.join("\n\n")}\n`);
+    await move(dir, "/artigo-sistema-notas", "/sistema-de-notas");
+    const text = await readFile(file, "utf8");
+    expect(text).toContain("[x](/sistema-de-notas)");
+    expect(text).toContain("[y](/sistema-de-notas#como)");
+    expect(text).toContain("[z](/sistema-de-notas)");
+    // The code span is the text of the link, as written; its URL is rewritten.
+    expect(text).toContain("[`](/artigo-sistema-notas)` code](/sistema-de-notas)");
+    expect(text).toContain('[w](</sistema-de-notas> "o título")');
+    // Left naming the old address: the code span (text, on purpose) and the moved article's alias.
+    expect((await mentions(dir, "/artigo-sistema-notas")).sort()).toEqual(["articles/artigo-transicao.md", "articles/sistema-de-notas.md"]);
+  }, 60_000);
+
+  it("moved into another folder, an article's own images (body and cover) still resolve, and the site builds", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-move-images-"));
+    await cp(fixture("images"), root, { recursive: true });
+    const dir = path.join(root, "content");
+    await moveArticle({ projectRoot, contentDir: dir, theme, from: "/com-fotos", to: "/galeria/fotos", publicDir: path.join(root, "public") });
+    const text = await readFile(path.join(dir, "articles/galeria/fotos.md"), "utf8");
+    expect(text).toMatch(/src: "?\.\.\/com-fotos\/capa\.jpg"?/);
+    expect(text).toContain("](../com-fotos/equipe.jpg)");
+    expect(text).toContain("](/images/grafico.png)");
+    const writer = new MemoryWriter();
+    const built = await buildSite({ contentDir: dir, publicDir: path.join(root, "public"), projectRoot, theme, writer });
+    expect(built.errors.map((e) => e.message)).toEqual([]);
+    expect(writer.text("galeria/fotos.html")).toMatch(/<img[^>]+equipe/);
+  }, 60_000);
+
+  it("stops when git cannot answer (a damaged index, a repository of another user), unless told --force", async () => {
+    const dir = await siteCopy();
+    const git = (...args: string[]) => run("git", ["-c", "user.name=Cris", "-c", "user.email=cris@example.org", ...args], { cwd: dir });
+    await git("init", "-q");
+    await git("add", ".");
+    await git("commit", "-qm", "content");
+    await writeFile(path.join(dir, ".git/index"), "not an index");
+    const before = await snapshot(dir);
+    const error = await move(dir, "/artigo-inovacao-rh", "/inovacao-rh").catch((e: ContentError) => e);
+    expect(error).toBeInstanceOf(ContentError);
+    expect((error as ContentError).message).toMatch(/^git could not say whether the article has changes not committed: .*index/);
+    expect((error as ContentError).hint).toMatch(/--force/);
+    expect(await snapshot(dir)).toEqual(before);
+    const forced = await moveArticle({ projectRoot, contentDir: dir, theme, from: "/artigo-inovacao-rh", to: "/inovacao-rh", force: true });
+    expect(forced.lines[0]).toMatch(/^\(git could not answer, --force: the uncommitted-changes check was skipped/);
+    expect(existsSync(path.join(dir, "articles/inovacao-rh.md"))).toBe(true);
   }, 60_000);
 
   it("as a command: prints each file it changed and exits 0; without a new route, says how to call it and exits 2", async () => {

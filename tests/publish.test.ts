@@ -145,6 +145,22 @@ describe("publishing through two build folders", () => {
     await matchesCold();
   }, 60_000);
 
+  it("refuses a second build on the same dist in the same process while the first runs; once it is done, the next one goes", async () => {
+    const { root, out } = await site("basic");
+    const contentDir = path.join(root, "content");
+    const first = new FolderWriter(out);
+    await first.begin();
+    const second = new FolderWriter(out);
+    await expect(second.begin()).rejects.toThrow(`another build (in this process, ${process.pid}) is writing ${out}: wait for it to finish`);
+    await second.abort();
+    const result = await new SiteBuilder({ contentDir, projectRoot, theme, publishedRoutes: false }).build(first);
+    expect(result.errors).toEqual([]);
+    const next = new FolderWriter(out);
+    await next.begin();
+    expect((await new SiteBuilder({ contentDir, projectRoot, theme, publishedRoutes: false }).build(next)).errors).toEqual([]);
+    expect(await tree(out)).toEqual(await coldTree(contentDir));
+  }, 60_000);
+
   it.each(["staging", "writing", "written", "linked", "swapped", "cleaned"])(
     "a build killed at '%s' after edits, then a normal one, publishes the edited site whole",
     async (step) => {

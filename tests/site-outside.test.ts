@@ -24,11 +24,17 @@ let tarball = "";
 const { CAFE_CACHE_DIR: _, NODE_ENV: __, ...authorEnv } = process.env;
 const env = { ...authorEnv, NO_COLOR: "1", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 
-/** Runs a command in a folder; its exit code and output, whatever the code. */
+/**
+ * What npm or npx says of itself on stderr (`npm warn Unknown user config "nodedir"` for a
+ * setting of the user's ~/.npmrc that this npm does not know, notices): not the command's output.
+ */
+const withoutNpm = (stderr: string) => stderr.replace(/^npm (warn|WARN|notice)\b.*\n?/gm, "");
+
+/** Runs a command in a folder; its exit code and output, whatever the code (npm's own warnings left out of stderr). */
 async function run(command: string, args: string[], cwd = site) {
   return exec(command, args, { cwd, env, maxBuffer: 16 << 20 }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    (r) => ({ code: 0, stdout: r.stdout, stderr: withoutNpm(r.stderr) }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: withoutNpm(e.stderr ?? "") }),
   );
 }
 const cafe = (...args: string[]) => run("npx", ["--no-install", "cafe", ...args]);

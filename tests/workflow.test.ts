@@ -11,6 +11,7 @@ import { writeCorpus } from "../bench/corpus.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
+import { ContentError } from "../engine/lib/errors.js";
 
 const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
 
@@ -38,6 +39,28 @@ describe("npm run new", () => {
     const dir = await editedFixture("basic", {});
     const file = await scaffoldArticle(dir, "How to ask for a raise", new Date(2026, 10, 21), undefined, "en");
     expect(await readFile(file, "utf8")).toContain("date: 2026-11-21");
+  });
+
+  it("refuses a title whose address the site keeps for itself, and cuts a long one to a route the build takes", async () => {
+    const dir = await editedFixture("basic", {});
+    for (const title of ["index", "404", "Assets", "Feed", "Sitemap"]) {
+      const error = await scaffoldArticle(dir, title).catch((e: ContentError) => e);
+      expect(error, title).toBeInstanceOf(ContentError);
+      expect((error as ContentError).message, title).toMatch(/^the title makes the address \/\w+, which the site keeps for itself/);
+    }
+    expect((await readdir(path.join(dir, "articles"))).sort()).toEqual(["guia", "primeiro.en.md", "primeiro.md"]);
+    const long = `${"Palavra ".repeat(17)}fim`.trim();
+    expect(slugify(long).length).toBe(139);
+    for (const title of [long, "Um título muito longo ".repeat(14)]) {
+      const file = await scaffoldArticle(dir, title);
+      const slug = path.basename(file, ".md");
+      expect(slug.length + 1).toBeLessThanOrEqual(128);
+      expect(slugify(title).startsWith(slug)).toBe(true);
+      expect(slug).not.toMatch(/-$/);
+      expect(await readFile(file, "utf8")).toContain(`title: ${JSON.stringify(title.trim())}`);
+    }
+    const built = await buildInMemory(dir);
+    expect(built.errors).toEqual([]);
   });
 });
 
@@ -189,6 +212,8 @@ describe("atomic output", () => {
       // The first publication, from a plain folder (as sites built before the switch have).
       await mkdir(out);
       await writeFile(path.join(out, "index.html"), "the previous site");
+      // Its up-to-date note says a build made it (a folder of other files is never replaced).
+      await writeFile(path.join(out, ".cafe-build.json"), "{}\n");
       const build = (killAt = "") =>
         new Promise<number | null>((resolve) => {
           const child = spawn(tsx, ["tests/kill-build.ts", fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });

@@ -90,7 +90,7 @@ export const COMMANDS = {
     summary:
       "rename an article: move its file (and its translations), add the old address to its aliases, rewrite every Markdown link and data-file entry that pointed there, and print each file changed",
     args: "OLD NEW [options]   (each a route such as /old-route, or OLD an article's file)",
-    flags: { content, force: bundleAgain },
+    flags: { content, force: { type: "boolean", help: "move even when git cannot say whether the article has changes not committed (the code is bundled again too)" } },
     positionals: true,
   },
   "check-links": {

@@ -223,7 +223,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       }
       const { moveArticle } = await import("../tools/move-article.js");
       try {
-        const moved = await moveArticle({ projectRoot: root, contentDir, theme, from, to });
+        const moved = await moveArticle({ projectRoot: root, contentDir, theme, from, to, publicDir, force: values.force === true });
         for (const line of moved.lines) console.log(line);
         console.log(`${moved.from} is now ${moved.to}; its old address redirects there. Check with cafe build, then commit.`);
         return 0;

@@ -6,7 +6,7 @@
  */
 import { cacheRoot } from "./cache-root.js";
 import { fileHash, hashOfAll } from "../lib/hash.js";
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { listFiles, writeFileAtomic } from "../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -70,7 +70,10 @@ export async function isUpToDate(outDir: string, inputs: string): Promise<boolea
 export async function recordBuild(outDir: string, inputs: string): Promise<void> {
   const output = outputFingerprint(outDir);
   // Aside and renamed over the old one: never half a note, and a read-only old one is replaced.
-  await writeFileAtomic(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`, { mkdirs: false });
+  // Written first into the build folders beside the site (swept there if a kill leaves it), never into the published site.
+  const builds = `${path.resolve(outDir)}.builds`;
+  const temp = existsSync(builds) ? path.join(builds, `${MANIFEST}-${process.pid}`) : undefined;
+  await writeFileAtomic(path.join(outDir, MANIFEST), `${JSON.stringify({ inputs, output })}\n`, { mkdirs: false, temp });
 }
 
 /**

@@ -39,11 +39,11 @@ export function shownPath(root: string, file: string): string {
 
 /**
  * Writes a file whole or not at all: aside, then renamed over the old one (a reader, or a
- * build killed half-way, never sees half a file). Makes its folder when `mkdirs` says so.
+ * build killed half-way, never sees half a file). Makes its folder when `mkdirs` says so;
+ * `temp` is where it is written first (default beside it; on the same file system).
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, { mkdirs = true }: { mkdirs?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, { mkdirs = true, temp = `${file}.${process.pid}.tmp` }: { mkdirs?: boolean; temp?: string } = {}): Promise<void> {
   if (mkdirs) await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
   try {
     await writeFile(temp, data);
     await rename(temp, file);

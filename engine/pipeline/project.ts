@@ -10,7 +10,8 @@ import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { openSiteCache } from "./build-record.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
-import { RECORD_FILE } from "../stages/routes/published-routes.js";
+import { outputConflict } from "../stages/write/output-folder.js";
+import { readPublishedRoutes, RECORD_FILE } from "../stages/routes/published-routes.js";
 import { fileFailure, printErrors, printWarnings } from "../lib/report.js";
 import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
@@ -75,6 +76,12 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const codeFolders = [...options.themeFolders, options.engineFolder ?? path.relative(projectRoot, ENGINE_DIR)];
   const publicDir = options.publicDir ?? path.join(projectRoot, "public");
   const inputFolders = [...codeFolders, path.relative(projectRoot, publicDir)];
+  // An output that would replace the site, its content or its code is refused before anything is read or written.
+  const conflict = outputConflict(outDir, { root: projectRoot, contentDir, publicDir, codeFolders }, shownOut);
+  if (conflict) {
+    console.error(`Build failed: ${conflict}.`);
+    return 1;
+  }
   const inputs = strictInputs(options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders)), options.strict);
   if (!options.force && (await isUpToDate(outDir, inputs))) {
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
@@ -104,6 +111,17 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const shown = shownPath(projectRoot, recordFile);
     console.error(
       `Build failed: ${shown} is missing, but ${shownOut} has been built before: that file records every address the site has published, so that none stops answering unnoticed. ` +
+        `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownOut} was left as it was.`,
+    );
+    return 1;
+  }
+  // Emptied or cut short (`: > published-routes.txt`, a bad merge), it would let the addresses it lost go as a missing one would.
+  const shortRecord = writer.hadSite && !options.newPublishedRoutes ? recordShortOf(recordFile, writer.publishedFiles) : undefined;
+  if (shortRecord) {
+    await writer.abort();
+    const shown = shownPath(projectRoot, recordFile);
+    console.error(
+      `Build failed: ${shown} lists ${shortRecord.listed} address${shortRecord.listed === 1 ? "" : "es"}, but ${shownOut} publishes ${shortRecord.pages} pages; it leaves out ${shortRecord.missing.length} (${shortRecord.missing.slice(0, 3).join(", ")}${shortRecord.missing.length > 3 ? ", …" : ""}): that file records every address the site has published, so that none stops answering unnoticed, and it was emptied or cut short. ` +
         `Restore it (git checkout -- ${shown}), or start a new record from this build's addresses on purpose: build with --new-published-routes (npm run build -- --new-published-routes). ${shownOut} was left as it was.`,
     );
     return 1;
@@ -168,4 +186,19 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const unchanged = result.routes.length - result.rendered;
   console.log(`Built ${result.routes.length} pages into ${shownOut} in ${ms} ms${unchanged > 0 ? ` (${unchanged} unchanged, from the cache)` : ""}`);
   return 0;
+}
+
+/**
+ * When the record of published addresses lists fewer than half as many addresses as the
+ * published site has pages (its build record's `.html` files, the 404 aside), it was emptied
+ * or cut short: how many pages, how many listed, and the pages it leaves out. Undefined when
+ * it is long enough (another content folder built into the same output is not judged here),
+ * missing (said apart) or the published site's files are not known.
+ */
+function recordShortOf(recordFile: string, published: readonly string[] | undefined): { pages: number; listed: number; missing: string[] } | undefined {
+  if (!published || !existsSync(recordFile)) return undefined;
+  const pages = published.filter((f) => f.endsWith(".html") && f !== "404.html").map((f) => (f === "index.html" ? "/" : `/${f.slice(0, -".html".length)}`));
+  const listed = new Set(readPublishedRoutes(recordFile).routes.map((r) => r.route));
+  if (pages.length === 0 || listed.size * 2 >= pages.length) return undefined;
+  return { pages: pages.length, listed: listed.size, missing: pages.filter((route) => !listed.has(route)).sort() };
 }

@@ -389,7 +389,8 @@ export class LinkChecker {
   private once(url: string, method: "HEAD" | "GET", deadline: number): Promise<Reply | { error: string; outOfTime?: boolean } | { refused: Refused }> {
     const left = deadline - performance.now();
     if (left <= 0) return Promise.resolve({ error: "out of time", outOfTime: true });
-    const timeoutMs = Math.min(this.o.timeoutMs, left);
+    // A whole number of milliseconds: AbortSignal.timeout throws a RangeError on a fraction (what is left of the link's time is one).
+    const timeoutMs = Math.max(1, Math.ceil(Math.min(this.o.timeoutMs, left)));
     const target = new URL(url);
     const client = target.protocol === "https:" ? https : http;
     return new Promise((resolve) => {
@@ -476,7 +477,9 @@ export function linkReport(
     const failed = [...answers].filter(([, a]) => !a.cached && isNetworkFailure(a.answer));
     const hosts = new Set(failed.map(([url]) => new URL(url).host)).size;
     const reason = failed[0]![1].answer.kind === "dead" ? failed[0]![1].answer.reason : "";
-    summary = `No site answered at all: every one of the ${failed.length} links to ${hosts} sites failed before any answer (${reason}). Is this machine offline? No link is reported dead; check again once connected.`;
+    const local = [...answers.values()].filter((a) => isNotAsked(a.answer)).length;
+    const notAsked = local > 0 ? ` ${local} link${local === 1 ? "" : "s"} to local addresses ${local === 1 ? "was" : "were"} not asked (--allow-private asks them).` : "";
+    summary = `No site answered at all: every one of the ${failed.length} links to ${hosts} sites failed before any answer (${reason}). Is this machine offline? No link is reported dead; check again once connected.${notAsked}`;
     return { lines: [], summary, dead: 0, moved: m, unverified: u, checked: answers.size, cached, offline: true };
   }
   return { lines: [...inOrder(dead), ...inOrder(moved), ...inOrder(unverified)], summary, dead: d, moved: m, unverified: u, checked: answers.size, cached, offline: false };
@@ -485,15 +488,19 @@ export function linkReport(
 /** A request that failed before any site answered (no such host, no route, refused, reset, timed out). */
 const isNetworkFailure = (answer: LinkAnswer) => answer.kind === "dead" && answer.status === undefined && isNetworkReason(answer.reason);
 
+/** A link to a local address, not asked (without --allow-private). */
+const isNotAsked = (answer: LinkAnswer) => answer.kind === "unverified" && answer.reason.startsWith("not asked:");
+
 /**
  * True when this run reached no site at all: links of two sites or more were asked, every one
- * failed on the network, and no site answered anything (a 429 is an answer). One site failing
- * alone is that site's problem; a link not asked (a local address) says nothing either way.
+ * failed on the network, and no site answered anything, now or in the kept answers (a 429 is an
+ * answer). One site failing alone is that site's problem; a link not asked (a local address)
+ * says nothing either way.
  */
 function isOffline(answers: ReadonlyMap<string, { answer: LinkAnswer; cached: boolean }>): boolean {
   const asked = [...answers].filter(([, a]) => !a.cached);
   const failed = asked.filter(([, a]) => isNetworkFailure(a.answer));
-  const answered = asked.some(([, { answer }]) => answer.kind === "ok" || answer.kind === "moved" || answer.status !== undefined);
+  const answered = [...answers].some(([, { answer }]) => answer.kind === "ok" || answer.kind === "moved" || answer.status !== undefined);
   return !answered && failed.length > 0 && new Set(failed.map(([url]) => new URL(url).host)).size >= 2;
 }
 

@@ -31,11 +31,18 @@ import { nearest } from "../lib/yaml-source.js";
 import { routePath } from "../stages/load/content-model.js";
 import { loadContent, routeFromPath, type ContentModel } from "../stages/load/content.js";
 import { wordsFor } from "../lib/language.js";
+import { isDerived, isReservedRoute, tooLong, type RouteModel } from "../stages/routes/routes.js";
+import { listPublicFiles } from "../lib/public-files.js";
 
 export interface MoveOptions {
   projectRoot: string;
   contentDir: string;
-  theme: ContentModel;
+  /** The theme: its content model, and (when given) its pages, whose routes are taken. */
+  theme: ContentModel & Partial<Pick<RouteModel, "pages" | "derivedPages">>;
+  /** The site's public/ folder (default `<projectRoot>/public`): a route one of its files answers is taken. */
+  publicDir?: string;
+  /** Move even when git cannot answer whether the article has changes not committed (`--force`). */
+  force?: boolean;
   /** The article's route (`/artigo-transicao`) or its file (`content/articles/artigo-transicao.md`). */
   from: string;
   /** Its new route, or its new file. */
@@ -57,7 +64,7 @@ interface Edit {
 }
 
 /** Moves an article and rewrites what pointed at it; throws a ContentError (nothing changed) when it must refuse. */
-export async function moveArticle({ projectRoot, contentDir, theme, from, to }: MoveOptions): Promise<MoveReport> {
+export async function moveArticle({ projectRoot, contentDir, theme, from, to, publicDir = path.join(projectRoot, "public"), force = false }: MoveOptions): Promise<MoveReport> {
   const shown = (file: string) => path.relative(process.cwd(), file) || file;
   const articlesDir = path.join(contentDir, "articles");
   const refuse = (message: string, hint: string): never => {
@@ -67,7 +74,7 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
   const articles = content?.articles ?? [];
   const words = wordsFor(theme.languages[0]);
   const oldRoute = routeOf(from, articlesDir, theme.languages) ?? refuse(`'${from}' is not a route or an article's file`, `write the route, like ${words.route}, or the file, like content/articles${words.route}.md`);
-  const newRoute = routeOf(to, articlesDir, theme.languages) ?? refuse(`'${to}' is not a route`, `a route is lowercase letters, digits and hyphens, like ${words.sectionRoute}`);
+  const newRoute = routeOf(to, articlesDir, theme.languages) ?? refuse(`'${to}' is not a route`, `a route (or the name of an article's file) is lowercase letters, digits and hyphens, like ${words.sectionRoute}`);
   const moving = articles.filter((a) => a.route === oldRoute);
   const broken = [...failed].find(([, f]) => f.route === oldRoute);
   if (broken) refuse(`${broken[0]} does not load`, "fix the errors `npm run build` shows for it, then move it");
@@ -78,7 +85,17 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
   if (newRoute === oldRoute) refuse(`${oldRoute} is already the article's route`, "give the new route as the second argument");
   const main = moving.find((a) => a.lang === theme.languages[0]) ?? moving[0]!;
 
-  // The new address must be free: no page, no other article's alias, no redirect.
+  // The new address must be one the build takes: not the site's own, not too long, no page of the theme's, no file of public/.
+  const pageRoutes = theme.pages && content ? safePages(() => theme.pages!(content).map((p) => p.path)) : [];
+  if (newRoute === "/" || pageRoutes.includes(newRoute)) refuse(`${newRoute} is ${newRoute === "/" ? "the home page" : "a page of the site"}, not an article's route`, "choose another route");
+  if (isReservedRoute(newRoute)) refuse(`the route ${newRoute} is reserved by the site (its 404 page, assets, feed and sitemap)`, "choose another route");
+  const long = tooLong(newRoute, "the route");
+  if (long) refuse(long, "choose a shorter route");
+  if (isDerived(theme.derivedPages, newRoute)) refuse(`${newRoute} is an address of the pages the site makes from its articles (${theme.derivedPages!.join(", ")})`, "choose another route");
+  const served = listPublicFiles(publicDir);
+  const publicFile = [newRoute.slice(1), `${newRoute.slice(1)}.html`].find((f) => served.has(f));
+  if (publicFile) refuse(`${newRoute} is answered by the file ${path.relative(process.cwd(), path.join(publicDir, publicFile))}`, "choose another route, or rename that file");
+  // The new address must be free: no other article, no other article's alias, no redirect.
   const holders = articles.filter((a) => a.route === newRoute);
   const holder = holders.find((a) => a.lang === theme.languages[0]) ?? holders[0];
   if (holder) refuse(`${newRoute} is the route of ${holder.file}`, "choose another route, or move that article first");
@@ -91,6 +108,12 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
 
   // What git has not recorded of the article would be hard to tell from the move: commit it first.
   const status = gitStatus(contentDir, moving.map((a) => path.join(projectRoot, a.file)));
+  if (status.failure && !force) {
+    refuse(
+      `git could not say whether the article has changes not committed: ${status.failure}`,
+      "put git right (for a repository owned by another user, git config --global --add safe.directory <folder>), or move it all the same with --force",
+    );
+  }
   if (status.dirty.length > 0) {
     refuse(
       `${status.dirty.join(", ")} ${status.dirty.length === 1 ? "has" : "have"} changes not committed (git status)`,
@@ -100,6 +123,7 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
 
   const lines: string[] = [];
   if (!status.repository) lines.push("(not a git repository: the uncommitted-changes check was skipped)");
+  else if (status.failure) lines.push(`(git could not answer, --force: the uncommitted-changes check was skipped: ${status.failure})`);
   const rewrite = (url: string) => rewritten(url, oldRoute, newRoute);
   const edits = new Map<string, Edit>();
 
@@ -108,7 +132,10 @@ export async function moveArticle({ projectRoot, contentDir, theme, from, to }: 
     const source = await readFile(file, "utf8");
     const relative = path.relative(projectRoot, file);
     const article = moving.find((a) => a.file === relative);
-    const edit = rewriteArticle(source, rewrite, article ? { newRoute, alias: article === main && !article.meta.draft ? oldRoute : undefined } : undefined);
+    const target = article && moves.find((m) => m.article === article)!.to;
+    // Its own relative references (`./foto.png`, body and cover) point at the same files from its new folder.
+    const relocate = target ? (url: string) => relocated(url, path.dirname(file), path.dirname(target)) : undefined;
+    const edit = rewriteArticle(source, rewrite, article ? { newRoute, alias: article === main && !article.meta.draft ? oldRoute : undefined, relocate } : undefined);
     if (edit.text !== source || article) edits.set(file, edit);
   }
   // The YAML files of the content folder and its data tables.
@@ -144,13 +171,27 @@ function describeEdit({ links, entries }: Edit): string {
   return parts.filter(Boolean).join(", ");
 }
 
-/** The route an argument names: a route as it is, an article's file as its path gives it. */
+/**
+ * The route an argument names: a route as it is, an article's file as its path gives it; a
+ * file's name must make a route (as the build checks it: content.ts), or it names none.
+ */
 function routeOf(arg: string, articlesDir: string, languages: readonly string[]): string | undefined {
+  let route = arg;
   if (arg.endsWith(".md")) {
     const relative = path.relative(articlesDir, path.resolve(arg));
-    return relative.startsWith("..") ? undefined : routeFromPath(relative, languages).route;
+    if (relative.startsWith("..") || path.isAbsolute(relative)) return undefined;
+    route = routeFromPath(relative, languages).route;
   }
-  return routePath.safeParse(arg).success ? arg : undefined;
+  return routePath.safeParse(route).success ? route : undefined;
+}
+
+/** The routes of the theme's pages; none when they cannot be listed (a file they read does not load: the build says so). */
+function safePages(list: () => string[]): string[] {
+  try {
+    return list();
+  } catch {
+    return [];
+  }
 }
 
 /** `.en` for `x.en.md` (a translation), "" for `x.md`. */
@@ -163,7 +204,27 @@ function languageSuffix(file: string, languages: readonly string[]): string {
 function rewritten(url: string, oldRoute: string, newRoute: string): string | undefined {
   const end = url.search(/[?#]/);
   const pathPart = end < 0 ? url : url.slice(0, end);
-  return pathPart === oldRoute ? newRoute + (end < 0 ? "" : url.slice(end)) : undefined;
+  // `/artigo%2Dsistema-notas` is the same address as `/artigo-sistema-notas`.
+  let decoded = pathPart;
+  try {
+    decoded = decodeURIComponent(pathPart);
+  } catch {
+    // Not a valid escape: compared as written.
+  }
+  return pathPart === oldRoute || decoded === oldRoute ? newRoute + (end < 0 ? "" : url.slice(end)) : undefined;
+}
+
+/**
+ * A relative reference of an article (`./foto.png`, `fotos/a.jpg#x`) written from `toDir`
+ * instead of `fromDir`, to the same file; undefined for an address (`/x`, `https:`, `#x`) or
+ * when the folder is the same.
+ */
+function relocated(url: string, fromDir: string, toDir: string): string | undefined {
+  if (fromDir === toDir || url === "" || /^([a-z][a-z0-9+.-]*:|[/#?])/i.test(url)) return undefined;
+  const end = url.search(/[?#]/);
+  const target = path.join(fromDir, end < 0 ? url : url.slice(0, end));
+  const relative = path.relative(toDir, target).split(path.sep).join("/");
+  return (relative.startsWith("../") ? relative : `./${relative}`) + (end < 0 ? "" : url.slice(end));
 }
 
 /** Text edits at offsets, applied from the end so that earlier offsets stay right. */
@@ -174,13 +235,44 @@ function applyEdits(text: string, edits: { start: number; end: number; value: st
 }
 
 const markdownParser = unified().use(remarkParse).use(remarkGfm).use(remarkDirective);
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Where a link's destination is written in `text` (from the end of its text: `](dest "title")`,
+ * or a definition's `]: dest`): its start and length, `<…>` left out; undefined when not found.
+ */
+function destinationAt(text: string, kind: "link" | "definition"): { start: number; length: number } | undefined {
+  const opening = (kind === "link" ? /\]\(\s*/ : /\]:\s*/).exec(text);
+  if (!opening) return undefined;
+  const start = opening.index + opening[0].length;
+  if (text[start] === "<") {
+    const close = text.indexOf(">", start);
+    return close < 0 ? undefined : { start: start + 1, length: close - start - 1 };
+  }
+  // A bare destination: up to white space or the `)` that closes it (parentheses inside balance; `\)` is escaped).
+  let depth = 0;
+  let i = start;
+  for (; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (/\s/.test(c)) break;
+    if (c === "(") depth++;
+    if (c === ")" && depth-- === 0) break;
+  }
+  return i > start ? { start, length: i - start } : undefined;
+}
 
 /**
  * An article's text with its links and front-matter values rewritten; for a moved article
  * (`moved`), its `route:` set to the new route and the old one added to its `aliases`.
  */
-function rewriteArticle(source: string, rewrite: (url: string) => string | undefined, moved?: { newRoute: string; alias?: string }): Edit {
+function rewriteArticle(
+  source: string,
+  rewrite: (url: string) => string | undefined,
+  moved?: { newRoute: string; alias?: string; relocate?: (url: string) => string | undefined },
+): Edit {
   // The front matter: between the opening `---` line and the next `---` line (as gray-matter reads it).
   const open = /^---\r?\n/.exec(source);
   const close = open ? /\r?\n---[ \t]*(\r?\n|$)/.exec(source.slice(open[0].length - 1)) : null;
@@ -191,22 +283,22 @@ function rewriteArticle(source: string, rewrite: (url: string) => string | undef
   // The body's links and reference definitions, at their place in the text.
   const body = rest.slice(bodyStart);
   const edits: { start: number; end: number; value: string }[] = [];
-  visitMarkdown(markdownParser.parse(body) as Root, ["link", "definition"], (node) => {
-    if ((node.type !== "link" && node.type !== "definition") || !node.position) return;
-    const next = rewrite(node.url);
+  visitMarkdown(markdownParser.parse(body) as Root, ["link", "definition", "image"], (node) => {
+    if ((node.type !== "link" && node.type !== "definition" && node.type !== "image") || !node.position) return;
+    const next = rewrite(node.url) ?? moved?.relocate?.(node.url);
     if (next === undefined) return;
-    const start = node.position.start.offset!;
-    const marker = node.type === "link" ? "\\]\\(\\s*<?" : "\\]:\\s*<?";
-    const found = new RegExp(`${marker}(${escapeRegExp(node.url)})`).exec(body.slice(start, node.position.end.offset!));
-    if (!found) return;
-    const at = bodyStart + start + found.index + found[0].length - found[1]!.length;
-    edits.push({ start: at, end: at + found[1]!.length, value: next });
+    // The destination as written (escapes, entities and all), after the link's text: a code span in the text may hold `](`.
+    const textEnd = node.type === "link" ? Math.max(node.position.start.offset!, ...node.children.map((c) => c.position?.end.offset ?? 0)) : node.position.start.offset!;
+    const written = destinationAt(body.slice(textEnd, node.position.end.offset!), node.type === "definition" ? "definition" : "link");
+    if (!written) return;
+    const at = bodyStart + textEnd + written.start;
+    edits.push({ start: at, end: at + written.length, value: next });
   });
   let frontMatter = source.slice(fmStart, fmEnd);
   let entries = 0;
   if (open && close) {
     const values = rewriteYaml(frontMatter, rewrite, moved ? ["aliases", "route"] : ["aliases"]);
-    frontMatter = moved ? movedFrontMatter(values.text, moved.newRoute, moved.alias) : values.text;
+    frontMatter = moved ? movedFrontMatter(values.text, moved.newRoute, moved.alias, moved.relocate) : values.text;
     entries = values.entries;
   }
   return { text: source.slice(0, fmStart) + frontMatter + applyEdits(rest, edits), links: edits.length, entries };
@@ -217,11 +309,16 @@ function rewriteArticle(source: string, rewrite: (url: string) => string | undef
  * old route added to its `aliases` (kept in the form they are written), the new route taken
  * out of them (an article moved back).
  */
-function movedFrontMatter(text: string, newRoute: string, alias: string | undefined): string {
+function movedFrontMatter(text: string, newRoute: string, alias: string | undefined, relocate?: (url: string) => string | undefined): string {
   const doc = parseDocument(text);
   const edits: { start: number; end: number; value: string }[] = [];
   const top = doc.contents;
   if (!isMap(top)) return text;
+  // The cover beside the article (`image: { src: ./capa.jpg }`), from the article's new folder.
+  const image = top.items.find((item) => isScalar(item.key) && item.key.value === "image")?.value;
+  const src = isMap(image) ? image.items.find((item) => isScalar(item.key) && item.key.value === "src")?.value : undefined;
+  const cover = isScalar(src) && typeof src.value === "string" && src.range ? relocate?.(src.value) : undefined;
+  if (cover !== undefined && isScalar(src)) edits.push({ start: src.range![0], end: src.range![1], value: JSON.stringify(cover) });
   const route = top.items.find((item) => isScalar(item.key) && item.key.value === "route");
   if (route && isScalar(route.value) && route.value.range) edits.push({ start: route.value.range[0], end: route.value.range[1], value: newRoute });
   const aliasesItem = top.items.find((item) => isScalar(item.key) && item.key.value === "aliases");
@@ -279,12 +376,17 @@ function rewriteJson(source: string, rewrite: (url: string) => string | undefine
 }
 
 /** What git says of these files: those with changes not committed; whether the folder is in a repository at all. */
-function gitStatus(cwd: string, files: readonly string[]): { repository: boolean; dirty: string[] } {
+function gitStatus(cwd: string, files: readonly string[]): { repository: boolean; dirty: string[]; failure?: string } {
   try {
-    const out = execFileSync("git", ["status", "--porcelain", "--untracked-files=all", "--", ...files], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync("git", ["status", "--porcelain", "--untracked-files=all", "--", ...files], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const dirty = out.split("\n").filter(Boolean).map((line) => line.slice(3));
     return { repository: true, dirty };
-  } catch {
-    return { repository: false, dirty: [] };
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { stderr?: string };
+    // No git on this machine, or a folder outside any repository: nothing to ask.
+    if (e.code === "ENOENT" || /not a git repository/i.test(e.stderr ?? "")) return { repository: false, dirty: [] };
+    // Git is there but could not answer (a repository owned by another user, a damaged index): the check cannot be made.
+    const said = (e.stderr ?? "").split("\n").find((line) => /\S/.test(line))?.trim() ?? e.message;
+    return { repository: true, dirty: [], failure: said };
   }
 }

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ContentError } from "../lib/errors.js";
 import { slugify } from "../lib/slug.js";
+import { isReservedRoute, MAX_ROUTE_LENGTH } from "../stages/routes/routes.js";
 
 export { slugify };
 
@@ -18,6 +19,14 @@ draft: true # published once this line is deleted
 
 Start writing here. With \`cafe dev\` running, each save reloads the page.
 `;
+}
+
+/** A slug whose route (`/` and the slug) fits MAX_ROUTE_LENGTH: cut at the last hyphen that fits (a long title keeps its first words). */
+function shortened(slug: string): string {
+  const room = MAX_ROUTE_LENGTH - 1;
+  if (slug.length <= room) return slug;
+  const cut = slug.slice(0, room + 1).lastIndexOf("-");
+  return (cut > 0 ? slug.slice(0, cut) : slug.slice(0, room)).replace(/-+$/, "");
 }
 
 /**
@@ -48,7 +57,14 @@ export async function scaffoldArticle(
       hint: 'write it in quotes: cafe new "How to ask for a raise" (npm run new -- "…" in a project whose scripts run cafe)',
     });
   }
-  const file = path.join(contentDir, "articles", `${slug}.md`);
+  if (slug === "index" || isReservedRoute(`/${slug}`)) {
+    throw new ContentError({
+      file: "cafe new",
+      message: `the title makes the address /${slug}, which the site keeps for itself (${slug === "index" ? "its home page" : "its 404 page, assets, feed and sitemap"})`,
+      hint: "choose another title (a word more will do); the article's title can be changed in its file afterwards",
+    });
+  }
+  const file = path.join(contentDir, "articles", `${shortened(slug)}.md`);
   const date = writtenDate(today, language);
   const text = template({ title: title.trim(), date });
   await mkdir(path.dirname(file), { recursive: true });

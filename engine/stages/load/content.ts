@@ -9,7 +9,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
+import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
@@ -131,13 +131,15 @@ export interface ArticleModel {
   keys: string[];
   /** The site's languages, the default first. */
   languages: readonly string[];
+  /** What a route must be, its examples in the site's language: a route made from a file's name passes it too. */
+  routeRule: z.ZodType<string>;
 }
 
 /** The article model of a theme: the engine's front-matter keys plus the theme's (made once per load). */
 export function articleModel(theme: ContentModel): ArticleModel {
   const shape = { ...baseFrontMatterIn(theme.languages[0] ?? "en"), ...theme.frontMatter };
   const schema = z.looseObject(shape) as unknown as z.ZodType<ArticleMeta>;
-  return { schema, keys: frontMatterKeys(theme), languages: theme.languages };
+  return { schema, keys: frontMatterKeys(theme), languages: theme.languages, routeRule: routePathIn(theme.languages[0] ?? "en") };
 }
 
 /** Every front-matter key an article of this theme may have: the engine's and the theme's. */
@@ -478,6 +480,24 @@ export function parseArticle(
         }),
       ],
     };
+  }
+  if (meta.route === undefined) {
+    // The file's name is the route: it passes the rules a `route:` key does (a space, an accent,
+    // a `;` or a backslash in a name would reach the sitemap, the redirects and the record of published addresses).
+    const checked = model.routeRule.safeParse(fromPath.route);
+    if (!checked.success) {
+      return {
+        errors: [
+          new ContentError({
+            file,
+            line: 1,
+            source,
+            message: `the file's name gives it the route ${JSON.stringify(fromPath.route)}, which is not one: a route ${checked.error.issues[0]!.message}`,
+            hint: "rename the file with lowercase letters, digits and hyphens only (e.g. artigo-transicao.md), or give it a `route:` in the front matter",
+          }),
+        ],
+      };
+    }
   }
   const parsed: ParsedArticle = {
     route: meta.route ?? fromPath.route,

@@ -101,12 +101,28 @@ function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pip
       passNode: false,
     } as const;
     const rehypeOptions = theme.markdownLabels?.(lang) ?? {};
-    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
-    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeReact, toReact);
+    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
+    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
     found = { full: full as unknown as Processor, lean: lean as unknown as Processor };
     byLang.set(lang, found);
   }
   return found;
+}
+
+/**
+ * Gives an IPv6 host its brackets back (`http://[::1]:8080/`): turning Markdown into HTML
+ * percent-encodes them (`%5B::1%5D`), which names no host.
+ */
+function rehypeIpv6Hosts() {
+  // The HTML tree (hast), typed only as far as it is read here.
+  return (tree: { type: string }) => {
+    visit(tree, "element", (element: { type: string; properties?: Record<string, unknown> }) => {
+      for (const name of ["href", "src"] as const) {
+        const value = element.properties?.[name];
+        if (typeof value === "string") element.properties![name] = value.replace(/^(https?:\/\/(?:[^/?#@]*@)?)%5B([0-9a-f:.]+(?:%25[\w.~-]+)?)%5D/i, "$1[$2]");
+      }
+    });
+  };
 }
 
 /**
@@ -123,13 +139,80 @@ export function renderMarkdown(
   const result: PipelineData["result"] = { reads: [], links: [], headings: [], images: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
   const markdown = markdownOf(article);
+  // A body too large or too deeply nested would take minutes or the whole stack: an error at its file, before any parsing.
+  const beyond = beyondLimits(article, markdown, theme.markdownLimits);
+  if (beyond) return { html: "", ...result, errors: [beyond] };
   const file = new VFile({ path: article.file, value: markdown });
   file.data.pipeline = { article, content, theme, blocks, result, session } satisfies PipelineData;
   const { full, lean } = pipelinesFor(theme, article.lang, session);
   const pipeline = leanAllowed !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
-  const body = pipeline.processSync(file).result as ReactElement;
-  const html = result.errors.length > 0 ? "" : renderToString(createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body));
-  return { html, ...result };
+  try {
+    const body = pipeline.processSync(file).result as ReactElement;
+    const html = result.errors.length > 0 ? "" : renderToString(createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body));
+    return { html, ...result };
+  } catch (error) {
+    // A nesting the scan let through that still ran out of stack: the same error, at the file.
+    if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
+    return { html: "", ...result, errors: [...result.errors, tooDeep(article, undefined, theme.markdownLimits)] };
+  }
+}
+
+/** The default limits of an article's body (`Theme.markdownLimits` raises or lowers them). */
+export const MARKDOWN_LIMITS = { maxBytes: 1_000_000, maxDepth: 100 } as const;
+
+/**
+ * Why an article's body is beyond what the Markdown stage takes, as an error at its file: more
+ * bytes than `maxBytes`, or containers (`>` quotes, list items) or brackets nested deeper than
+ * `maxDepth` on one line (what makes the parser recurse). A cheap scan of the text, no parsing.
+ */
+export function beyondLimits(article: Pick<Article, "file" | "source">, markdown: string, limits: Theme["markdownLimits"] = {}): ContentError | undefined {
+  const { maxBytes, maxDepth } = { ...MARKDOWN_LIMITS, ...limits };
+  const bytes = Buffer.byteLength(markdown);
+  if (bytes > maxBytes) {
+    return new ContentError({
+      file: article.file,
+      line: 1,
+      message: `the article is ${sizeOf(bytes)}; an article's text may have at most ${sizeOf(maxBytes)}`,
+      hint: `split it into articles of their own (a series), or raise the limit in the theme: markdownLimits: { maxBytes: ${Math.ceil(bytes / 1_000_000) * 1_000_000} }`,
+    });
+  }
+  let line = 1;
+  let brackets = 0;
+  let atStart = true;
+  let containers = 0;
+  for (let i = 0; i < markdown.length; i++) {
+    const c = markdown.charCodeAt(i);
+    if (c === 10 /* \n */) {
+      line++;
+      atStart = true;
+      containers = 0;
+      // A blank line ends a paragraph, and the brackets left open in it.
+      if (markdown.charCodeAt(i + 1) === 10 || markdown.charCodeAt(i + 1) === 13) brackets = 0;
+      continue;
+    }
+    if (atStart) {
+      if (c === 62 /* > */ || ((c === 45 /* - */ || c === 42 /* * */ || c === 43) /* + */ && markdown.charCodeAt(i + 1) === 32)) containers++;
+      else if (c !== 32 && c !== 9 && c !== 13) atStart = false;
+    }
+    if (c === 91 /* [ */) brackets++;
+    else if (c === 93 /* ] */ && brackets > 0) brackets--;
+    if (containers > maxDepth || brackets > maxDepth) return tooDeep(article, line, limits);
+  }
+  return undefined;
+}
+
+/** 1.1 MB, 40 KB, 38 bytes. */
+const sizeOf = (bytes: number) => (bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : bytes >= 1000 ? `${Math.round(bytes / 1000)} KB` : `${bytes} bytes`);
+
+function tooDeep(article: Pick<Article, "file" | "source">, line: number | undefined, limits: Theme["markdownLimits"] = {}): ContentError {
+  const { maxDepth } = { ...MARKDOWN_LIMITS, ...limits };
+  return new ContentError({
+    file: article.file,
+    line,
+    source: line === undefined ? undefined : article.source,
+    message: `the article nests quotes, lists or brackets deeper than ${maxDepth} levels${line === undefined ? "" : " here"}`,
+    hint: `write it flatter (no text needs ${maxDepth} levels), or raise the limit in the theme: markdownLimits: { maxDepth: … }`,
+  });
 }
 
 declare module "vfile" {

@@ -318,6 +318,8 @@ export async function takeLock(builds: string, shown: string): Promise<HeldLock>
         const parsed = /^(\d+)-(\d+)-[0-9a-f]+$/.exec(holder);
         if (!parsed) throw new Error(`could not take the lock ${dir}: it holds ${holder}, which no build put there; remove the folder if no build is running`);
         const pid = Number(parsed[1]);
+        // This very process (its number and start): another build of it holds the lock, and is refused as any other.
+        if (pid === process.pid && (parsed[2] === "0" || parsed[2] === startOf(pid) || startOf(pid) === undefined)) throw lockedBy(pid, shown, true);
         if (pid !== process.pid && isRunning(pid, parsed[2])) throw lockedBy(pid, shown);
         await unlink(path.join(dir, holder)).catch(() => {});
       }
@@ -331,7 +333,8 @@ export async function takeLock(builds: string, shown: string): Promise<HeldLock>
 /** What a rename onto a lock that is there says (a folder that is not empty; a file; Windows' refusal). */
 const LOCK_TAKEN = new Set(["ENOTEMPTY", "EEXIST", "ENOTDIR", "EISDIR", "EPERM"]);
 
-const lockedBy = (pid: number, shown: string) => new Error(`another build (process ${pid}) is writing ${shown}: wait for it to finish, or stop it, and build again`);
+const lockedBy = (pid: number, shown: string, self = false) =>
+  new Error(`another build (${self ? `in this process, ${pid}` : `process ${pid}`}) is writing ${shown}: wait for it to finish, or stop it, and build again`);
 
 /** Lets the lock go: its holder file first, then the folder, unless another build took it the moment it was free. */
 export async function releaseLock(lock: HeldLock): Promise<void> {

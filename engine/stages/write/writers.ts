@@ -9,6 +9,7 @@ import { hashOf } from "../../lib/hash.js";
 import { constants, rmdirSync, rmSync, statSync } from "node:fs";
 import { copyFile, link, lstat, mkdir, readFile, rm, stat, symlink as fsSymlink, writeFile } from "node:fs/promises";
 import { writeFileAtomic } from "../../lib/files.js";
+import { foreignOutput } from "./output-folder.js";
 import path from "node:path";
 import { intact, newBuildId, openLayout, recordPath, releaseLock, SLOTS, stateOf, switchOut, takeLock, type HeldFile, type HeldLock, type Layout, type Slot, type SymlinkFn, writeRecord } from "./build-folders.js";
 
@@ -136,7 +137,8 @@ export class FolderWriter implements SiteWriter {
     const { onStep = () => {}, symlink = fsSymlink } = typeof options === "function" ? { onStep: options } : options;
     this.onStep = onStep;
     this.symlink = symlink;
-    this.out = path.resolve(outDir.replace(/[\\/]+$/, ""));
+    // path.resolve drops a trailing separator itself ("/" stays the root, never "").
+    this.out = path.resolve(outDir);
     this.builds = `${this.out}.builds`;
   }
 
@@ -163,6 +165,11 @@ export class FolderWriter implements SiteWriter {
     return this.layout?.live !== undefined;
   }
 
+  /** The files of the published build as its record lists them, once `begin` read it; undefined when it has none (an older build, or no site). */
+  get publishedFiles(): readonly string[] | undefined {
+    return this.liveFiles && [...this.liveFiles.keys()];
+  }
+
   /** True once this build's site is the one `<outDir>` names (whatever fails after that, it is published). */
   get published(): boolean {
     return this.switched;
@@ -182,6 +189,9 @@ export class FolderWriter implements SiteWriter {
 
   async begin(): Promise<void> {
     await this.guard(async () => {
+      // Files no build made are never replaced (nor `<out>.builds` made beside them).
+      const foreign = foreignOutput(this.out, this.outDir);
+      if (foreign) throw new Error(foreign);
       this.lock = await takeLock(this.builds, this.outDir);
       this.layout = await openLayout(this.out, this.builds, this.symlink);
       this.held = this.layout.standby.record?.files ?? new Map();
