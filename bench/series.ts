@@ -3,13 +3,15 @@
  * (A B C A B C …), after a warm-up round, so that each ratio is taken between runs made
  * moments apart and holds when the machine's speed drifts.
  *
- *   npx tsx bench/series.ts [--size 4000] [--runs 5] VARIANT...
+ *   npx tsx bench/series.ts [--size 4000] [--runs 5] [--dir DIR] VARIANT...
  *
  * Variants: `ours` (this generator, cards off, threads as the build decides), `ours:cards`
  * (cards on), `ours:threads=N` (`--threads N`), `ours:one-core` (pinned to one core with
  * taskset: one thread), `eleventy`, `hugo`, `astro` (peers from `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
- * code too). Prints, per variant, the median wall and CPU seconds, CPU ÷ wall, the peak
+ * code too). `--dir` is where the corpus and the tools' folders are (default bench/out): on
+ * the project machine, files made under /work cost ~16× what they cost under /tmp on the same
+ * disk (bench/README.md, "Session 7"), a cost every tool pays in its write. Prints, per variant, the median wall and CPU seconds, CPU ÷ wall, the peak
  * memory of the largest process (GNU time), and each ratio to the first variant pair by pair
  * (median, min–max); `uptime` before and after the series.
  */
@@ -22,11 +24,11 @@ import { parseArgs } from "node:util";
 import { writeCorpus } from "./corpus.js";
 import { TOOLS, type Tool } from "./tools.js";
 
-const work = path.join(path.dirname(fileURLToPath(import.meta.url)), "out");
 const { values, positionals } = parseArgs({
-  options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" } },
+  options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" }, dir: { type: "string" } },
   allowPositionals: true,
 });
+const work = path.resolve(values.dir ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "out"));
 const size = Number(values.size);
 const runs = Number(values.runs);
 if (positionals.length === 0) throw new Error("name the variants: ours, ours:cards, ours:threads=N, ours:one-core, eleventy, hugo, astro");

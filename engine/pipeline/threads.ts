@@ -38,11 +38,15 @@ export interface WorkerModules {
 export const POOL_THRESHOLD = 1000;
 
 /**
- * The fewest entries of a stage worth handing to the pool once it runs (fewer are computed
- * on the build's thread: sharing the run's values with the workers costs more): bodies to
- * render, pages to render, cards to draw (one card is the work of many pages).
+ * The fewest entries of a stage worth handing to the pool once it runs; fewer are computed on
+ * the build's thread (bench/README.md, "Session 7", has the runs). Pages from a few hundred:
+ * rendering 4000 on two threads took 0.8 s instead of 1.2–1.4 s. Bodies only on a very large
+ * site: on this machine's two cores, parsing Markdown on two threads at once runs each at
+ * about half speed (it allocates without pause), and 4000 bodies took 1.5 s instead of 1.3 s;
+ * at 100,000 the build's thread alone runs out of memory before it is done. Cards from a
+ * handful (one card is the work of a hundred pages).
  */
-export const LEAST_ENTRIES = { bodies: 200, pages: 200, cards: 8 } as const;
+export const LEAST_ENTRIES = { bodies: 10_000, pages: 200, cards: 8 } as const;
 
 /** How many threads a build of `articles` articles uses: `asked` when given, else every core above the threshold. */
 export function threadsFor(articles: number, asked?: number): number {
@@ -105,10 +109,14 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
   };
 }
 
-/** Splits entries into slices for `threads`: a few per thread, so that a slow slice does not leave a thread idle at the end. */
-export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, perThread = 12 } = {}): T[][] {
+/**
+ * Splits entries into slices for `threads`: a dozen per thread, so that a slow slice does not
+ * leave a thread idle at the end, and at most `max` entries each, so that what waits to be
+ * written stays small on a site of 100,000 pages (a slice of pages is its pages' HTML).
+ */
+export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max = 250, perThread = 12 } = {}): T[][] {
   if (threads <= 1 || items.length === 0) return items.length === 0 ? [] : [items.slice()];
-  const size = Math.max(min, Math.ceil(items.length / (threads * perThread)));
+  const size = Math.min(max, Math.max(min, Math.ceil(items.length / (threads * perThread))));
   const slices: T[][] = [];
   for (let i = 0; i < items.length; i += size) slices.push(items.slice(i, i + size));
   return slices;
