@@ -7,7 +7,8 @@
  *
  * Variants: `ours` (this generator, cards off, threads as the build decides), `ours:cards`
  * (cards on), `ours:threads=N` (`--threads N`), `ours:one-core` (pinned to one core with
- * taskset: one thread), `eleventy`, `hugo`, `astro` (peers from `npm run bench:peers`).
+ * taskset: one thread), options joined by commas (`ours:cards,threads=1`); `eleventy`,
+ * `hugo`, `astro` (peers from `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
  * code too). `--dir` is where the corpus and the tools' folders are (default bench/out): on
  * the project machine, files made under /work cost ~16× what they cost under /tmp on the same
@@ -46,10 +47,11 @@ const corpus = path.join(work, `corpus-${size}`);
 if (!existsSync(corpus)) await writeCorpus(size, corpus);
 const variants: Variant[] = [];
 for (const name of positionals) {
-  const [key, option] = name.split(":") as [string, string | undefined];
+  const [key, options = ""] = name.split(":") as [string, string | undefined];
   const tool = TOOLS[key];
   if (!tool) throw new Error(`no tool ${key}`);
-  const cards = option === "cards";
+  const chosen = options.split(",");
+  const cards = chosen.includes("cards");
   // One folder per tool, and one more for this generator with its cards on.
   // Made anew at every series: this generator's copy of the project is the code as it is now.
   const dir = path.join(work, `series-${key}${cards ? "-cards" : ""}-${size}`);
@@ -58,8 +60,8 @@ for (const name of positionals) {
     await mkdir(dir, { recursive: true });
     await tool.setup(dir, corpus, { cards });
   }
-  const threads = option?.startsWith("threads=") ? ["--threads", option.slice("threads=".length)] : [];
-  variants.push({ name, tool, dir, before: option === "one-core" ? ["taskset", "-c", "0"] : [], after: threads });
+  const threads = chosen.find((o) => o.startsWith("threads="))?.slice("threads=".length);
+  variants.push({ name, tool, dir, before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [], after: threads ? ["--threads", threads] : [] });
 }
 
 interface Sample {

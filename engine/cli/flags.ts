@@ -62,7 +62,7 @@ export const COMMANDS = {
       threads: {
         type: "string",
         value: "N",
-        help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 1000 articles or more, else 1)",
+        help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 10,000 articles or more, or to draw 40 social cards or more; else 1)",
       },
       "new-published-routes": {
         type: "boolean",

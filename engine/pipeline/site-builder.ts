@@ -29,7 +29,7 @@ import type { RenderedFile } from "../stages/render/render.js";
 import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
-import { LEAST_ENTRIES, oneThread, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
+import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
@@ -154,8 +154,10 @@ export class SiteBuilder {
 
   /** The threads for `entries` entries of a stage: the pool when it runs and the work is large enough to share, else this thread. */
   private async threadsFor(kind: keyof typeof LEAST_ENTRIES, entries: number): Promise<Threads> {
-    if (!this.pool || entries === 0 || (entries < LEAST_ENTRIES[kind] && this.options.threads === undefined)) return this.here;
-    return this.pool;
+    const enough = entries >= LEAST_ENTRIES[kind] || (this.options.threads !== undefined && entries > 0);
+    // Cards to draw start the workers whatever the site's size: one card is the work of a hundred pages.
+    if (kind === "cards" && enough && this.options.threads === undefined) this.startPool(POOL_THRESHOLD);
+    return this.pool && enough ? this.pool : this.here;
   }
 
   /** Stops the worker threads, if any (a one-shot build's process exits anyway; watch mode and tests close it). */

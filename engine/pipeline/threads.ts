@@ -32,21 +32,23 @@ export interface WorkerModules {
 }
 
 /**
- * Below this many articles a build runs on one thread: starting the workers and handing them
- * the content costs more than they save (bench/README.md, "Session 7", has the runs that set it).
+ * Below this many articles a build starts no worker for its Markdown and pages: on this
+ * machine's two cores, two threads built 250, 1000 and 4000 articles in 1.11, 1.05 and 1.01
+ * times one thread's time, and at 100,000 one thread ran out of memory where two finished
+ * (bench/README.md, "Session 7"). Social cards start the workers whatever the size
+ * (`LEAST_ENTRIES.cards`).
  */
-export const POOL_THRESHOLD = 1000;
+export const POOL_THRESHOLD = 10_000;
 
 /**
- * The fewest entries of a stage worth handing to the pool once it runs; fewer are computed on
- * the build's thread (bench/README.md, "Session 7", has the runs). Pages from a few hundred:
- * rendering 4000 on two threads took 0.8 s instead of 1.2–1.4 s. Bodies only on a very large
- * site: on this machine's two cores, parsing Markdown on two threads at once runs each at
- * about half speed (it allocates without pause), and 4000 bodies took 1.5 s instead of 1.3 s;
- * at 100,000 the build's thread alone runs out of memory before it is done. Cards from a
- * handful (one card is the work of a hundred pages).
+ * The fewest entries of a stage worth handing to the pool; fewer are computed on the build's
+ * thread (bench/README.md, "Session 7", has the runs). Pages from a few hundred: rendering 4000
+ * on two threads took 0.8 s instead of 1.2–1.4 s. Bodies only on a very large site: on this
+ * machine's two cores, two threads parsing Markdown at once run each at about half speed (it
+ * allocates without pause), and 4000 bodies took 1.5 s instead of 1.3 s. Cards from a few
+ * dozen: they start the workers themselves (a card costs ~20 ms; a worker's start ~0.5 s).
  */
-export const LEAST_ENTRIES = { bodies: 10_000, pages: 200, cards: 8 } as const;
+export const LEAST_ENTRIES = { bodies: 10_000, pages: 200, cards: 40 } as const;
 
 /** How many threads a build of `articles` articles uses: `asked` when given, else every core above the threshold. */
 export function threadsFor(articles: number, asked?: number): number {
