@@ -99,12 +99,20 @@ export function siteCards(wanted: readonly WantedCard[], found: readonly ({ kept
   return { byRoute, files, kept };
 }
 
-/** Draws cards one after another on this thread (what a worker does for its slice). */
+/**
+ * Draws cards one after another on this thread (what a worker does for its slice). The event
+ * loop turns after each: resvg's memory is native, freed by finalizers that Node runs from
+ * the event loop once a collection found the card unreachable; drawn in one run of the loop,
+ * 4000 cards held 13 GB.
+ */
 export const drawHere =
   (card: ThemeSocialCard): DrawCards =>
   async (props, fonts) => {
     const drawn: Uint8Array[] = [];
-    for (const one of props) drawn.push(await drawCard(card, one, fonts));
+    for (const one of props) {
+      drawn.push(await drawCard(card, one, fonts));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     return drawn;
   };
 
