@@ -48,13 +48,16 @@ export type Task =
    */
   | { kind: "pages"; site: Shared<SiteShare>; pages: Shared<PageShare>; bodies: ReadonlyMap<string, PageBody>; every: boolean; routes: string[]; checkOnly: boolean }
   /** The card core: one PNG for each of these props, in order. */
-  | { kind: "cards"; fonts: Shared<LoadedFont[]>; props: unknown[] };
+  | { kind: "cards"; fonts: Shared<LoadedFont[]>; props: unknown[] }
+  /** Nothing: answered once the thread has loaded the site's code (the pool waits for it before it stops a worker). */
+  | { kind: "ready" };
 
 /** What each kind of task gives back. */
 export interface TaskResults {
   bodies: RenderedBody[];
   pages: PageOutcome[];
   cards: Uint8Array[];
+  ready: true;
 }
 
 export type TaskOf<K extends Task["kind"]> = Extract<Task, { kind: K }>;
@@ -97,6 +100,8 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
         given = { bodies: task.bodies, every: task.every, absent: absentOf(task.pages.id, pages) };
         return renderPages(task.routes, { ...site, share: pages, bodies: bodyOf }, values, theme, task.checkOnly);
       }
+      case "ready":
+        return true;
       case "cards": {
         const card = theme.socialCard;
         if (!card) throw new Error("the theme draws no social card");

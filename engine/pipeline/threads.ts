@@ -107,9 +107,17 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
       return here.keep(value, { id: `s${next++}`, buffer });
     },
     lanes: [here.lanes[0]!, ...Array.from({ length: workers }, () => worker as never)],
-    close: () => pool.destroy(),
+    // A worker stopped while it still loads the site's code can take the process down with it
+    // (a small build may finish before a worker is ready): each answers once first.
+    close: async () => {
+      await Promise.all(Array.from({ length: workers }, () => pool.run({ kind: "ready" }).catch(() => undefined)));
+      await pool.destroy();
+    },
   };
 }
+
+/** The kinds of task that compute a slice of entries, one result each. */
+type SlicedKind = Exclude<Task["kind"], "ready">;
 
 /**
  * Splits entries into slices for `threads`: a dozen per thread, so that a slow slice does not
@@ -125,7 +133,7 @@ export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max
 }
 
 /** Runs one task per slice on the threads and gives every result back in the order of the entries. */
-export async function runSlices<K extends Task["kind"], T>(threads: Threads, items: readonly T[], task: (slice: T[], here: boolean) => TaskOf<K>): Promise<TaskResults[K]> {
+export async function runSlices<K extends SlicedKind, T>(threads: Threads, items: readonly T[], task: (slice: T[], here: boolean) => TaskOf<K>): Promise<TaskResults[K]> {
   const all: TaskResults[K][number][] = [];
   for await (const result of streamSlices(threads, items, task, Number.POSITIVE_INFINITY)) all.push(result);
   return all as TaskResults[K];
@@ -137,7 +145,7 @@ export async function runSlices<K extends Task["kind"], T>(threads: Threads, ite
  * other work), at most `ahead` slices beyond the one awaited: what waits to be written stays
  * bounded.
  */
-export async function* streamSlices<K extends Task["kind"], T>(
+export async function* streamSlices<K extends SlicedKind, T>(
   threads: Threads,
   items: readonly T[],
   /** The task of a slice; `here`: for the build's own thread, which has every value at hand. */
