@@ -120,6 +120,15 @@ async function prepare(theme: Theme, content: SiteContent): Promise<void> {
   }
 }
 
+/**
+ * Notes a shared value a thread holds, letting go of the oldest beyond the last few (a run
+ * shares its site, its pages' values and the cards' fonts; earlier runs' are not read again).
+ */
+export function remember(held: Map<string, unknown>, id: string, value: unknown): void {
+  held.set(id, value);
+  while (held.size > 4) held.delete(held.keys().next().value!);
+}
+
 /** A function of a value, made again only when the value's id changes (the last one is kept). */
 function lastOf<V, R>(make: (value: V) => R): (id: string, value: V) => R {
   let last: { id: string; made: R } | undefined;

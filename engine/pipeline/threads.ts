@@ -12,7 +12,7 @@
 import { availableParallelism } from "node:os";
 import { serialize } from "node:v8";
 import type { Theme } from "../theme.js";
-import { taskRunner, type Shared, type Task, type TaskOf, type TaskResults } from "./tasks.js";
+import { remember, taskRunner, type Shared, type Task, type TaskOf, type TaskResults } from "./tasks.js";
 
 export interface Threads {
   /** How many threads do the work: this one, and the workers. */
@@ -68,9 +68,7 @@ export function oneThread(theme: Theme): Threads & { keep<T>(value: T, shared: S
     count: 1,
     share: (value) => ({ id: `v${next++}`, value }),
     keep(value, shared) {
-      values.set(shared.id, value);
-      // Values of earlier runs are let go (a run shares its site, its pages' values and the cards' fonts).
-      while (values.size > 4) values.delete(values.keys().next().value!);
+      remember(values, shared.id, value);
       return shared;
     },
     lanes: [(task) => run(task) as never],

@@ -9,7 +9,7 @@ import { deserialize } from "node:v8";
 import { pathToFileURL } from "node:url";
 import { workerData } from "piscina";
 import type { Theme } from "../theme.js";
-import { taskRunner, type Shared } from "./tasks.js";
+import { remember, taskRunner, type Shared } from "./tasks.js";
 
 // Stack traces name the site's sources (a theme's mistake is shown at its line), as on the build's thread.
 process.setSourceMapsEnabled(true);
@@ -19,14 +19,12 @@ async function start() {
   const loaded = (await import(pathToFileURL(site).href)) as { default?: { theme?: Theme }; theme?: Theme };
   const theme = loaded.default?.theme ?? loaded.theme;
   if (!theme) throw new Error(`${site} exports no theme`);
-  /** The shared values resolved so far, the latest few (a run shares its site, its pages' values and the cards' fonts). */
+  /** The shared values resolved so far, the latest few (`remember`). */
   const resolved = new Map<string, unknown>();
   const resolve = <T,>(shared: Shared<T>): T => {
     if (resolved.has(shared.id)) return resolved.get(shared.id) as T;
     const value = deserialize(Buffer.from(shared.buffer!)) as T;
-    resolved.set(shared.id, value);
-    // Values of earlier runs are let go.
-    while (resolved.size > 4) resolved.delete(resolved.keys().next().value!);
+    remember(resolved, shared.id, value);
     return value;
   };
   return taskRunner(theme, resolve);
