@@ -78,10 +78,41 @@ function globPattern(glob: string): RegExp {
 /** Link targets, bare addresses and e-mail addresses blanked out, column for column: what a reader reads. */
 export function readable(line: string): string {
   const blank = (match: string) => " ".repeat(match.length);
-  return line
-    .replace(/(?<=\]\()[^)\s]*(?:\s+"[^"]*")?(?=\))/g, blank)
-    .replace(/https?:\/\/\S+/g, blank)
-    .replace(/\S+@\S+\.\S+/g, blank);
+  // Each pattern only where it can match: most lines have no link, address or e-mail, and the
+  // e-mail pattern alone tries every word of every line.
+  if (line.includes("](")) line = line.replace(/(?<=\]\()[^)\s]*(?:\s+"[^"]*")?(?=\))/g, blank);
+  if (line.includes("://")) line = line.replace(/https?:\/\/\S+/g, blank);
+  if (line.includes("@")) line = line.replace(/\S+@\S+\.\S+/g, blank);
+  return line;
+}
+
+/** A text's lines made readable once, joined, with where each line starts: a rule's pattern runs over the whole text, not line by line. */
+interface ReadableText {
+  text: string;
+  starts: number[];
+}
+
+function readableText(lines: readonly string[]): ReadableText {
+  const starts: number[] = [];
+  let at = 0;
+  const shown = lines.map((line) => {
+    starts.push(at);
+    at += line.length + 1;
+    return readable(line);
+  });
+  return { text: shown.join("\n"), starts };
+}
+
+/** The 1-based line and column of an offset of a `ReadableText`. */
+function lineAt({ starts }: ReadableText, offset: number): { line: number; column: number } {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle]! <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return { line: low + 1, column: offset - starts[low]! + 1 };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -210,6 +241,18 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
     if (!lines) bodies.set(article, (lines = markdownOf(article).split("\n")));
     return lines;
   };
+  // What a reader reads of each text and body, made once for every rule that reads it.
+  const shownTexts = new Map<Text, ReadableText>();
+  const shownText = (text: Text) => shownTexts.get(text) ?? shownTexts.set(text, readableText(text.source.split("\n"))).get(text)!;
+  const shownBodies = new Map<Article, { lines: string[]; text: string }>();
+  const shownBody = (article: Article) => {
+    let shown = shownBodies.get(article);
+    if (!shown) {
+      const lines = bodyOf(article).map(readable);
+      shownBodies.set(article, (shown = { lines, text: lines.join("\n") }));
+    }
+    return shown;
+  };
   const byRoute = new Map<string, Article[]>();
   for (const article of content.articles) byRoute.set(article.route, [...(byRoute.get(article.route) ?? []), article]);
 
@@ -227,10 +270,14 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
         return { right, match: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(wrong)}(?![\\p{L}\\p{N}])`, caseOnly ? "gu" : "giu") };
       });
       for (const text of chosen) {
-        text.source.split("\n").forEach((line, index) => {
-          const shown = readable(line);
-          for (const form of forms) for (const m of shown.matchAll(form.match)) report(text, index + 1, "found", { found: m[0], use: form.right }, m.index + 1);
-        });
+        // Over the whole text at once (no form spans a line): the same findings as line by line, in the same order once sorted.
+        const shown = shownText(text);
+        for (const form of forms) {
+          for (const m of shown.text.matchAll(form.match)) {
+            const { line, column } = lineAt(shown, m.index);
+            report(text, line, "found", { found: m[0], use: form.right }, column);
+          }
+        }
       }
       continue;
     }
@@ -241,21 +288,22 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
       const needs = new RegExp(rule.needs, "iu");
       const said = new Map<Article, boolean>();
       const says = (article: Article) => {
-        if (!said.has(article)) said.set(article, needs.test(bodyOf(article).map(readable).join("\n")));
+        if (!said.has(article)) said.set(article, needs.test(shownBody(article).text));
         return said.get(article)!;
       };
       for (const text of articles) {
-        const lines = bodyOf(text.article!);
-        const at = lines.findIndex((line) => when.test(readable(line)));
+        const shown = shownBody(text.article!).lines;
+        const at = shown.findIndex((line) => when.test(line));
         if (at < 0 || says(text.article!)) continue;
-        const linked = linksOf(lines).some(({ target }) => (byRoute.get(target.split("#")[0]!) ?? []).some((other) => other !== text.article && says(other)));
-        if (!linked) report(text, at + 1, "missing", { found: when.exec(readable(lines[at]!))![0] });
+        const linked = linksOf(bodyOf(text.article!)).some(({ target }) => (byRoute.get(target.split("#")[0]!) ?? []).some((other) => other !== text.article && says(other)));
+        if (!linked) report(text, at + 1, "missing", { found: when.exec(shown[at]!)![0] });
       }
     } else if (rule.kind === "block-field") {
+      const pattern = new RegExp(`^::${escapeRegExp(rule.block)}(\\{[^}\\n]*\\})?[ \\t]*$`);
       for (const text of articles) {
         const article = text.article!;
         bodyOf(article).forEach((line, index) => {
-          const directive = new RegExp(`^::${escapeRegExp(rule.block)}(\\{[^}\\n]*\\})?[ \\t]*$`).exec(line);
+          const directive = pattern.exec(line);
           if (!directive) return;
           const attributes = attributesOf(directive[1]);
           const file = attributes.src === undefined ? undefined : content.data.get(attributes.src.replace(/\.json$/, ""));
