@@ -230,7 +230,7 @@ function camelCase(name: string): string {
 function remarkBlocks() {
   return (tree: Root, file: VFile) => {
     const { article, content, theme, blocks, result, session } = file.data.pipeline!;
-    const knownKeys = frontMatterKeys(theme);
+    const knownKeys = (session.knownKeys ??= frontMatterKeys(theme));
     const consumedKeys = new Set<string>();
     const slugger = new GithubSlugger();
     // The page title is the h1; a block's headings go one level below the last heading.

@@ -39,6 +39,8 @@ export function siteBlockData(values: SiteValues, name: string): unknown {
 export interface MarkdownSession {
   pipelines: Map<string, unknown>;
   values?: SiteValues;
+  /** The front-matter keys the theme knows: one list for every body of the run. */
+  knownKeys?: string[];
 }
 
 export const markdownSession = (values?: SiteValues): MarkdownSession => ({ pipelines: new Map(), values });
