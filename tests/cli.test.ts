@@ -324,7 +324,7 @@ describe("cafe --help and mistaken command lines", () => {
   const FLAGS = {
     init: [],
     build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--strict", "--threads N", "--new-published-routes"],
-    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache", "--strict"],
+    dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache", "--strict", "--threads N"],
     preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
     new: ["--content DIR", "--force"],
     "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache", "--allow-private"],

@@ -6,9 +6,9 @@
  * bundle of the site's code.
  */
 import { describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdtemp, readFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -114,4 +114,30 @@ describe("a build on 1, 2 and 3 threads", () => {
       expect(result.stderr.trim()).toBe(`--threads must be a whole number from 1 to 64; got '${value}'`);
     }
   }, 60_000);
+});
+
+describe("watch mode on the pool", () => {
+  it("cafe dev --threads 2 renders its start and every save on the same two threads, and serves what was saved", async () => {
+    const dir = await editedFixture("notebook", {});
+    const env = { ...process.env, NO_COLOR: "1", CAFE_CACHE_DIR: path.join(dir, "cache") };
+    const args = [path.join(projectRoot, "engine/launch.mjs"), "dev", "--root", fixture("notebook"), "--content", path.join(dir, "content"), "--port", "0", "--no-cache", "--threads", "2"];
+    const child = spawn(process.execPath, args, { cwd: fixture("notebook"), env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const count = (pattern: RegExp) => [...out.matchAll(new RegExp(pattern.source, "g"))].length;
+    try {
+      await expect.poll(() => count(/dev server: http:\/\/\S+/), { timeout: 60_000, interval: 100 }).toBe(1);
+      const url = /dev server: (http:\/\/\S+)/.exec(out)![1]!;
+      expect(out).toMatch(/start: \d+ pages ready in \d+ ms on 2 threads/);
+      const article = path.join(dir, "content/articles/notes/margins.md");
+      for (const [saves, word] of [[1, "first"], [2, "second"]] as const) {
+        await writeFile(article, `${await readFile(article, "utf8")}\nA ${word} save, rendered on the pool.\n`);
+        await expect.poll(() => count(/pages? updated in \d+ ms on 2 threads/), { timeout: 30_000, interval: 100 }).toBe(saves);
+        expect(await (await fetch(`${url}/notes/margins`)).text()).toContain(`A ${word} save, rendered on the pool.`);
+      }
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 120_000);
 });

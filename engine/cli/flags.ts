@@ -30,6 +30,11 @@ const strict: Flag = {
   type: "boolean",
   help: "what the site's editorial rules (rules.yaml of the content folder) find is an error, not a warning (the default when the environment has CI=true)",
 };
+const threads: Flag = {
+  type: "string",
+  value: "N",
+  help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 10,000 articles or more, or to draw 40 social cards or more; else 1)",
+};
 const bundleAgain: Flag = { type: "boolean", help: "bundle the engine and the theme again, even if their code did not change" };
 
 export interface Command {
@@ -59,11 +64,7 @@ export const COMMANDS = {
       "no-cache": noCache,
       verbose: { type: "boolean", help: "print how long each stage took" },
       strict,
-      threads: {
-        type: "string",
-        value: "N",
-        help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 10,000 articles or more, or to draw 40 social cards or more; else 1)",
-      },
+      threads,
       "new-published-routes": {
         type: "boolean",
         help: "start a new record of published addresses (content/published-routes.txt) where it is missing although the site was built before",
@@ -73,7 +74,7 @@ export const COMMANDS = {
   dev: {
     summary: "build the site with its drafts into a folder of the cache and serve it; a save rebuilds what it changed and reloads the open pages",
     args: "[options]",
-    flags: { content, port, host, "allowed-host": allowedHost, force: bundleAgain, "no-cache": noCache, strict },
+    flags: { content, port, host, "allowed-host": allowedHost, force: bundleAgain, "no-cache": noCache, strict, threads },
   },
   preview: {
     summary: "serve the built site as a static host would (each route at its path, the 404 page for anything else)",

@@ -173,6 +173,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
     case "dev": {
       const port = portOf(values.port);
       if (port === undefined) return 2;
+      const threads = threadsOf(values.threads);
+      if (threads === null) return 2;
       const host = (values.host as string | undefined) ?? "127.0.0.1";
       const allowedHosts = (values["allowed-host"] as string[] | undefined) ?? [];
       if (!(await checkHosts(host, allowedHosts))) return 2;
@@ -195,6 +197,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         launcher,
         editorSchemas: ownContent,
         strict,
+        threads,
       });
       const stop = () => void dev.close().then(() => process.exit(0));
       process.once("SIGINT", stop);

@@ -158,6 +158,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   printWarnings(result.warnings);
   if (options.verbose) {
     for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
+    console.log(`  ${"threads".padEnd(16)} ${result.threads ?? 1}`);
     // The libraries loaded for this build's work (lib/packages.ts), and how long each took to load.
     const loaded = loadedPackages().map(({ name, ms }) => `${name} (${ms.toFixed(1)} ms)`);
     console.log(`  ${"loaded".padEnd(16)} ${loaded.length > 0 ? loaded.join(", ") : "none of the libraries loaded on demand"}`);

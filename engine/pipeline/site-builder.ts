@@ -79,6 +79,8 @@ export interface BuildResult {
   rendered: number;
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
   timings?: [stage: string, ms: number][];
+  /** The most threads a stage of this run computed its entries on (1: the build's own alone). */
+  threads?: number;
   /** Addresses added to the record of published addresses. */
   published?: string[];
   /** Derived pages (a tag's listing) no article makes any more, taken out of the record. */
@@ -129,6 +131,8 @@ export class SiteBuilder {
   private readonly here: ReturnType<typeof oneThread>;
   /** The worker pool, once a run is large enough for it; kept for every later run (watch mode). */
   private pool?: Promise<Threads>;
+  /** The most threads a stage of the current run was given (`BuildResult.threads`). */
+  private threadsUsed = 1;
   /** The warnings of the last run: a save that runs no stage (a file of public/ copied) still has them. */
   private warnings: ContentWarning[] = [];
 
@@ -157,7 +161,9 @@ export class SiteBuilder {
     const enough = entries >= LEAST_ENTRIES[kind] || (this.options.threads !== undefined && entries > 0);
     // Cards to draw start the workers whatever the site's size: one card is the work of a hundred pages.
     if (kind === "cards" && enough && this.options.threads === undefined) this.startPool(POOL_THRESHOLD);
-    return this.pool && enough ? this.pool : this.here;
+    const threads = await (this.pool && enough ? this.pool : this.here);
+    this.threadsUsed = Math.max(this.threadsUsed, threads.count);
+    return threads;
   }
 
   /** Stops the worker threads, if any (a one-shot build's process exits anyway; watch mode and tests close it). */
@@ -182,10 +188,11 @@ export class SiteBuilder {
    */
   private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
+    this.threadsUsed = 1;
     try {
       const result = await this.stages(load, writer, kept, options);
       this.warnings = result.warnings;
-      return result;
+      return { ...result, threads: this.threadsUsed };
     } finally {
       if (kept.articles) this.cache.replace(kept.articles);
       if (kept.markdown) this.cache.add(kept.markdown);

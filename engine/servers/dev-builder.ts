@@ -41,7 +41,7 @@ export function runBuilder(setup: BuilderSetup): void {
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
     const cache = cacheDir ? await openSiteCache(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
     const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, strict: setup.strict });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
@@ -85,6 +85,7 @@ export function runBuilder(setup: BuilderSetup): void {
           routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),
           rendered: result.rendered,
           ms: Math.round(performance.now() - started),
+          threads: result.threads ?? 1,
           language,
         });
       } catch (error) {

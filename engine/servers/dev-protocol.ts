@@ -50,6 +50,8 @@ export interface BuilderSetup {
   editorSchemas: boolean;
   /** What the site's editorial rules find is an error (`--strict`, CI), not a warning. */
   strict?: boolean;
+  /** `--threads`: how many threads compute the entries (default: as a build decides). */
+  threads?: number;
 }
 
 export type BuilderRequest = { type: "build" } | { type: "update"; files: string[] };
@@ -71,6 +73,8 @@ export type BuildReply = {
       /** Pages rendered (the others were unchanged: from the last build or the cache). */
       rendered: number;
       ms: number;
+      /** The most threads a stage of the run computed on (1: the builder's own alone). */
+      threads: number;
       /** The site's language (its theme's first): the overlay speaks it. Unknown when the code did not load. */
       language?: string;
     };
@@ -129,5 +133,5 @@ export function reportCrash(text: string, projectRoot: string): ReportedError {
 /** The reply for a build that could not run: the crash, printed as the terminal shows errors. */
 export function crashReply(error: ReportedError): BuildReply {
   const printed = [`${error.location}: ${error.message}`, error.frame, error.hint && `hint: ${error.hint}`].filter(Boolean).join("\n");
-  return { type: "result", ok: false, errors: [error], printed, warnings: [], changed: [], pages: 0, routes: [], rendered: 0, ms: 0 };
+  return { type: "result", ok: false, errors: [error], printed, warnings: [], changed: [], pages: 0, routes: [], rendered: 0, ms: 0, threads: 1 };
 }

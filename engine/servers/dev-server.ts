@@ -48,6 +48,8 @@ export interface DevOptions {
   editorSchemas?: boolean;
   /** What the site's editorial rules find is an error (`--strict`, CI), shown in the overlay, not a warning. */
   strict?: boolean;
+  /** How many threads compute the entries (`--threads`); by default as a build decides. The pool lives as long as the builder: every save uses it. */
+  threads?: number;
   /** Names also accepted in the Host header (`--allowed-host`); see engine/servers/static-server.ts. */
   allowedHosts?: readonly string[];
   /** Print to the terminal (tests silence it). */
@@ -133,14 +135,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const routes = changedRoutes(reply.changed);
     broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
-    if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms`);
+    if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms${onThreads(reply)}`);
   };
 
   startBuilder();
   const first = await request({ type: "build" }, "start", { quiet: true });
   if (first.ok) {
     const cached = first.pages - first.rendered;
-    log(`start: ${first.pages} pages ready in ${first.ms} ms${cached > 0 ? ` (${cached} unchanged since the last session, from the cache)` : ""}`);
+    log(`start: ${first.pages} pages ready in ${first.ms} ms${onThreads(first)}${cached > 0 ? ` (${cached} unchanged since the last session, from the cache)` : ""}`);
   }
 
   const { url, server } = await serve({
@@ -293,6 +295,7 @@ class BuilderProcess {
       cacheDir: options.cacheDir,
       editorSchemas: options.editorSchemas ?? false,
       strict: options.strict,
+      threads: options.threads,
     };
     this.child = fork(options.launcher ?? path.join(engineDir(options), "launch.mjs"), ["--dev-builder", JSON.stringify(setup)], {
       execArgv: [],
@@ -334,4 +337,9 @@ class BuilderProcess {
   stop(): void {
     this.child.kill("SIGTERM");
   }
+}
+
+/** " on N threads" after a run's time when the pool computed some of it: nothing on one thread. */
+function onThreads(reply: Pick<BuildReply, "threads">): string {
+  return reply.threads > 1 ? ` on ${reply.threads} threads` : "";
 }
