@@ -7,7 +7,9 @@
  *
  * Variants: `ours` (this generator, cards off, threads as the build decides), `ours:cards`
  * (cards on), `ours:threads=N` (`--threads N`), `ours:one-core` (pinned to one core with
- * taskset: one thread), options joined by commas (`ours:cards,threads=1`); `eleventy`,
+ * taskset: one thread), `ours:code=DIR` (the code of another checkout, a worktree of a branch:
+ * two versions of the code timed in the same rounds), options joined by commas
+ * (`ours:cards,threads=1`); `eleventy`,
  * `hugo`, `astro` (peers from `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
  * code too). `--dir` is where the corpus and the tools' folders are (default bench/out): on
@@ -52,13 +54,15 @@ for (const name of positionals) {
   if (!tool) throw new Error(`no tool ${key}`);
   const chosen = options.split(",");
   const cards = chosen.includes("cards");
-  // One folder per tool, and one more for this generator with its cards on.
+  const code = chosen.find((o) => o.startsWith("code="))?.slice("code=".length);
+  // One folder per tool, one more for this generator with its cards on, and one per other checkout.
   // Made anew at every series: this generator's copy of the project is the code as it is now.
-  const dir = path.join(work, `series-${key}${cards ? "-cards" : ""}-${size}`);
+  const codeName = code ? `-${path.basename(path.resolve(code))}` : "";
+  const dir = path.join(work, `series-${key}${cards ? "-cards" : ""}${codeName}-${size}`);
   if (!variants.some((v) => v.dir === dir)) {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
-    await tool.setup(dir, corpus, { cards });
+    await tool.setup(dir, corpus, { cards, ...(code ? { code: path.resolve(code) } : {}) });
   }
   const threads = chosen.find((o) => o.startsWith("threads="))?.slice("threads=".length);
   variants.push({ name, tool, dir, before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [], after: threads ? ["--threads", threads] : [] });

@@ -20,8 +20,11 @@ export const layout = (title: string, body: string) =>
 
 export interface Tool {
   name: string;
-  /** Makes the project for `n` files, whose corpus is in `corpus` (this generator: with its social cards when `cards`). */
-  setup(dir: string, corpus: string, options?: { cards?: boolean }): Promise<void>;
+  /**
+   * Makes the project for `n` files, whose corpus is in `corpus` (this generator: with its
+   * social cards when `cards`, its code copied from the checkout `code` when given, else from this one).
+   */
+  setup(dir: string, corpus: string, options?: { cards?: boolean; code?: string }): Promise<void>;
   command(dir: string): [string, string[]];
   /** Output and caches, removed before a cold run. */
   clean: (dir: string) => string[];
@@ -35,14 +38,14 @@ export const countHtml = (dir: string) =>
 export const TOOLS: Record<string, Tool> = {
   ours: {
     name: "this generator",
-    async setup(dir, corpus, { cards = false } = {}) {
+    async setup(dir, corpus, { cards = false, code = root } = {}) {
       await cp(path.join(root, "content"), path.join(dir, "content"), { recursive: true });
       // No social cards unless asked: the peers draw none, so like is compared with like (a
       // card's cost is measured on its own: bench/media.ts, and bench/series.ts's ours:cards).
       if (!cards) await appendFile(path.join(dir, "content/site.yaml"), "\nsocialCards: false\n");
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
       for (const part of ["build.ts", "cafe.config.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
-        await cp(path.join(root, part), path.join(dir, "project", part), { recursive: true });
+        await cp(path.join(code, part), path.join(dir, "project", part), { recursive: true });
       }
       // Its own node_modules folder (the cache lives in node_modules/.cache), sharing the packages.
       await mkdir(path.join(dir, "project/node_modules"), { recursive: true });
