@@ -391,8 +391,9 @@ function portOf(value: unknown): number | undefined {
  */
 async function updateEditorSchemas(root: string, contentDir: string, theme: SiteSetup["theme"]): Promise<void> {
   try {
-    const { writeEditorSchemas } = await import("../tools/editor-schemas.js");
-    const { written, problems } = await writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name });
+    const [{ writeEditorSchemas }, { withSignalsHeld }] = await Promise.all([import("../tools/editor-schemas.js"), import("../lib/signals.js")]);
+    // Files of the project (committed): Ctrl+C waits for them rather than leave a temporary file beside one.
+    const { written, problems } = await withSignalsHeld(() => writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name }));
     for (const problem of problems) console.warn(`warning ${problem}`);
     if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
   } catch (error) {
