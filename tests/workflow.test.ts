@@ -6,7 +6,7 @@ import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeF
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scaffoldArticle, slugify } from "../engine/tools/new-article.js";
-import { buildInMemory, comparable, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
+import { buildInMemory, busyFor, comparable, editedFixture, fixture, parseHtml, projectRoot, STUCK_ARTICLE } from "./helpers.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
@@ -190,15 +190,13 @@ describe("atomic output", () => {
       const first = build();
       expect(await first.exited, await first.output).toEqual({ code: 0, signal: null });
       const before = await siteFiles(out);
-      // Under the size and depth limits (0.84 MB, no nesting), yet some twenty minutes of
-      // parsing: the parser's time grows with the square of these unclosed links.
-      await writeFile(path.join(content, "articles/lento.md"), `---\ntitle: Lento\n---\n\n${"[a](b (".repeat(120_000)}\n`);
+      await writeFile(path.join(content, "articles/lento.md"), STUCK_ARTICLE);
 
       const stuck = build();
       onTestFinished(() => void (stuck.child.exitCode === null && stuck.child.signalCode === null && stuck.child.kill("SIGKILL")));
       await stuck.said("Building ");
       // The build's thread is busy parsing (nothing else in a three-article build takes a second of work): a JavaScript listener could not run now.
-      await stuck.busyFor(1.5);
+      await busyFor(stuck.child.pid!, 1.5);
       stuck.child.kill(signal);
       // Were the signal held until the parse ended, this would wait minutes (the test's time runs out first).
       expect(await stuck.exited, await stuck.output).toEqual({ code: null, signal });
@@ -300,8 +298,7 @@ describe("atomic output", () => {
 });
 
 /**
- * `cafe build --content <content> --out <out>` as a process of its own: what it printed, how it
- * ended, and (Linux's /proc) how much processor time it has used, to know it is busy computing.
+ * `cafe build --content <content> --out <out>` as a process of its own: what it printed, and how it ended.
  */
 function cliBuild(content: string, out: string) {
   return () => {
@@ -316,12 +313,6 @@ function cliBuild(content: string, out: string) {
     child.stderr!.on("data", take);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
     const output = exited.then(() => text);
-    /** Processor time the process has used, in seconds. */
-    const cpu = async () => {
-      const stat = await readFile(`/proc/${child.pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    };
     return {
       child,
       exited,
@@ -332,11 +323,6 @@ function cliBuild(content: string, out: string) {
           waiting.push({ line, resolve });
           void exited.then(() => reject(new Error(`the build ended before it said "${line}":\n${text}`)));
         }),
-      /** Resolves once the process has used `seconds` more of processor time than now. */
-      busyFor: async (seconds: number) => {
-        const start = await cpu();
-        while ((await cpu()) - start < seconds) await new Promise((resolve) => setTimeout(resolve, 50));
-      },
     };
   };
 }

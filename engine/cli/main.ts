@@ -178,9 +178,19 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       if (!(await checkHosts(host, allowedHosts))) return 2;
       const { startDev } = await import("../servers/dev-server.js");
       const { cacheDirOf } = await import("../incremental/fingerprint.js");
+      // Ctrl+C or SIGTERM from the start: the first build runs in the builder process, which
+      // is stopped with the server (busy parsing, it would never notice that the server is gone).
+      const stopping = new AbortController();
+      let dev: Awaited<ReturnType<typeof startDev>> | undefined;
+      const stop = () => {
+        stopping.abort();
+        void (dev?.close() ?? Promise.resolve()).then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
       // Watch mode never writes into the published folder: drafts and half-finished edits
       // stay in a folder of their own under the cache.
-      const dev = await startDev({
+      dev = await startDev({
         cacheDir: values["no-cache"] ? undefined : cacheDirOf(root, contentDir, "dev"),
         projectRoot: root,
         contentDir,
@@ -195,10 +205,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         launcher,
         editorSchemas: ownContent,
         strict,
+        signal: stopping.signal,
       });
-      const stop = () => void dev.close().then(() => process.exit(0));
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
       return new Promise<number>(() => {});
     }
     case "new": {
