@@ -3,7 +3,7 @@
  * they affect and reach open pages as server-sent events; broken edits report errors and
  * the server keeps going.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
 import { startDev, type DevServer } from "../engine/servers/dev-server.js";
-import { devTheme, editedFixture, projectCopy, projectRoot } from "./helpers.js";
+import { busyFor, devTheme, editedFixture, processState, projectCopy, projectRoot, STUCK_ARTICLE } from "./helpers.js";
 
 let dev: DevServer;
 let content = "";
@@ -279,6 +279,53 @@ describe("npm run dev from the command line", () => {
       child.kill("SIGTERM");
     }
   }, 60_000);
+});
+
+describe("stopping npm run dev", () => {
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "%s stops it at once while its builder parses an article that would take minutes, and leaves no builder running",
+    async (signal) => {
+      const site = await editedFixture("basic", { "articles/lento.md": STUCK_ARTICLE });
+      const cwd = await mkdtemp(path.join(tmpdir(), "cafe-dev-stop-"));
+      const child = spawn(process.execPath, [path.join(projectRoot, "engine/launch.mjs"), "dev", "--content", site, "--port", "0"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+      // The builder process the dev server started (Linux's /proc lists a process's children).
+      const builderPid = async () => {
+        for (;;) {
+          const children = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").catch(() => "")).split(" ").filter(Boolean).map(Number);
+          for (const pid of children) {
+            if ((await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).includes("--dev-builder")) return pid;
+          }
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`dev ended before it started its builder:\n${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      const builder = await builderPid();
+      onTestFinished(() => {
+        for (const pid of [child.pid!, builder]) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // Gone already.
+          }
+        }
+      });
+      // Its thread is busy parsing (nothing else in a four-article build takes three seconds of work).
+      await busyFor(builder, 3);
+      // To the dev server alone, as `kill` or a process manager sends it (Ctrl+C in a terminal reaches every process of the group).
+      child.kill(signal);
+      await exited;
+      // Were the builder left running, it would parse for minutes yet (the test's time runs out first).
+      for (let state = await processState(builder); state && state.state !== "Z"; state = await processState(builder)) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(output).not.toMatch(/pages ready/);
+    },
+    120_000,
+  );
 });
 
 describe("npm run dev on a site it has built before", () => {

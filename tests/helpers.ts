@@ -108,3 +108,29 @@ export async function projectCopy(folders = ["engine", "client", "templates", "p
   }
   return dir;
 }
+
+/**
+ * An article whose body is under the size and depth limits (0.84 MB, nothing nested) yet takes
+ * some twenty minutes to parse: the parser's time grows with the square of these unclosed
+ * links. For the tests of Ctrl+C while a thread is busy.
+ */
+export const STUCK_ARTICLE = `---\ntitle: Lento\n---\n\n${"[a](b (".repeat(120_000)}\n`;
+
+/** A process's state (R, S, Z…) and processor time in seconds, from Linux's /proc; undefined once it is gone. */
+export async function processState(pid: number): Promise<{ state: string; cpu: number } | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  if (!stat) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0]!, cpu: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
+/** Resolves once the process has used `seconds` more of processor time than now (it is busy computing). */
+export async function busyFor(pid: number, seconds: number): Promise<void> {
+  const start = (await processState(pid))?.cpu ?? 0;
+  for (;;) {
+    const now = await processState(pid);
+    if (!now) throw new Error(`process ${pid} ended before it had worked ${seconds} s`);
+    if (now.cpu - start >= seconds) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,12 +1,12 @@
 /** The author's workflow outside the dev server: new articles, drafts, interrupted builds. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scaffoldArticle, slugify } from "../engine/tools/new-article.js";
-import { buildInMemory, comparable, editedFixture, fixture, parseHtml, projectRoot } from "./helpers.js";
+import { buildInMemory, busyFor, comparable, editedFixture, fixture, parseHtml, projectRoot, STUCK_ARTICLE } from "./helpers.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
@@ -149,7 +149,7 @@ describe("atomic output", () => {
     expect(await leftovers(parent)).toEqual([]);
   });
 
-  it("an interrupted build exits 130 and leaves the last good site exactly as it was, and no half-written folder", async () => {
+  it("a build interrupted half-way ends by the signal and leaves the last good site exactly as it was; the next build sweeps what it left", async () => {
     const parent = await mkdtemp(path.join(tmpdir(), "cafe-interrupt-"));
     const out = path.join(parent, "dist");
     const writer = new FolderWriter(out);
@@ -165,25 +165,89 @@ describe("atomic output", () => {
 
     // The signal goes straight to the build (a wrapper such as tsx may SIGKILL its child
     // 30 ms after relaying one; that case is the next tests').
-    const child = spawn(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes("Building ")) resolve();
-      });
-      void exited.then(() => reject(new Error(`the build exited before it said it started:\n${output}`)));
-    });
-    const signalled = Date.now();
-    child.kill("SIGINT");
-    const code = await exited;
-    expect(output, "the build finished before the signal landed").not.toMatch(/Built \d+ pages/);
-    expect(code, `${Date.now() - signalled} ms after the signal:\n${output}`).toBe(130);
+    const build = cliBuild(content, out);
+    const interrupted = build();
+    await interrupted.said("Building ");
+    interrupted.child.kill("SIGINT");
+    // Ended as Ctrl+C ends a program (the shell says 130), by the signal itself.
+    expect(await interrupted.exited, await interrupted.output).toEqual({ code: null, signal: "SIGINT" });
+    expect(await interrupted.output, "the build finished before the signal landed").not.toMatch(/Built \d+ pages/);
     expect(await siteFiles(out)).toEqual(before);
+
+    const next = build();
+    expect(await next.exited, await next.output).toEqual({ code: 0, signal: null });
     expect(await leftovers(parent)).toEqual(["content"]);
-  }, 120_000);
+  }, 180_000);
+
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "%s stops a build at once while it parses an article that would take minutes, keeps the last good site byte for byte, and the next build needs no --force",
+    async (signal) => {
+      const parent = await mkdtemp(path.join(tmpdir(), "cafe-stuck-"));
+      const out = path.join(parent, "dist");
+      const content = path.join(parent, "content");
+      await cp(fixture("basic"), content, { recursive: true });
+      const build = cliBuild(content, out);
+      const first = build();
+      expect(await first.exited, await first.output).toEqual({ code: 0, signal: null });
+      const before = await siteFiles(out);
+      await writeFile(path.join(content, "articles/lento.md"), STUCK_ARTICLE);
+
+      const stuck = build();
+      onTestFinished(() => void (stuck.child.exitCode === null && stuck.child.signalCode === null && stuck.child.kill("SIGKILL")));
+      await stuck.said("Building ");
+      // The build's thread is busy parsing (nothing else in a three-article build takes a second of work): a JavaScript listener could not run now.
+      await busyFor(stuck.child.pid!, 1.5);
+      stuck.child.kill(signal);
+      // Were the signal held until the parse ended, this would wait minutes (the test's time runs out first).
+      expect(await stuck.exited, await stuck.output).toEqual({ code: null, signal });
+      expect(await stuck.output).not.toMatch(/Built \d+ pages/);
+      expect(await siteFiles(out)).toEqual(before);
+
+      // The next build takes over what the stopped one left (its lock, its half-made folder) without --force.
+      await rm(path.join(content, "articles/lento.md"));
+      await appendFile(path.join(content, "articles/primeiro.md"), "\nUm parágrafo novo.\n");
+      const next = build();
+      expect(await next.exited, await next.output).toEqual({ code: 0, signal: null });
+      expect(await next.output).toMatch(/Built \d+ pages/);
+      expect(await readFile(path.join(out, "primeiro.html"), "utf8")).toContain("Um parágrafo novo.");
+      expect(await leftovers(parent)).toEqual(["content"]);
+    },
+    120_000,
+  );
+
+  it("Ctrl+C in the middle of writing a file of the author's waits for it to be whole, then ends the program; after it, Ctrl+C ends a busy program at once", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-held-"));
+    const file = path.join(dir, "published-routes.txt");
+    // A program that writes a file with signals held (a signal lands half-way) and then computes for ever.
+    const program = (signalled: boolean) => `
+      import { writeFile } from "node:fs/promises";
+      const { withSignalsHeld } = await import(${JSON.stringify(path.join(projectRoot, "engine/lib/signals.ts"))});
+      await withSignalsHeld(async () => {
+        await writeFile(${JSON.stringify(file)}, "half");
+        ${signalled ? 'process.kill(process.pid, "SIGINT");' : ""}
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await writeFile(${JSON.stringify(file)}, "whole");
+      });
+      console.log("computing");
+      for (;;);`;
+    const run = (signalled: boolean) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", program(signalled)], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+      onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
+      let output = "";
+      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, output })));
+      return { child, exited, computing: () => new Promise<void>((resolve) => child.stdout!.on("data", () => output.includes("computing") && resolve())) };
+    };
+    const interrupted = run(true);
+    expect(await interrupted.exited).toEqual({ code: null, signal: "SIGINT", output: "" });
+    expect(await readFile(file, "utf8")).toBe("whole");
+    // The step over, no listener is left behind: a signal ends the thread's endless work.
+    const busy = run(false);
+    await busy.computing();
+    busy.child.kill("SIGTERM");
+    expect(await busy.exited).toEqual({ code: null, signal: "SIGTERM", output: "computing\n" });
+  });
 
   it("a build killed outright leaves the site as it was, and the next build sweeps its folder", async () => {
     const parent = await mkdtemp(path.join(tmpdir(), "cafe-killed-"));
@@ -232,6 +296,36 @@ describe("atomic output", () => {
     60_000,
   );
 });
+
+/**
+ * `cafe build --content <content> --out <out>` as a process of its own: what it printed, and how it ended.
+ */
+function cliBuild(content: string, out: string) {
+  return () => {
+    const child = spawn(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    const waiting: { line: string; resolve: () => void }[] = [];
+    const take = (chunk: Buffer) => {
+      text += chunk.toString();
+      for (const w of waiting.filter((w) => text.includes(w.line))) w.resolve();
+    };
+    child.stdout!.on("data", take);
+    child.stderr!.on("data", take);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+    const output = exited.then(() => text);
+    return {
+      child,
+      exited,
+      output,
+      said: (line: string) =>
+        new Promise<void>((resolve, reject) => {
+          if (text.includes(line)) return resolve();
+          waiting.push({ line, resolve });
+          void exited.then(() => reject(new Error(`the build ended before it said "${line}":\n${text}`)));
+        }),
+    };
+  };
+}
 
 /** Every file of a published site with its bytes, as a value to compare. */
 async function siteFiles(dir: string): Promise<Record<string, string>> {

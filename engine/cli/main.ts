@@ -180,9 +180,19 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       if (!(await checkHosts(host, allowedHosts))) return 2;
       const { startDev } = await import("../servers/dev-server.js");
       const { cacheDirOf } = await import("../incremental/fingerprint.js");
+      // Ctrl+C or SIGTERM from the start: the first build runs in the builder process, which
+      // is stopped with the server (busy parsing, it would never notice that the server is gone).
+      const stopping = new AbortController();
+      let dev: Awaited<ReturnType<typeof startDev>> | undefined;
+      const stop = () => {
+        stopping.abort();
+        void (dev?.close() ?? Promise.resolve()).then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
       // Watch mode never writes into the published folder: drafts and half-finished edits
       // stay in a folder of their own under the cache.
-      const dev = await startDev({
+      dev = await startDev({
         cacheDir: values["no-cache"] ? undefined : cacheDirOf(root, contentDir, "dev"),
         projectRoot: root,
         contentDir,
@@ -198,10 +208,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         editorSchemas: ownContent,
         strict,
         threads,
+        signal: stopping.signal,
       });
-      const stop = () => void dev.close().then(() => process.exit(0));
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
       return new Promise<number>(() => {});
     }
     case "new": {
@@ -394,8 +402,9 @@ function portOf(value: unknown): number | undefined {
  */
 async function updateEditorSchemas(root: string, contentDir: string, theme: SiteSetup["theme"]): Promise<void> {
   try {
-    const { writeEditorSchemas } = await import("../tools/editor-schemas.js");
-    const { written, problems } = await writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name });
+    const [{ writeEditorSchemas }, { withSignalsHeld }] = await Promise.all([import("../tools/editor-schemas.js"), import("../lib/signals.js")]);
+    // Files of the project (committed): Ctrl+C waits for them rather than leave a temporary file beside one.
+    const { written, problems } = await withSignalsHeld(() => writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name }));
     for (const problem of problems) console.warn(`warning ${problem}`);
     if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
   } catch (error) {

@@ -88,12 +88,9 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     return 0;
   }
   const cache = options.noCache ? undefined : await openSiteCache(cacheDirOf(projectRoot, contentDir, "build"), (options.codeVersion ?? (await codeVersion(projectRoot, codeFolders))), { read: !options.force });
+  // No listener for Ctrl+C or SIGTERM (lib/signals.ts): one would wait while the thread parses or renders.
+  // The default action ends the build at once; the last good site stays, and the next build puts right what this one left.
   const writer = new FolderWriter(outDir);
-  // An interrupted build throws its half-written folder away; the last good site stays.
-  // Every repeat of the signal is caught too, so none cuts the clean-up short.
-  const interrupted = () => void writer.abort().then(() => process.exit(130));
-  process.on("SIGINT", interrupted);
-  process.on("SIGTERM", interrupted);
   try {
     await writer.begin();
   } catch (error) {
@@ -126,7 +123,6 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     );
     return 1;
   }
-  // Said once Ctrl+C is handled: from here an interruption keeps the last good site.
   console.log(`Building ${shownOut} (Ctrl+C stops it and keeps the last good site)`);
   let result: BuildResult;
   try {

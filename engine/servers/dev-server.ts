@@ -54,6 +54,11 @@ export interface DevOptions {
   allowedHosts?: readonly string[];
   /** Print to the terminal (tests silence it). */
   log?: (line: string) => void;
+  /**
+   * Stops the builder process when it aborts, even before the first build has finished (the
+   * command line's Ctrl+C): a builder busy parsing never reads that its server is gone.
+   */
+  signal?: AbortSignal;
 }
 
 /** The engine's sources (the watch mode restarts the builder when one changes) and its launcher. */
@@ -104,7 +109,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const startBuilder = () => {
     builder?.stop();
     builder = new BuilderProcess(options);
+    if (options.signal?.aborted) builder.stop();
   };
+  options.signal?.addEventListener("abort", () => builder?.stop(), { once: true });
   /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
   const request = async (message: BuilderRequest, reason: string, { quiet = false, saved }: { quiet?: boolean; saved?: readonly string[] } = {}) => {
     const reply = await builder!.request(message);

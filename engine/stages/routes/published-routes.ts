@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "../../lib/files.js";
+import { withSignalsHeld } from "../../lib/signals.js";
 import path from "node:path";
 import type { Redirect } from "./aliases.js";
 import type { Article, ParsedArticle, SiteContent } from "../load/content.js";
@@ -262,7 +263,8 @@ export async function updatePublishedRoutes(record: PublishedRecord, answered: R
   if (added.length === 0 && gone.size === 0) return [];
   const all = [...listed, ...added].sort(byCodePoint);
   const text = `${HEADER.join("\n")}\n${all.join("\n")}\n`;
-  await writeFileAtomic(record.file, text, { mkdirs: false });
+  // Never cut between the two steps by Ctrl+C: a temporary file left beside the author's record.
+  await withSignalsHeld(() => writeFileAtomic(record.file, text, { mkdirs: false }));
   return added;
 }
 
