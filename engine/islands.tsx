@@ -74,29 +74,27 @@ export function defineIsland<Props extends object>(definition: IslandDefinition<
   const { component: Component, name } = definition;
   function IslandRoot({ props, wake, className }: IslandProps<Props>): ReactElement {
     const scope = useContext(IslandContext);
-    const where = () => islandPlace(island.island.place);
-    if (!WAKES.includes(wake)) {
-      throw codeError(where(), undefined, {
-        message: `the island '${name}' is given wake="${String(wake)}"`,
-        hint: `write one of ${WAKES.map((w) => `"${w}"`).join(", ")}`,
-        fallback: "the theme",
-      });
-    }
+    /** A mistake of the template's: at the line that renders the island (the one that shows `clue`, when several do). */
+    const mistake = (message: string, hint: string, clue?: string) => {
+      const { place, all, shows } = islandUsage(island.island.place, clue);
+      const others = all.length > 1 ? ` (the island is rendered at ${all.map((p) => `${path.relative(process.cwd(), p.file)}:${p.line}`).join(", ")}: this is the first${shows ? ` that shows \`${clue}\`` : ""})` : "";
+      return codeError(place, undefined, { message, hint: hint + others, fallback: "the theme" });
+    };
+    if (!WAKES.includes(wake)) throw mistake(`the island '${name}' is given wake="${String(wake)}"`, `write one of ${WAKES.map((w) => `"${w}"`).join(", ")}`, String(wake));
     const problem = notPlainData(props, "props");
     if (problem) {
-      throw codeError(where(), undefined, {
-        message: `the island '${name}'${scope ? ` ${scope.where}` : ""} gets a prop that is not plain data: ${problem}; an island's props cross to the browser as JSON`,
-        hint: "give it only strings, numbers, booleans, null, arrays and plain objects; make functions, dates and elements inside the island's component",
-        fallback: "the theme",
-      });
+      throw mistake(
+        `the island '${name}'${scope ? ` ${scope.where}` : ""} gets a prop that is not plain data: ${problem.text}; an island's props cross to the browser as JSON`,
+        "give it only strings, numbers, booleans, null, arrays and plain objects; make functions, dates and elements inside the island's component",
+        problem.key,
+      );
     }
     if (scope && !scope.names.includes(name)) {
       const { names } = scope;
-      throw codeError(where(), undefined, {
-        message: `the island '${name}' is rendered ${scope.where} but is not in the theme's \`assets.islands\`, so the build made no chunk for it`,
-        hint: names.length > 0 ? `add it to \`assets.islands\` (which lists ${names.join(", ")})` : "list it in the theme's `assets: { islands: [...] }`",
-        fallback: "the theme",
-      });
+      throw mistake(
+        `the island '${name}' is rendered ${scope.where} but is not in the theme's \`assets.islands\`, so the build made no chunk for it`,
+        names.length > 0 ? `add it to \`assets.islands\` (which lists ${names.join(", ")})` : "list it in the theme's `assets: { islands: [...] }`",
+      );
     }
     return (
       <div data-island={name} data-wake={wake} data-props={JSON.stringify(props)} className={className}>
@@ -121,7 +119,13 @@ export function defineIsland<Props extends object>(definition: IslandDefinition<
  * function`); undefined when it is plain data. A key whose value is undefined is left out
  * by JSON, as an optional prop is: that is allowed.
  */
-export function notPlainData(value: unknown, at: string, seen: object[] = []): string | undefined {
+export function notPlainData(value: unknown, at: string): { text: string; key?: string } | undefined {
+  const text = notPlain(value, at, []);
+  // The top key of the path (`props.settings.onShare`: `settings`), as a template may write it.
+  return text === undefined ? undefined : { text, key: /^[^.[]+[.]([A-Za-z_$][\w$]*)/.exec(text)?.[1] };
+}
+
+function notPlain(value: unknown, at: string, seen: object[]): string | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -144,7 +148,7 @@ export function notPlainData(value: unknown, at: string, seen: object[] = []): s
   if (Array.isArray(object)) {
     for (let i = 0; i < object.length; i++) {
       if (object[i] === undefined) return `${at}[${i}] is undefined, which arrives as null`;
-      const problem = notPlainData(object[i], `${at}[${i}]`, [...seen, object]);
+      const problem = notPlain(object[i], `${at}[${i}]`, [...seen, object]);
       if (problem) return problem;
     }
     return undefined;
@@ -156,7 +160,7 @@ export function notPlainData(value: unknown, at: string, seen: object[] = []): s
     return `${at} is ${kind ? `a ${kind}` : "an object of a class"}, which arrives as a plain object without its methods`;
   }
   for (const [key, item] of Object.entries(object)) {
-    const problem = notPlainData(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`, [...seen, object]);
+    const problem = notPlain(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`, [...seen, object]);
     if (problem) return problem;
   }
   return undefined;
@@ -165,20 +169,23 @@ export function notPlainData(value: unknown, at: string, seen: object[] = []): s
 const CODE_FILE = /\.[cm]?[jt]sx?$/;
 
 /**
- * Where a template renders the island declared at `declared` (`export const Share = defineIsland(…)`):
- * the first `<Share` in the code of the folder it is declared in; the declaration itself when
- * none is found. Read only for a message.
+ * Where templates render the island declared at `declared` (`export const Share = defineIsland(…)`):
+ * every `<Share` in the code of the folder it is declared in, its own file first. The place
+ * is the first that shows `clue` (the prop or the wake at fault) in its tag, else the first;
+ * the declaration itself when none is found. Read only for a message: a component renders
+ * long after the template that wrote its tag has returned, so no stack names that line.
  */
-function islandPlace(declared: CodePlace | undefined): CodePlace | undefined {
-  if (!declared) return undefined;
+function islandUsage(declared: CodePlace | undefined, clue?: string): { place: CodePlace | undefined; all: CodePlace[]; shows: boolean } {
+  if (!declared) return { place: undefined, all: [], shows: false };
+  const none = { place: declared, all: [], shows: false };
   let identifier: string | undefined;
   try {
     const line = readFileSync(declared.file, "utf8").split("\n")[declared.line - 1] ?? "";
     identifier = /(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*defineIsland\b/.exec(line)?.[1];
   } catch {
-    return declared;
+    return none;
   }
-  if (!identifier) return declared;
+  if (!identifier) return none;
   const tag = new RegExp(`<${identifier}\\b`);
   const folder = path.dirname(declared.file);
   let files: string[];
@@ -188,8 +195,9 @@ function islandPlace(declared: CodePlace | undefined): CodePlace | undefined {
       .map((f) => path.join(folder, f))
       .sort((a, b) => Number(b === declared.file) - Number(a === declared.file) || (a < b ? -1 : a > b ? 1 : 0));
   } catch {
-    return declared;
+    return none;
   }
+  const all: { place: CodePlace; text: string }[] = [];
   for (const file of files) {
     let lines: string[];
     try {
@@ -197,10 +205,17 @@ function islandPlace(declared: CodePlace | undefined): CodePlace | undefined {
     } catch {
       continue;
     }
-    const index = lines.findIndex((l) => tag.test(l));
-    if (index >= 0) return { file, line: index + 1, column: lines[index]!.search(tag) + 1 };
+    lines.forEach((line, i) => {
+      const column = line.search(tag);
+      if (column < 0) return;
+      // The tag's text: from `<Share` to its end (`/>`), on a few lines at most.
+      const rest = lines.slice(i, i + 12).join("\n").slice(column);
+      all.push({ place: { file, line: i + 1, column: column + 1 }, text: rest.slice(0, rest.indexOf("/>") + 1 || undefined) });
+    });
   }
-  return declared;
+  if (all.length === 0) return none;
+  const shown = clue === undefined ? undefined : all.find((usage) => usage.text.includes(clue));
+  return { place: (shown ?? all[0]!).place, all: all.map((usage) => usage.place), shows: shown !== undefined };
 }
 
 /** How every island's markup starts: a page that has it loads the runtime. */

@@ -43,8 +43,12 @@ const mistake = (options: Parameters<typeof islandTheme>[0]) => build(options).t
 /** The line of this file that declares an island. */
 const declaredAt = readFileSync(new URL(import.meta.url), "utf8").split("\n").findIndex((line) => /^\s+const Misnamed = /.test(line)) + 1;
 
-/** The line of the template that renders the island. */
-const usageLine = readFileSync(themeFile, "utf8").split("\n").findIndex((line) => line.includes("<CounterIsland")) + 1;
+/** The lines that render the island: the home page's template, then the block's component. */
+const [usageLine, blockLine] = readFileSync(themeFile, "utf8")
+  .split("\n")
+  .flatMap((line, i) => (line.includes("<CounterIsland") ? [i + 1] : []));
+/** What a message about the island adds: both places that render it. */
+const bothPlaces = `(the island is rendered at ${path.relative(process.cwd(), themeFile)}:${usageLine}, ${path.relative(process.cwd(), themeFile)}:${blockLine}`;
 
 describe("an island", () => {
   it("is rendered by the server with its props as JSON, and a page that has one loads the runtime, which knows its chunk", async () => {
@@ -80,8 +84,9 @@ describe("an island", () => {
     const contentDir = await withCounted('start="many" label="Votes"');
     const { ok, errors } = await build({}, contentDir);
     expect(ok).toBe(false);
-    expect(errors.map((e) => [path.resolve(siteRoot, e.file), e.message])).toEqual([
-      [themeFile, `the island 'counter' in ${path.relative(siteRoot, path.join(contentDir, "content/articles/counted.md"))} gets a prop that is not plain data: props.start is NaN, which arrives as null; an island's props cross to the browser as JSON`],
+    // At the block's line, not the home page's: its tag is the one that writes `start`.
+    expect(errors.map((e) => [path.resolve(siteRoot, e.file), e.line, e.message])).toEqual([
+      [themeFile, blockLine, `the island 'counter' in ${path.relative(siteRoot, path.join(contentDir, "content/articles/counted.md"))} gets a prop that is not plain data: props.start is NaN, which arrives as null; an island's props cross to the browser as JSON`],
     ]);
   });
 
@@ -92,11 +97,22 @@ describe("an island", () => {
     expect(error.message).toContain("the island 'counter' on / gets a prop that is not plain data: props.onCount is a function");
     expect(error.message).toContain("as JSON");
     expect(error.hint).toMatch(/strings, numbers, booleans, null, arrays and plain objects/);
+    expect(error.hint).toContain(`${bothPlaces}: this is the first)`);
   });
 
   it("with a Date among its props says what arrives and what to pass instead", async () => {
     const error = await mistake({ homeProps: { start: 1, label: "Clicks", when: new Date(0) } as never });
     expect(error.message).toContain("props.when is a Date, which arrives as a string (pass `date.toISOString()`");
+  });
+
+  it("given a wake that is none of the five is an error at the template's line that lists them", async () => {
+    const error = await mistake({ homeWake: "hover" as never });
+    expect([path.resolve(siteRoot, error.file), error.line, error.message, error.hint]).toEqual([
+      themeFile,
+      usageLine,
+      `the island 'counter' is given wake="hover"`,
+      `write one of "load", "idle", "visible", "intent", "manual" ${bothPlaces}: this is the first)`,
+    ]);
   });
 
   it("that the theme does not list in `assets.islands` is an error naming the list, not a page that never wakes", async () => {
@@ -106,7 +122,7 @@ describe("an island", () => {
       usageLine,
       "the island 'counter' is rendered on / but is not in the theme's `assets.islands`, so the build made no chunk for it",
     ]);
-    expect(error.hint).toBe("list it in the theme's `assets: { islands: [...] }`");
+    expect(error.hint).toBe(`list it in the theme's \`assets: { islands: [...] }\` ${bothPlaces}: this is the first)`);
   });
 
   it("whose module does not export the component under the name given is an error at its declaration", async () => {
