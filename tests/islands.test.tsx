@@ -139,6 +139,19 @@ describe("an island", () => {
     ]);
   });
 
+  it("whose module imports a module of Node's is an error at that import, saying the island runs in the browser", async () => {
+    const OnDisk = defineIsland({ name: "counter", module: "theme/disk-counter.tsx", export: "DiskCounter", component: Counter });
+    const { errors } = await build({ islands: [OnDisk] });
+    expect(errors.map((e) => [e.file, e.line, e.message, e.hint])).toEqual([
+      [
+        "theme/disk-counter.tsx",
+        2,
+        'Could not resolve "node:fs"',
+        "this code runs in the browser, which has no `fs` module: read what it needs in the template, and hand it to the island as props",
+      ],
+    ]);
+  });
+
   it("named so that it can have no chunk of its own is an error at its declaration", async () => {
     const Spaced = defineIsland({ name: "My Counter", module: "theme/counter.tsx", export: "Counter", component: Counter });
     const { errors } = await build({ islands: [Spaced] });

@@ -7,7 +7,7 @@
 import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import type { BuildFailure, Plugin } from "esbuild";
 import { ContentError, staged, type Staged } from "../../lib/errors.js";
@@ -192,8 +192,18 @@ function islandMistakes(theme: Theme, projectRoot: string): ContentError[] {
   });
 }
 
-/** The package an import names that esbuild did not find (`Could not resolve "react"`): not a path. */
-const missingPackage = (text: string) => /^Could not resolve "((?:@[^/"]+\/)?[^./"][^/"]*)/.exec(text)?.[1];
+/**
+ * What to do about an error of the theme's code for the browser: a package it imports that is
+ * not installed, a module of Node's (an island's module runs in the browser), anything else.
+ */
+function unresolvedHint(text: string): string {
+  const name = /^Could not resolve "((?:@[^/"]+\/)?[^./"][^/"]*)/.exec(text)?.[1];
+  if (!name) return "fix the theme's script or stylesheet named here";
+  if (name.startsWith("node:") || builtinModules.includes(name)) {
+    return `this code runs in the browser, which has no \`${name.replace(/^node:/, "")}\` module: read what it needs in the template, and hand it to the island as props`;
+  }
+  return `install it in the site's folder: npm install ${name}`;
+}
 
 /** esbuild's errors (a syntax error in a script or stylesheet of the theme) as content errors with their place. */
 export function assetErrors(error: unknown, projectRoot: string, theme?: Theme): ContentError[] | undefined {
@@ -232,7 +242,7 @@ export function assetErrors(error: unknown, projectRoot: string, theme?: Theme):
       column: e.location ? e.location.column + 1 : undefined,
       source,
       message: e.text,
-      hint: missingPackage(e.text) ? `install it in the site's folder: npm install ${missingPackage(e.text)}` : "fix the theme's script or stylesheet named here",
+      hint: unresolvedHint(e.text),
     })];
   });
 }
