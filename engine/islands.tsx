@@ -5,7 +5,8 @@
  * renders the component inside `<div data-island>` with its props as JSON; the assets stage
  * bundles one chunk per island (stages/assets/assets.ts) and the engine's runtime
  * (client/islands.ts), which a page loads only when it has an island (the render stage adds
- * its script), hydrates it when it wakes: on load, when idle, when visible, on intent, or when the page's code asks.
+ * its script), hydrates it when it wakes: on load, when idle, when visible, on intent, or
+ * when the page's code asks.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -25,9 +26,6 @@ import { codeError, siteCodePlace, type CodePlace } from "./lib/code-location.js
  */
 export type Wake = "load" | "idle" | "visible" | "intent" | "manual";
 export const WAKES: readonly Wake[] = ["load", "idle", "visible", "intent", "manual"];
-
-/** The event the runtime listens for on `document` to wake the islands of a name (`detail`). */
-export const WAKE_EVENT = "cafe:wake";
 
 export interface IslandDefinition<Props extends object> {
   /** Lowercase words joined by hyphens (`share`, `language-switch`): its chunk's file name and its `data-island`. */
