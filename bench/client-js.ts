@@ -1,8 +1,9 @@
 /**
  * Bench: what a reader downloads and runs, per route. HTML, CSS and font bytes, and the
- * JavaScript executed before the first interaction: the inline <head> script plus the
- * entry module and everything it imports statically (dynamic imports load only when an
- * island wakes). Gzip level 9, as served compressed.
+ * JavaScript executed before the first interaction: the inline <head> script plus each
+ * module script of the page (the theme's entry, the engine's islands runtime) and everything
+ * they import statically (an island's chunk is a dynamic import, loaded only when it wakes).
+ * Gzip level 9, as served compressed.
  *
  *   npm run bench:js
  */

@@ -1,6 +1,7 @@
 /**
  * The toast store: one notice at a time (a new one replaces the old), shown by the Toaster
- * island, which hydrates on the first toast.
+ * island, which wakes on the first toast (`wake="manual"`: the engine's runtime hydrates it
+ * when asked by the `cafe:wake` event).
  */
 export interface ToastInput {
   title: string;
@@ -19,7 +20,6 @@ type Listener = () => void;
 let current: Toast | null = null;
 let nextId = 1;
 const listeners = new Set<Listener>();
-let wakeToaster: (() => void) | undefined;
 
 function emit() {
   for (const listener of listeners) listener();
@@ -29,7 +29,7 @@ function emit() {
 export function showToast(input: ToastInput): Toast {
   current = { id: nextId++, title: input.title, description: input.description, variant: input.variant ?? "default" };
   emit();
-  wakeToaster?.();
+  globalThis.document?.dispatchEvent(new CustomEvent("cafe:wake", { detail: "toaster" }));
   return current;
 }
 
@@ -48,9 +48,4 @@ export function subscribeToasts(listener: Listener): () => void {
 
 export function currentToast(): Toast | null {
   return current;
-}
-
-/** Registers how to bring the Toaster island to life when the first toast arrives. */
-export function onFirstToast(wake: () => void): void {
-  wakeToaster = wake;
 }

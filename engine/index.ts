@@ -48,3 +48,6 @@ export { externalUrl, httpsUrl, nonEmpty, readTime, routePath, routePathIn, site
 export { ContentError, formatError, type ContentWarning } from "./lib/errors.js";
 export { errorAt, formatKey, type LocatableSource } from "./lib/yaml-source.js";
 export { routeErrors } from "./stages/routes/routes.js";
+
+// Islands: the interactive parts of a page, hydrated in the browser when they wake.
+export { defineIsland, type Island, type IslandDefinition, type IslandProps, type Wake } from "./islands.js";

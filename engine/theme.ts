@@ -14,6 +14,7 @@ import type { Article, ContentModel, ContentOf, FrontMatterOf, SiteContent } fro
 import type { PageSpec, Route, RouteModel, RouteTable } from "./stages/routes/routes.js";
 import type { ProcessedImage } from "./stages/images/images.js";
 import { siteCodePlace, type CodePlace } from "./lib/code-location.js";
+import type { Island } from "./islands.js";
 
 /** Hashed asset URLs and the inline script, produced by the assets stage. */
 export interface AssetManifest {
@@ -23,6 +24,8 @@ export interface AssetManifest {
   fonts: Record<string, string>;
   /** The inline script's code (runs in `<head>` before first paint). */
   inlineScript: string;
+  /** URL of the islands' runtime, which the render stage adds to a page that has an island. */
+  islandRuntime?: string;
 }
 
 /** A font cut to the letters a site shows in it; imported by the stylesheet as `font:<name>`. */
@@ -41,6 +44,8 @@ export interface ThemeAssets<Site = any> {
   /** A tiny script inlined in every page's head (allowed by its hash in the CSP). */
   inline?: string;
   fonts?: ThemeFont<Site>[];
+  /** The islands its templates render (`defineIsland`): one chunk each, loaded when one wakes. */
+  islands?: Island[];
 }
 
 /** Where a structured block's data comes from; `Content` is the site's content as its theme types it. */

@@ -1,8 +1,8 @@
 /** One article: its header (badge, category, date, read time, author, share) and body. */
 import CalendarDays from "lucide-react/icons/calendar-days";
 import Clock from "lucide-react/icons/clock";
-import { Island } from "../client/island.js";
-import { ShareButton, type ShareButtonProps } from "../client/islands/share-button.js";
+import type { ShareButtonProps } from "../client/islands/share-button.js";
+import { ShareIsland } from "./islands.js";
 import { fill } from "../client/format.js";
 import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
 import { formatDate, Picture } from "../engine/index.js";
@@ -68,9 +68,7 @@ export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleVie
               <strong>{site.author}</strong>, {site.article.blogLabel}
             </span>
           </p>
-          <Island name="share" props={share}>
-            <ShareButton {...share} />
-          </Island>
+          <ShareIsland wake="intent" props={share} />
         </div>
       </header>
       {cover ? (

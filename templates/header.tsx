@@ -2,8 +2,8 @@
 import Coffee from "lucide-react/icons/coffee";
 import type { SiteSettings } from "./schema.js";
 import { T } from "./bilingual.js";
-import { Island } from "../client/island.js";
-import { LanguageSwitch, type LanguageSwitchProps } from "../client/islands/language-switch.js";
+import type { LanguageSwitchProps } from "../client/islands/language-switch.js";
+import { LanguageSwitchIsland } from "./islands.js";
 
 export function Header({ site }: { site: SiteSettings }) {
   const { header, brand } = site;
@@ -28,9 +28,7 @@ export function Header({ site }: { site: SiteSettings }) {
           <a className="brand" href={brand.url} target="_blank" rel="noopener noreferrer" aria-label={brand.label}>
             {brand.name}
           </a>
-          <Island name="language-switch" props={switchProps}>
-            <LanguageSwitch {...switchProps} />
-          </Island>
+          <LanguageSwitchIsland wake="intent" props={switchProps} />
         </div>
       </div>
     </header>

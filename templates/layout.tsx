@@ -3,8 +3,7 @@ import type { ReactNode } from "react";
 import { Header } from "./header.js";
 import { Footer } from "./footer.js";
 import { Newsletter } from "./newsletter.js";
-import { Island } from "../client/island.js";
-import { Toaster } from "../client/islands/toaster.js";
+import { ToasterIsland } from "./islands.js";
 import type { CafeArticle, CafePageContext } from "./page-context.js";
 import { absoluteUrl } from "../engine/index.js";
 
@@ -77,9 +76,7 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         </main>
         <Newsletter site={site} />
         <Footer site={site} />
-        <Island name="toaster" props={{ closeLabel: site.toast.close }}>
-          <Toaster closeLabel={site.toast.close} />
-        </Island>
+        <ToasterIsland wake="manual" props={{ closeLabel: site.toast.close }} />
       </body>
     </html>
   );

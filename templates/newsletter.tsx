@@ -1,8 +1,8 @@
 /** "Receba as Últimas Análises": on every page, directly above the footer. */
 import Mail from "lucide-react/icons/mail";
 import type { SiteSettings } from "./schema.js";
-import { Island } from "../client/island.js";
-import { NewsletterForm, type NewsletterFormProps } from "../client/islands/newsletter-form.js";
+import type { NewsletterFormProps } from "../client/islands/newsletter-form.js";
+import { NewsletterIsland } from "./islands.js";
 
 export function Newsletter({ site }: { site: SiteSettings }) {
   const n = site.newsletter;
@@ -28,9 +28,7 @@ export function Newsletter({ site }: { site: SiteSettings }) {
           {n.title}
         </h2>
         <p className="newsletter-text">{n.text}</p>
-        <Island name="newsletter" props={props} className="newsletter-island">
-          <NewsletterForm {...props} />
-        </Island>
+        <NewsletterIsland wake="intent" props={props} className="newsletter-island" />
         <p className="newsletter-note">{n.note}</p>
       </div>
     </section>

@@ -14,6 +14,7 @@ import { HomePage } from "./pages/home-page.js";
 import { NotFoundPage } from "./pages/not-found-page.js";
 import { socialCard } from "./social-card.js";
 import { IMAGE_SIZES } from "./article-view.js";
+import { islands } from "./islands.js";
 
 export const theme = defineTheme({
   name: "cafe-com-a-cris",
@@ -99,6 +100,7 @@ Comece a escrever aqui. Salve com \`npm run dev\` aberto e a página recarrega s
   assets: {
     entries: { main: "client/main.ts", styles: "templates/styles.css" },
     inline: "client/boot.ts",
+    islands,
     fonts: [
       {
         name: "brand-script",

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { initSite, STARTER_DEV_DEPENDENCIES } from "../engine/tools/init-site.js";
@@ -21,6 +21,8 @@ describe("cafe init", () => {
   it("writes a starter site that builds at once: home, posts, tags, 404, no draft, no error and no warning", async () => {
     const dir = await fresh();
     const report = await initSite(dir, engineDir);
+    // The packages `npm install` would bring (React, which the island's chunk bundles), as this project has them.
+    await symlink(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
     expect(report.written).toEqual(expect.arrayContaining([".gitignore", "README.md", "cafe.config.ts", "tsconfig.json", "theme/theme.tsx", "theme/style.css", "content/site.yaml", "public/favicon.svg"]));
     expect(report.packageJson).toBe("created");
 
@@ -38,6 +40,14 @@ describe("cafe init", () => {
     ]);
     const post = parseHtml(writer.text("welcome.html"));
     expect(post.querySelector("table")).not.toBeNull();
+    // Its island: the post's "Copy the link" button, rendered hidden (it does nothing without
+    // JavaScript), woken when the browser is idle by the engine's runtime, the page's one script.
+    const island = post.querySelector("[data-island=copy-link]");
+    expect(island?.getAttribute("data-wake")).toBe("idle");
+    expect(island?.querySelector("button")?.hasAttribute("hidden")).toBe(true);
+    expect(text(island?.querySelector("button"))).toBe("Copy the link to this post");
+    expect([...post.querySelectorAll("script")].map((s) => s.getAttribute("src"))).toEqual([expect.stringMatching(/^\/assets\/islands-[A-Z0-9]+\.js$/)]);
+    expect(home.querySelector("script")).toBeNull();
     expect(post.querySelector("link[rel=icon]")?.getAttribute("href")).toBe("/favicon.svg");
     expect(writer.files.has("favicon.svg")).toBe(true);
     expect(text(parseHtml(writer.text("404.html")).querySelector("h1"))).toBe("Page not found");

@@ -35,7 +35,9 @@ beforeAll(async () => {
   notFoundPage = await readFile(path.join(site, "404.html"));
   for (const dir of ["assets", "assets/chunks", "assets/fonts"]) {
     const files = (await readdir(path.join(site, dir), { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith("."));
-    assets.push(...files.slice(0, 2).map((e) => `/${dir}/${e.name}`));
+    // Two of each kind of file the folder has (a script and a stylesheet of assets/, whatever other scripts sort first).
+    const kinds = [...new Set(files.map((e) => path.extname(e.name)))];
+    assets.push(...kinds.flatMap((kind) => files.filter((e) => path.extname(e.name) === kind).slice(0, 2)).map((e) => `/${dir}/${e.name}`));
   }
   nginx = await startNginx(site);
   const started = await serve({ root: site, port: 0, host: "127.0.0.1" });

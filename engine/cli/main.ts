@@ -250,7 +250,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       const { MemoryWriter } = await import("../stages/write/writers.js");
       const { printErrors } = await import("../lib/report.js");
       const writer = new MemoryWriter();
-      const result = await buildSite({ contentDir, projectRoot: root, theme, writer, publicDir, themeFolders });
+      const result = await buildSite({ contentDir, projectRoot: root, theme, writer, publicDir, themeFolders, engineDir });
       if (!result.ok) {
         printErrors(result.errors);
         console.error("The site does not build: fix the errors above, then check its links.");

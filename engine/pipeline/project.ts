@@ -127,7 +127,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   let result: BuildResult;
   try {
     const { workers, threads } = options;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!) });
     try {
       result = await builder.build(writer);
     } finally {

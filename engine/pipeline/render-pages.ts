@@ -97,6 +97,8 @@ export interface UnwrittenInput extends CheckInput {
   values: SiteValues;
   images: SiteImages;
   projectRoot: string;
+  /** The engine's folder (the islands' runtime is bundled from there). */
+  engineDir: string;
   /** The last build: its assets, and its pages' links and ids (a page nothing changed is checked as recorded). */
   previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
   themeCode?: ThemeSources;
@@ -117,10 +119,10 @@ const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, in
  * site settings did not load.
  */
 export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
-  const { content, table, values, markdown, addresses, images, projectRoot, previous, themeCode, reported } = input;
+  const { content, table, values, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported } = input;
   if (content.unavailable.includes(content.site.file)) return staged(null);
   const taken = async () => true;
-  const bundled = await assetStage({ projectRoot, theme, site: content.site.value, previous: previous.assets, reuse: taken });
+  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken });
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map(), files: new Map(), kept: {} };
   const renderInput = { content, table, values, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };

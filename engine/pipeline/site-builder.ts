@@ -13,6 +13,7 @@
  * and runs the same stages.
  */
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { articleModel, displayPath, isLeftOut, loadArticleFile, loadStage, type Article, type ArticleStore, type LoadedContent } from "../stages/load/content.js";
 import { byPlace, staged, type ContentIssue, type ContentWarning, type Staged } from "../lib/errors.js";
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
@@ -35,6 +36,9 @@ import { commitStage, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
+
+/** The engine's folder when it runs from its sources (the launcher's bundle is told: `BuildOptions.engineDir`). */
+const ENGINE_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 export interface BuildOptions {
   contentDir: string;
@@ -66,6 +70,8 @@ export interface BuildOptions {
   workers?: WorkerModules;
   /** How many threads compute (`--threads`); default: every core for a site large enough to gain from them (threads.ts). */
   threads?: number;
+  /** The engine's folder (its islands' runtime is bundled from there); by default the one this module runs from, as from its sources. */
+  engineDir?: string;
 }
 
 export interface BuildResult {
@@ -246,7 +252,7 @@ export class SiteBuilder {
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, values, markdown, addresses, earlier, images: images.images, projectRoot, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return fail(writer, found);
     }
@@ -261,7 +267,7 @@ export class SiteBuilder {
     };
     const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
       cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw),
-      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse }),
+      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }),
     ])));
     const cards = found.add(drawn).value;
     this.previous = { ...this.previous, cards: cards.memory };

@@ -9,6 +9,7 @@
  * shows in the overlay, instead of a process that dies before it is ready (a syntax error
  * the bundler finds is printed as file:line:column and reported the same way).
  */
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
@@ -41,7 +42,7 @@ export function runBuilder(setup: BuilderSetup): void {
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
     const cache = cacheDir ? await openSiteCache(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
     const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict, engineDir: path.resolve(projectRoot, setup.engineFolder) });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});

@@ -3,8 +3,8 @@
  * schema it must satisfy), and the component that renders it.
  */
 import type { BlockDefinition, BlockProps } from "../../engine/index.js";
-import { Island } from "../../client/island.js";
-import { EditionsCarousel, type CarouselEdition, type CarouselLabels, type EditionsCarouselProps } from "../../client/islands/editions-carousel.js";
+import { CarouselIsland } from "../islands.js";
+import type { CarouselEdition, CarouselLabels, EditionsCarouselProps } from "../../client/islands/editions-carousel.js";
 import { blockSchemas, type Language, type LeafBlockName } from "../schema.js";
 import { editionsOf, type CafeContent } from "../page-context.js";
 import { BeforeAfter, Hashtags, Pillars, Plan, References, Roadmap, StatCards, WinnerCards } from "./data-blocks.js";
@@ -55,11 +55,7 @@ interface EditionsData {
 
 function Editions({ data, level, lang }: BlockProps<EditionsData>) {
   const props: EditionsCarouselProps = { editions: data.editions, level, labels: lang === "en" ? data.labels.en : data.labels.pt };
-  return (
-    <Island name="editions-carousel" props={props}>
-      <EditionsCarousel {...props} />
-    </Island>
-  );
+  return <CarouselIsland wake="intent" props={props} />;
 }
 
 export const blocks: BlockDefinition<CafeContent>[] = [

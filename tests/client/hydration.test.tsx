@@ -5,7 +5,9 @@ import { renderToString } from "react-dom/server";
 import { act } from "react";
 import { NewsletterForm, type NewsletterFormProps } from "../../client/islands/newsletter-form.js";
 import { EditionsCarousel, type CarouselLabels } from "../../client/islands/editions-carousel.js";
-import { hydrateWith } from "../../client/hydrate/hydrate.js";
+import * as React from "react";
+import { hydrateRoot } from "react-dom/client";
+import { hydrator } from "../../engine/client/hydrate.js";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -43,7 +45,7 @@ async function serverThenHydrate<P extends object>(Component: React.ComponentTyp
   const errors = vi.spyOn(console, "error").mockImplementation(() => {});
   let hydrated: Promise<void> = Promise.resolve();
   await act(async () => {
-    hydrated = hydrateWith(Component)(host, props);
+    hydrated = hydrator(Component, React, hydrateRoot)(host, props);
   });
   await hydrated;
   expect(errors).not.toHaveBeenCalled();

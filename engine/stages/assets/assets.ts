@@ -7,10 +7,11 @@
 import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import type { BuildFailure } from "esbuild";
+import type { BuildFailure, Plugin } from "esbuild";
 import { ContentError, staged, type Staged } from "../../lib/errors.js";
+import { codeError } from "../../lib/code-location.js";
 import { hashOf } from "../../lib/hash.js";
 import { loadPackage } from "../../lib/packages.js";
 import type { AssetManifest, Theme, ThemeFont } from "../../theme.js";
@@ -28,6 +29,8 @@ export interface AssetOptions {
   /** The validated site settings (fonts are cut to the text they give). */
   site: unknown;
   minify?: boolean;
+  /** The engine's folder: the islands' runtime and hydration are bundled from its `client/`. */
+  engineDir: string;
 }
 
 /**
@@ -53,7 +56,7 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
 }
 
 /** Bundles the theme's entries into /assets with content hashes. */
-export async function buildAssets({ projectRoot, theme, site, minify = true }: AssetOptions): Promise<BuiltAssets> {
+export async function buildAssets({ projectRoot, theme, site, minify = true, engineDir }: AssetOptions): Promise<BuiltAssets> {
   const outdir = path.join(projectRoot, "assets-out");
   const fonts = new Map<string, ThemeFont>((theme.assets.fonts ?? []).map((f) => [f.name, f]));
   // Loaded only when the assets are bundled (lib/packages.ts), not by a build that takes them from the last one.
@@ -72,9 +75,10 @@ export async function buildAssets({ projectRoot, theme, site, minify = true }: A
         logLevel: "silent",
       })
     : undefined;
+  const islands = islandEntries(theme, projectRoot, engineDir);
   const result = await build({
     absWorkingDir: projectRoot,
-    entryPoints: theme.assets.entries,
+    entryPoints: { ...theme.assets.entries, ...islands.entries },
     bundle: true,
     splitting: true,
     format: "esm",
@@ -92,6 +96,7 @@ export async function buildAssets({ projectRoot, theme, site, minify = true }: A
     legalComments: "none",
     logLevel: "silent",
     plugins: [
+      islands.plugin,
       {
         name: "theme-fonts",
         setup(b) {
@@ -116,6 +121,7 @@ export async function buildAssets({ projectRoot, theme, site, minify = true }: A
     // An entry may be written relative to the site's folder or absolute; esbuild names it relative.
     const entry = meta.entryPoint && Object.entries(theme.assets.entries).find(([, source]) => path.resolve(projectRoot, source) === path.resolve(projectRoot, meta.entryPoint!));
     if (entry) manifest.entries[entry[0]] = `/${rel}`;
+    if (meta.entryPoint === RUNTIME) manifest.islandRuntime = `/${rel}`;
     for (const input of Object.keys(meta.inputs)) {
       const font = /^theme-font:(.+)\.woff2$/.exec(input)?.[1];
       if (font) manifest.fonts[font] = `/${rel}`;
@@ -128,26 +134,116 @@ export async function buildAssets({ projectRoot, theme, site, minify = true }: A
   return { manifest, files };
 }
 
+const ISLAND = "cafe-island:";
+/** The runtime's entry, which lists the chunks. */
+const RUNTIME = `${ISLAND}\0runtime`;
+
+/**
+ * The theme's islands for esbuild: the entry `islands`, the engine's runtime (client/islands.ts)
+ * started with a dynamic import of each island's chunk, and each chunk's code, written here:
+ * the island's component, imported from its module, hydrated by client/hydrate.ts with
+ * React as the site resolves it. Each chunk is its own file (`chunks/<name>-<hash>.js`),
+ * loaded when its island wakes; shared code (React, a store two islands use) goes to chunks
+ * of its own, loaded once.
+ */
+function islandEntries(theme: Theme, projectRoot: string, engineDir: string): { entries: Record<string, string>; plugin: Plugin } {
+  const byName = new Map((theme.assets.islands ?? []).map((island) => [island.island.name, island.island]));
+  const plugin: Plugin = {
+    name: "cafe-islands",
+    setup(b) {
+      b.onResolve({ filter: /^cafe-island:/ }, ({ path: entry }) => ({ path: entry.slice(ISLAND.length), namespace: "cafe-island" }));
+      b.onLoad({ filter: /.*/, namespace: "cafe-island" }, ({ path: name }) => {
+        if (`${ISLAND}${name}` === RUNTIME) {
+          const chunks = [...byName.keys()].map((island) => `  ${JSON.stringify(island)}: () => import(${JSON.stringify(`${ISLAND}${island}`)}),`);
+          return {
+            contents: [`import { startIslands } from ${JSON.stringify(path.join(engineDir, "client/islands.ts"))};`, `startIslands(document, {`, ...chunks, `});`].join("\n"),
+            resolveDir: projectRoot,
+            loader: "js",
+          };
+        }
+        const island = byName.get(name)!;
+        const imported = island.export && island.export !== "default" ? `{ ${island.export} as Component }` : "Component";
+        return {
+          contents: [
+            `import * as React from "react";`,
+            `import { hydrateRoot } from "react-dom/client";`,
+            `import { hydrator } from ${JSON.stringify(path.join(engineDir, "client/hydrate.ts"))};`,
+            `import ${imported} from ${JSON.stringify(path.resolve(projectRoot, island.module))};`,
+            `export const hydrate = hydrator(Component, React, hydrateRoot);`,
+          ].join("\n"),
+          resolveDir: projectRoot,
+          loader: "js",
+        };
+      });
+    },
+  };
+  return { entries: byName.size > 0 ? { islands: RUNTIME } : {}, plugin };
+}
+
+/** Islands declared so that they cannot have a chunk each: a name that is no file name, two of one name, one named after an entry. */
+function islandMistakes(theme: Theme, projectRoot: string): ContentError[] {
+  const seen = new Set<string>();
+  return (theme.assets.islands ?? []).flatMap(({ island }) => {
+    const at = (message: string, hint: string) => [codeError(island.place, projectRoot, { message, hint, fallback: "the theme" })];
+    if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(island.name)) return at(`the island name '${island.name}' is not lowercase words joined by hyphens`, "name it like `share` or `language-switch`: its chunk's file is named after it");
+    if (seen.has(island.name)) return at(`two islands are named '${island.name}'`, "give each island of `assets.islands` a name of its own");
+    seen.add(island.name);
+    return [];
+  });
+}
+
+/**
+ * What to do about an error of the theme's code for the browser: a package it imports that is
+ * not installed, a module of Node's (an island's module runs in the browser), anything else.
+ */
+function unresolvedHint(text: string): string {
+  const name = /^Could not resolve "((?:@[^/"]+\/)?[^./"][^/"]*)/.exec(text)?.[1];
+  if (!name) return "fix the theme's script or stylesheet named here";
+  if (name.startsWith("node:") || builtinModules.includes(name)) {
+    return `this code runs in the browser, which has no \`${name.replace(/^node:/, "")}\` module: read what it needs in the template, and hand it to the island as props`;
+  }
+  return `install it in the site's folder: npm install ${name}`;
+}
+
 /** esbuild's errors (a syntax error in a script or stylesheet of the theme) as content errors with their place. */
-export function assetErrors(error: unknown, projectRoot: string): ContentError[] | undefined {
+export function assetErrors(error: unknown, projectRoot: string, theme?: Theme): ContentError[] | undefined {
   const failure = error as Partial<BuildFailure>;
   if (!Array.isArray(failure.errors) || failure.errors.length === 0) return undefined;
-  return failure.errors.map((e) => {
+  const reported = new Set<string>();
+  return failure.errors.flatMap((e) => {
     const file = e.location?.file;
+    // The entry the engine writes for an island: the error is its declaration's (its module, its export, React).
+    if (file?.startsWith(ISLAND)) {
+      const name = file.slice(ISLAND.length);
+      const island = theme?.assets.islands?.find((i) => i.island.name === name)?.island;
+      const react = /"(react|react-dom)[^"]*"/.exec(e.text);
+      const message = `the island '${name}' cannot be bundled: ${e.text}`;
+      if (reported.has(message)) return [];
+      reported.add(message);
+      return [
+        codeError(island?.place, projectRoot, {
+          message,
+          hint: react
+            ? `an island is hydrated with the site's own React: install it in the site's folder (npm install react react-dom)`
+            : `check \`module: "${island?.module}"\` (a file from the site's folder) and \`export: "${island?.export ?? "default"}"\` (the name that file exports the component under)`,
+          fallback: "the theme",
+        }),
+      ];
+    }
     let source: string | undefined;
     try {
       source = file ? readFileSync(path.resolve(projectRoot, file), "utf8") : undefined;
     } catch {
       source = undefined;
     }
-    return new ContentError({
+    return [new ContentError({
       file: file ? path.relative(projectRoot, path.resolve(projectRoot, file)) : "assets",
       line: e.location?.line,
       column: e.location ? e.location.column + 1 : undefined,
       source,
       message: e.text,
-      hint: "fix the theme's script or stylesheet named here",
-    });
+      hint: unresolvedHint(e.text),
+    })];
   });
 }
 
@@ -180,11 +276,13 @@ export async function assetStage(input: AssetStageInput): Promise<Staged<{ recor
     for (const file of previous.files) all &&= await reuse(file);
     if (all) return staged({ record: previous, files: new Map() });
   }
+  const misdeclared = islandMistakes(theme, projectRoot);
+  if (misdeclared.length > 0) return staged(undefined, misdeclared);
   try {
-    const built = await buildAssets({ projectRoot, theme, site, minify: input.minify });
+    const built = await buildAssets({ projectRoot, theme, site, minify: input.minify, engineDir: input.engineDir });
     return staged({ record: { key, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files });
   } catch (error) {
-    const errors = assetErrors(error, projectRoot);
+    const errors = assetErrors(error, projectRoot, theme);
     if (!errors) throw error;
     return staged(undefined, errors);
   }

@@ -28,6 +28,7 @@ import { ImageSlot, type MarkdownImage } from "./image-slots.js";
 import { dep, type DepId } from "../../incremental/dependencies.js";
 import { isSafeUrl } from "../load/content-model.js";
 import { outcomeIn, outcomeValue, siteValues } from "../../lib/site-values.js";
+import { IslandContext, islandNames } from "../../islands.js";
 import { BlockContext, markdownSession, type MarkdownSession, type ResolvedBlock } from "./markdown-context.js";
 import { wordsFor } from "../../lib/language.js";
 
@@ -148,9 +149,11 @@ export function renderMarkdown(
   const pipeline = leanAllowed !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
   try {
     const body = pipeline.processSync(file).result as ReactElement;
-    const html = result.errors.length > 0 ? "" : renderToString(createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body));
+    const html = result.errors.length > 0 ? "" : renderToString(createElement(IslandContext.Provider, { value: { names: islandNames(theme), where: `in ${article.file}` } }, createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body)));
     return { html, ...result };
   } catch (error) {
+    // A mistake of the theme's a block found while rendering (an island given props that are not plain data): at its line.
+    if (error instanceof ContentError) return { html: "", ...result, errors: [...result.errors, plainIssue(error)] };
     // A nesting the scan let through that still ran out of stack: the same error, at the file.
     if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
     return { html: "", ...result, errors: [...result.errors, tooDeep(article, undefined, theme.markdownLimits)] };

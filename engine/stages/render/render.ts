@@ -10,7 +10,9 @@
  * it would keep is still there, hands the others to the threads, and yields each page to the
  * write stage in route order.
  */
+import { createElement } from "react";
 import { renderToString } from "react-dom/server";
+import { IslandContext, ISLAND_MARK, islandNames, type IslandScope } from "../../islands.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dependencies.js";
 import { hashOf } from "../../lib/hash.js";
@@ -257,7 +259,10 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
     });
   }
   try {
-    return `<!DOCTYPE html>${renderToString(template(ctx))}`;
+    const islands: IslandScope = { names: islandNames(theme), where: `on ${route.path}` };
+    const html = `<!DOCTYPE html>${renderToString(createElement(IslandContext.Provider, { value: islands }, template(ctx)))}`;
+    // An island rendered by the template or in an article's body (React escapes every `<` of a text).
+    return html.includes(ISLAND_MARK) ? withIslandRuntime(html, ctx.assets.islandRuntime) : html;
   } catch (error) {
     if (error instanceof ContentError || error instanceof BodyNotHere) throw error;
     throw codeError(siteCodePlace((error as Error)?.stack) ?? themePlace(theme), undefined, {
@@ -266,6 +271,18 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
       fallback: "the theme",
     });
   }
+}
+
+/**
+ * A page that renders an island loads the islands' runtime (the one script it needs before
+ * the reader acts), as a module from the site's own assets: the policy allows it. At the end
+ * of `<head>` (a module script runs once the page is parsed, whatever its place).
+ */
+function withIslandRuntime(html: string, runtime: string | undefined): string {
+  if (!runtime) return html;
+  const script = `<script type="module" src="${runtime}"></script>`;
+  const at = html.indexOf("</head>");
+  return at >= 0 ? `${html.slice(0, at)}${script}${html.slice(at)}` : html.replace(/<\/body>|$/, (end) => `${script}${end}`);
 }
 
 /** A theme's listing, as the run computed it; a name the theme does not declare is an error at the template's line. */

@@ -1,14 +1,16 @@
 /**
  * The site's theme: its settings (content/site.yaml), the front-matter keys its posts may
- * add, its pages and their templates, its stylesheet and its one client script. Every
+ * add, its pages and their templates, its stylesheet and its one island (a post's "Copy the
+ * link" button, theme/copy-link.tsx). Every
  * function here is typed by the schemas below: a template that reads a setting the schema
  * does not have does not type-check (npm run typecheck).
  *
  * The engine's docs: node_modules/cafe-engine/README.md.
  */
 import { z } from "zod";
-import { byCodePoint, defineTheme, nonEmpty, type FrontMatterOf, type PageContext } from "cafe-engine";
+import { byCodePoint, defineIsland, defineTheme, nonEmpty, type FrontMatterOf, type PageContext } from "cafe-engine";
 import type { ReactNode } from "react";
+import { CopyLink } from "./copy-link.js";
 
 /** content/site.yaml. */
 const site = z.strictObject({
@@ -33,6 +35,13 @@ interface Post {
 }
 type Ctx = PageContext<Site, FrontMatterOf<typeof frontMatter>, object>;
 
+/**
+ * An island: rendered here on the server, hydrated in the browser from a chunk of its own when
+ * it wakes (`wake`: "load", "idle", "visible", "intent" or "manual"). Its props cross to the
+ * browser as JSON: plain data only.
+ */
+const CopyLinkIsland = defineIsland({ name: "copy-link", module: "theme/copy-link.tsx", export: "CopyLink", component: CopyLink });
+
 function Layout({ ctx, title, children }: { ctx: Ctx; title?: string; children: ReactNode }) {
   return (
     <html lang="en">
@@ -45,7 +54,6 @@ function Layout({ ctx, title, children }: { ctx: Ctx; title?: string; children: 
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <link rel="alternate" type="application/rss+xml" title={ctx.site.title} href="/feed.xml" />
         <link rel="stylesheet" href={ctx.assets.entries.style} />
-        <script type="module" src={ctx.assets.entries.main} />
       </head>
       <body>
         <header className="site-header">
@@ -143,10 +151,7 @@ export const theme = defineTheme({
               ))}
             </p>
             <div className="body" dangerouslySetInnerHTML={{ __html: ctx.bodyOf(post) }} />
-            {/* Shown by theme/copy-link.ts once it runs: without JavaScript there is no button that does nothing. */}
-            <button type="button" className="copy-link" data-copy-link hidden>
-              Copy the link to this post
-            </button>
+            <CopyLinkIsland wake="idle" props={{ label: "Copy the link to this post", copied: "Copied", failed: "Could not copy: select the address bar instead" }} />
           </article>
         </Layout>
       );
@@ -162,6 +167,7 @@ export const theme = defineTheme({
   },
   blocks: [],
   markdownComponents: {},
-  // Paths relative to the site's folder: each entry is bundled (and hashed) into /assets/.
-  assets: { entries: { style: "theme/style.css", main: "theme/copy-link.ts" } },
+  // Paths relative to the site's folder: each entry is bundled (and hashed) into /assets/;
+  // each island gets a chunk of its own, and a page that renders one loads the engine's runtime.
+  assets: { entries: { style: "theme/style.css" }, islands: [CopyLinkIsland] },
 });

@@ -1,4 +1,0 @@
-import { Toaster } from "../islands/toaster.js";
-import { hydrateWith } from "./hydrate.js";
-
-export const hydrate = hydrateWith(Toaster);
