@@ -123,14 +123,18 @@ describe("the site's editorial rules, content/rules.yaml (issues 23, 33, 41)", (
     expect(spellings).toEqual(expect.arrayContaining(["online", "Caged", "você", "Senac", "Senai", "Pegue o seu café", "rotatividade", "Sine"]));
   });
 
-  it("STYLE.md's table of spellings shows the rule `grafia` as it is, no form more or less", () => {
+  it.each([
+    ["grafia", "## Uma grafia para cada termo"],
+    ["grafia-en", "## A versão em inglês"],
+  ])("STYLE.md's table of spellings shows the rule `%s` as it is, no form more or less", (name, section) => {
     const guide = readFileSync(path.join(projectRoot, "content/STYLE.md"), "utf8");
-    const table = guide.slice(guide.indexOf("## Uma grafia para cada termo")).split("\n## ")[0]!;
+    expect(guide).toContain(section);
+    const table = guide.slice(guide.indexOf(section)).split("\n## ")[0]!;
     const rows = table.split("\n").filter((line) => line.startsWith("|")).slice(2);
     const avoided = rows.flatMap((row) => [...row.split("|")[2]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
-    const grafia = rules.grafia;
-    expect(grafia?.kind).toBe("substitution");
-    expect(avoided.sort()).toEqual(Object.keys(grafia!.kind === "substitution" ? grafia!.swap : {}).sort());
+    const rule = rules[name];
+    expect(rule?.kind).toBe("substitution");
+    expect(avoided.sort()).toEqual(Object.keys(rule!.kind === "substitution" ? rule!.swap : {}).sort());
   });
 
   it.each(files)("%s breaks none of them", (file) => {
