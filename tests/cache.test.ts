@@ -130,4 +130,22 @@ describe("the persistent cache", () => {
       await compare();
     }
   }, 300_000);
+
+  it("sweeps the half-written files a build stopped while saving the cache left (Ctrl+C ends a build at once), and no live process's", async () => {
+    const { project, compare, edit } = await setup();
+    await compare();
+    const cacheRoot = path.join(project, "node_modules/.cache/engine");
+    const [dir] = (await readdir(cacheRoot)).filter((d) => d.endsWith("-build"));
+    const cache = path.join(cacheRoot, dir!);
+    // A pid no process has (above Linux's pid_max), and this test's own, which is alive.
+    const dead = path.join(cache, "files-3.json.4194305.tmp");
+    const alive = path.join(cache, `files-5.json.${process.pid}.tmp`);
+    await writeFile(dead, '{"half');
+    await writeFile(alive, '{"being written');
+    await edit("articles/guia/so-titulo.md", (t) => `${t}\nMais um.\n`);
+    await compare();
+    const left = await readdir(cache);
+    expect(left).not.toContain(path.basename(dead));
+    expect(left).toContain(path.basename(alive));
+  }, 300_000);
 });

@@ -15,10 +15,11 @@
  * read or parsed, or that another format wrote, is ignored, so a cache can only ever save work,
  * never change a result. Only a successful build saves it.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
 import { hashOf } from "../lib/hash.js";
+import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
 const FORMAT = 3;
@@ -113,10 +114,18 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     this.build = build;
   }
 
-  /** Writes the store, each file aside then renamed over the old one. */
+  /**
+   * Writes the store, each file aside then renamed over the old one. A file a stopped build
+   * left aside (Ctrl+C ends a build at once, even while it saves) is removed first, unless the
+   * process named in it is still running.
+   */
   async save(): Promise<void> {
     if (!this.dir) return;
     await mkdir(this.dir, { recursive: true });
+    for (const name of await readdir(this.dir)) {
+      const pid = Number(/\.(\d+)\.tmp$/.exec(name)?.[1]);
+      if (pid && pid !== process.pid && !isRunning(pid)) await rm(path.join(this.dir, name), { force: true });
+    }
     const shards: Record<string, Entry>[] = Array.from({ length: SHARDS }, () => ({}));
     for (const [file, entry] of this.entries) shards[shardOf(file)]![file] = entry;
     // The shards first: a store.json that names a build is only written once they are all in.
