@@ -21,7 +21,7 @@ import path from "node:path";
 import { hashOf } from "../lib/hash.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 /** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
 const SHARDS = 16;
 

@@ -66,6 +66,12 @@ export interface BuildOptions {
   workers?: WorkerModules;
   /** How many threads compute (`--threads`); default: every core for a site large enough to gain from them (threads.ts). */
   threads?: number;
+  /**
+   * The keys of the theme's parts by the modules each reaches (incremental/code-keys.ts): a
+   * body or page is kept across an edit of another part's code. None: every part is keyed by
+   * the cache's version (all of the code).
+   */
+  code?: Readonly<Record<string, string>>;
 }
 
 export interface BuildResult {
@@ -77,6 +83,8 @@ export interface BuildResult {
   changed: string[];
   /** Pages rendered in this run (the others were unchanged and taken as they were). */
   rendered: number;
+  /** The articles' Markdown bodies parsed in this run, and those kept from the last run or the cache. */
+  bodies?: { parsed: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
   timings?: [stage: string, ms: number][];
   /** Addresses added to the record of published addresses. */
@@ -215,16 +223,18 @@ export class SiteBuilder {
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     // The listings and site blocks' data, computed once here; with the content and the routes, what every thread reads.
     const values = siteValues(content, theme);
+    const code = this.options.code;
     const shares = new Map<Threads, Shared<SiteShare>>();
-    const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share({ content, table, values })).get(threads)!;
+    const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share<SiteShare>({ content, table, values, code })).get(threads)!;
     const renderBodies = async (articles: readonly Article[], { aside = false } = {}) => {
       // Articles that are not in the content (their front matter failed) are rendered here, where they are.
       const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
       // Sealing a body for the cache costs a hash: only when there is one.
       return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...(aside ? { aside: articles } : {}) }));
     };
-    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files, failed };
-    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
+    const markdownInput = { content, table, values, code, previous: previous.markdown, cached: cache.files, failed };
+    const { bodies: markdown, keep, parsed } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
+    const bodies = { parsed, kept: content.articles.length - parsed };
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
     const pageThreads: PageThreads = async (count) => {
@@ -239,7 +249,7 @@ export class SiteBuilder {
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, values, markdown, addresses, earlier, images: images.images, projectRoot, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, previous: previous.output, themeCode, reported: found.errors };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return fail(writer, found);
     }
@@ -260,7 +270,7 @@ export class SiteBuilder {
     this.previous = { ...this.previous, cards: cards.memory };
     const assets = found.add(bundled).value;
     if (!assets) return fail(writer, found);
-    const renderInput = pass({ content, table, values, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
+    const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     const media = new Map([...images.images.files, ...cards.cards.files]);
     // Render yields each page as it is made and write takes it: each is timed on its own.
     const rendering = timed(renderStage(renderInput, theme, pageThreads, reuse), pass);
@@ -279,7 +289,7 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, timings: lap.laps, published, retired };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired };
   }
 
   /** Where the theme's code is, for the rendered-link check to name the line of a link a template writes. */
