@@ -68,6 +68,10 @@ describe("the keys of the code", () => {
     expect(keys.notes).toEqual([expect.stringContaining("theme/article.tsx (reached from its template 'article') imports a path made at run time")]);
     const edited = codeKeys(graph({ "theme/article.tsx": { unknown: true, state: "a2" } }), named, "");
     expect(edited.version).not.toBe(keys.version);
+    // A path that is no string (a theme in JavaScript): no module has it.
+    const odd = codeKeys(graph(), { templates: { article: 42 as unknown as string }, markdown: "theme/home.tsx" as unknown as string[] }, "");
+    expect(odd.parts).toEqual({ markdown: expect.any(String) });
+    expect(odd.notes).toEqual([expect.stringContaining("the theme names 42 for its template 'article'")]);
     // The same for an import the graph does not list.
     expect(codeKeys(graph({ "theme/home.tsx": { imports: ["theme/layout.tsx", "theme/gone.tsx"] } }), named, "").parts["template:home"]).toBeUndefined();
     expect(ALL).toBe("all");

@@ -59,9 +59,11 @@ export async function readModuleGraph(file: string | undefined): Promise<ModuleG
 
 /** The parts a theme names, as ids and modules (paths relative to the site's folder, with forward slashes). */
 export function namedParts(modules: ThemeModules | undefined): [part: string, files: string[]][] {
-  const norm = (file: string) => file.replaceAll("\\", "/").replace(/^\.\//, "");
+  // A path that is not a string (a theme written in JavaScript) is kept as it is: no module has that name, so it fails closed.
+  const norm = (file: string) => (typeof file === "string" ? file.replaceAll("\\", "/").replace(/^\.\//, "") : String(file));
   const parts: [string, string[]][] = [];
-  if (modules?.markdown?.length) parts.push(["markdown", modules.markdown.map(norm)]);
+  const markdown: unknown[] = Array.isArray(modules?.markdown) ? modules.markdown : modules?.markdown === undefined ? [] : [modules.markdown];
+  if (markdown.length > 0) parts.push(["markdown", markdown.map((file) => norm(file as string))]);
   for (const [name, file] of Object.entries(modules?.templates ?? {})) parts.push([`template:${name}`, [norm(file)]]);
   for (const [name, file] of Object.entries(modules?.blocks ?? {})) parts.push([`block:${name}`, [norm(file)]]);
   return parts;
