@@ -238,7 +238,7 @@ function moduleGraph(metafile, inputs, entryPoints, root) {
   const moduleFiles = new Set(Object.keys(modules));
   const others = inputs.filter(([file]) => !moduleFiles.has(file)).map(([file, size, mtime, hash]) => [file, hash || `${size}:${mtime}`]);
   const entries = Object.fromEntries(Object.entries(entryPoints).map(([key, file]) => [key, name(file)]));
-  return { format: 1, engine: posix(path.relative(root, engineDir)) || ".", entries, modules, others };
+  return { format: 1, node: NODE_MAJOR, engine: posix(path.relative(root, engineDir)) || ".", entries, modules, others };
 }
 
 /** The bundle of the site's code as it is now: a recent one that is still current, or a new one. */

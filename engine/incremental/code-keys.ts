@@ -22,6 +22,8 @@ import type { ThemeModules } from "../theme.js";
 /** What the launcher writes beside a bundle (engine/launch.mjs, `moduleGraph`). */
 export interface ModuleGraph {
   format: 1;
+  /** The major version of Node the bundle was made for (as the bundle's own name has it). */
+  node?: string;
   /** The engine's folder, relative to the site's. */
   engine: string;
   /** The bundle's entry points: name → module. */
@@ -101,6 +103,7 @@ export function codeKeys(graph: ModuleGraph | undefined, modules: ThemeModules |
   const inVersion = Object.keys(graph.modules).filter((file) => !own(file) || rest.has(file)).sort();
   const version = hashOfAll([
     "code-keys-1",
+    graph.node ?? "",
     JSON.stringify(named),
     JSON.stringify(Object.keys(parts)),
     ...graph.others.flat(),
