@@ -82,3 +82,25 @@ describe("a build after an edit to the theme's code", () => {
     expect({ parsed: after.parsed, unchanged: after.unchanged }).toEqual({ parsed: 3, unchanged: 0 });
   }, 300_000);
 });
+
+describe("a second theme's build after an edit to its code (the notebook fixture)", () => {
+  it("renders again only the notes after an edit to the note's template, only the tag's page after the tag's, and only the body with the block after the block's", async () => {
+    // 6 pages: the list, /tags/reading, 3 notes (/about, /notes/margins, /notes/reading-slowly) and the 404.
+    const { root, compare, edit } = await cliSite({ site: "notebook" });
+    const cold = await compare();
+    expect([cold.parsed, cold.rendered]).toEqual([3, 6]);
+
+    await edit(path.join(root, "theme/article.tsx"), (t) => t.replace('<div className="note-body"', '<div data-note="2" className="note-body"'));
+    const note = await compare();
+    expect({ unchanged: note.unchanged, parsed: note.parsed, rendered: note.rendered }).toEqual({ unchanged: 3, parsed: 0, rendered: 3 });
+
+    await edit(path.join(root, "theme/tag.tsx"), (t) => t.replace("<h1>Notes tagged {tagged}</h1>", "<h1>Tagged: {tagged}</h1>"));
+    const tag = await compare();
+    expect({ unchanged: tag.unchanged, parsed: tag.parsed, rendered: tag.rendered }).toEqual({ unchanged: 5, parsed: 0, rendered: 1 });
+
+    // ::glossary is placed in /notes/reading-slowly only.
+    await edit(path.join(root, "theme/glossary.tsx"), (t) => t.replace('className="glossary"', 'className="glossary glossary-2"'));
+    const block = await compare();
+    expect({ unchanged: block.unchanged, parsed: block.parsed, rendered: block.rendered }).toEqual({ unchanged: 5, parsed: 1, rendered: 1 });
+  }, 300_000);
+});

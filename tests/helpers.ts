@@ -125,19 +125,22 @@ export async function snapshot(dir: string): Promise<Map<string, Buffer>> {
 }
 
 /**
- * The command line on a copy of the project and of the basic fixture, with its own cache (the
- * copy's node_modules/.cache/engine, as a project's is): `compare` builds from the cache, then
+ * The command line on a copy of the project and of the basic fixture (or of the notebook, a
+ * site of its own: `root`), with its own cache (its node_modules/.cache/engine, as a project's is): `compare` builds from the cache, then
  * cold, expects the same bytes, and gives what the warm build printed (`--verbose`: what it
  * parsed and rendered again) and how many pages it took unchanged.
  */
-export async function cliSite() {
-  const project = await projectCopy(["engine", "client", "templates", "public"]);
-  const content = await editedFixture("basic", {});
+export async function cliSite({ site = "blog" }: { site?: "blog" | "notebook" } = {}) {
+  // The notebook is a site of its own (its config, theme and content), beside the engine as in this repository.
+  const notebook = "tests/fixtures/notebook";
+  const project = await projectCopy(["engine", "client", "templates", "public", ...(site === "notebook" ? [notebook] : [])]);
+  const root = site === "notebook" ? path.join(project, notebook) : project;
+  const content = site === "notebook" ? path.join(root, "content") : await editedFixture("basic", {});
   const out = await mkdtemp(path.join(tmpdir(), "cafe-cache-out-"));
   const env = { ...process.env };
   delete env.CAFE_CACHE_DIR;
   const build = async (...args: string[]) => {
-    const { stdout, stderr } = await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, ...args], { cwd: project, env });
+    const { stdout, stderr } = await run(process.execPath, ["engine/launch.mjs", "build", "--root", root, "--content", content, ...args], { cwd: project, env });
     return `${stdout}${stderr}`;
   };
   const compare = async () => {
@@ -159,7 +162,7 @@ export async function cliSite() {
     const target = path.isAbsolute(file) ? file : path.join(content, file);
     await writeFile(target, change(await readFile(target, "utf8")));
   };
-  return { project, content, out, build, compare, edit };
+  return { project, root, content, out, build, compare, edit };
 }
 
 /** The first number of a `--verbose` line (`  bodies  3 parsed, 0 kept`); NaN when the build printed none. */
