@@ -77,7 +77,8 @@ export function namedParts(modules: ThemeModules | undefined): [part: string, fi
  */
 export function codeKeys(graph: ModuleGraph | undefined, modules: ThemeModules | undefined, whole: string): CodeKeys {
   const named = namedParts(modules);
-  if (!graph) return wholeCode(whole, named.length > 0 ? ["the code was not bundled by the launcher, so no module graph tells which modules each part uses: every page and body is keyed by all of the code"] : []);
+  // Code run from its sources (a build script under tsx): all of it is one version, as it always was (nothing to warn of).
+  if (!graph) return wholeCode(whole);
   const engine = graph.engine === "." ? "" : `${graph.engine}/`;
   /** A module of the theme's own: not the engine's, not a package's (both are always in the version). */
   const own = (file: string) => !(engine === "" || file.startsWith(engine)) && !file.split("/").includes("node_modules");
