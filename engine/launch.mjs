@@ -191,14 +191,6 @@ function inputsOf(metafile, root) {
   return [...files].sort();
 }
 
-/**
- * The graph of the code, as esbuild's metafile says it, for engine/incremental/code-keys.ts:
- * each file read (relative to the root) with its recorded state and the files it imports;
- * an import esbuild did not bundle is named as it was written (`external`), and one whose
- * target it could not tell (a dynamic import of a computed path that is not a package) is
- * marked `unknown`. `engine`: the engine's folder. `others`: the state of the inputs that are no module (the launcher, the
- * package.json files, the lock file, tsconfig.json).
- */
 /** A call `import(…)` or `require(…)` whose target is neither a written string nor a package's path (a relative path made at run time). */
 function computedImport(file) {
   let source;
@@ -216,6 +208,14 @@ function computedImport(file) {
   return false;
 }
 
+/**
+ * The graph of the code, as esbuild's metafile says it, for engine/incremental/code-keys.ts:
+ * each file read (relative to the root) with its recorded state and the files it imports;
+ * an import esbuild did not bundle is named as it was written (`external`), and one whose
+ * target it could not tell (a dynamic import of a computed path that is not a package) is
+ * marked `unknown`. `engine`: the engine's folder. `others`: the state of the inputs that
+ * are no module (the launcher, the package.json files, the lock file, tsconfig.json).
+ */
 function moduleGraph(metafile, inputs, entryPoints, root) {
   const state = new Map(inputs.map(([file, size, mtime, hash]) => [file, hash || `${size}:${mtime}`]));
   const name = (input) => posix(path.relative(root, path.resolve(root, input)));
