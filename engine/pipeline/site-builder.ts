@@ -188,7 +188,7 @@ export class SiteBuilder {
    * One run of the stages. What the cache should keep of the articles parsed and the bodies
    * rendered is stored once the run is over (the cache is what earlier runs read while it lasts).
    */
-  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
+  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean; articlesOnly?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
     try {
       const result = await this.stages(load, writer, kept, options);
@@ -207,7 +207,7 @@ export class SiteBuilder {
    * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
    * found wrong, and the build stops before anything is published if any of it is an error.
    */
-  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false }): Promise<BuildResult> {
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false }): Promise<BuildResult> {
     const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
     const { publicDir, cache, previous } = this;
     const pass = this.handOver;
@@ -264,7 +264,8 @@ export class SiteBuilder {
     };
     const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
       cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw),
-      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse }),
+      // Watch mode, after article files only: the assets' sources are as the last run found them (no need to read them again).
+      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown: articlesOnly && output === previous.output && previous.routes !== undefined, reuse }),
     ])));
     const cards = found.add(drawn).value;
     this.previous = { ...this.previous, cards: cards.memory };
@@ -338,7 +339,7 @@ export class SiteBuilder {
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
       result = await this.build(writer);
     } else {
-      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer);
+      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer, { articlesOnly: true });
     }
     return { ...result, changed: [...copied, ...result.changed].sort(byCodePoint) };
   }

@@ -193,6 +193,8 @@ export interface AssetStageInput extends AssetOptions {
   previous?: AssetRecord;
   /** Bundle again even when the key is the same (watch mode: a file of the code changed). */
   force?: boolean;
+  /** The sources are known to be as the last assets found them (watch mode, after article files only): not read again. */
+  sourcesKnown?: boolean;
   /** Takes a file of the last build into this one; false when it cannot. */
   reuse(file: string): Promise<boolean>;
 }
@@ -206,7 +208,7 @@ export async function assetStage(input: AssetStageInput): Promise<Staged<{ recor
   const { projectRoot, theme, site, previous, force, reuse } = input;
   const { entries, inline } = theme.assets;
   const key = hashOf(JSON.stringify([entries, inline ?? null, (theme.assets.fonts ?? []).map((f) => [f.name, f.source, f.text(site) ?? null])]));
-  if (!force && previous?.key === key && previous.files.length > 0 && previous.inputs && (await sameSources(projectRoot, previous.inputs))) {
+  if (!force && previous?.key === key && previous.files.length > 0 && previous.inputs && (input.sourcesKnown || (await sameSources(projectRoot, previous.inputs)))) {
     let all = true;
     for (const file of previous.files) all &&= await reuse(file);
     if (all) return staged({ record: previous, files: new Map() });
