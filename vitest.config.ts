@@ -6,6 +6,7 @@ const INTEGRATION = [
   "tests/browser/**",
   "tests/cache.test.ts",
   "tests/check-links.test.ts",
+  "tests/code-edits.test.ts",
   "tests/cli.test.ts",
   "tests/dev.test.ts",
   "tests/host-origin.test.ts",

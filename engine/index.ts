@@ -30,6 +30,7 @@ export type {
   ThemeAssets,
   ThemeFont,
   ThemeImages,
+  ThemeModules,
   ThemeSocialCard,
 } from "./theme.js";
 export type { Article, ArticleMeta, ContentOf, FrontMatterOf, LocatedFile, SiteContent } from "./stages/load/content.js";

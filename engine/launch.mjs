@@ -41,12 +41,14 @@ const CONFIG_FILES = ["cafe.config.ts", "cafe.config.mts", "cafe.config.tsx", "c
 const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
 /** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
+/** The bundle's graph of modules: each file esbuild read, with its state and what it imports. */
+const MODULES = "modules.json";
 /** The bundle's record, written last: a bundle without it is not complete. */
 const MANIFEST = "bundle.json";
 /** The files every bundle has (its entry points `cli` and `dev-builder`): a record without them is damaged. */
 const ENTRY_FILES = ["cli.js", "dev-builder.js"];
 /** The record's format: a launcher that records otherwise changes it. */
-const FORMAT = 3;
+const FORMAT = 4;
 const NODE_MAJOR = process.versions.node.split(".")[0];
 
 const sha = (data) => createHash("sha256").update(data).digest("hex").slice(0, 32);
@@ -189,6 +191,56 @@ function inputsOf(metafile, root) {
   return [...files].sort();
 }
 
+/** A call `import(…)` or `require(…)` whose target is neither a written string nor a package's path (a relative path made at run time). */
+function computedImport(file) {
+  let source;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    return true;
+  }
+  for (const [, target] of source.matchAll(/\b(?:import|require)\s*\(\s*([^)\s][^)]*)\)/g)) {
+    const text = target.trim();
+    // A written string esbuild resolved (it is in the graph), or a package's path built from a name (the lock file covers it).
+    if (/^(["'])[^"'`]*\1$/.test(text) || /^`(?:node:|@?[a-z0-9][\w.-]*\/)[^`]*`$/i.test(text)) continue;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * The graph of the code, as esbuild's metafile says it, for engine/incremental/code-keys.ts:
+ * each file read (relative to the root) with its recorded state and the files it imports;
+ * an import esbuild did not bundle is named as it was written (`external`), and one whose
+ * target it could not tell (a dynamic import of a computed path that is not a package) is
+ * marked `unknown`. `engine`: the engine's folder. `others`: the state of the inputs that
+ * are no module (the launcher, the package.json files, the lock file, tsconfig.json).
+ */
+function moduleGraph(metafile, inputs, entryPoints, root) {
+  const state = new Map(inputs.map(([file, size, mtime, hash]) => [file, hash || `${size}:${mtime}`]));
+  const name = (input) => posix(path.relative(root, path.resolve(root, input)));
+  const modules = {};
+  for (const [input, meta] of Object.entries(metafile.inputs)) {
+    const file = name(input);
+    const imports = [];
+    const external = [];
+    let unknown = false;
+    for (const edge of meta.imports) {
+      if (!edge.external) imports.push(name(edge.path));
+      // A package (bare name) is covered by the lock file; a path esbuild left out is not.
+      else if (/^(node:|[@a-z])/i.test(edge.path) && !edge.path.includes("${")) external.push(edge.path);
+      else unknown = true;
+    }
+    // A dynamic import or require esbuild left as it was (a computed path) is in no metafile: read from the source.
+    if (!inPackage(path.resolve(root, file)) && computedImport(path.resolve(root, file))) unknown = true;
+    modules[file] = { state: state.get(file) ?? "absent", imports, ...(external.length ? { external } : {}), ...(unknown ? { unknown } : {}) };
+  }
+  const moduleFiles = new Set(Object.keys(modules));
+  const others = inputs.filter(([file]) => !moduleFiles.has(file)).map(([file, size, mtime, hash]) => [file, hash || `${size}:${mtime}`]);
+  const entries = Object.fromEntries(Object.entries(entryPoints).map(([key, file]) => [key, name(file)]));
+  return { format: 1, node: NODE_MAJOR, engine: posix(path.relative(root, engineDir)) || ".", entries, modules, others };
+}
+
 /** The bundle of the site's code as it is now: a recent one that is still current, or a new one. */
 async function bundle(root, siteModule, { force = false } = {}) {
   // Outside any site (to print why, or the help), nothing is written into the folder it was run in.
@@ -281,6 +333,8 @@ async function make(root, siteModule, slot) {
     .filter((file) => inside(root, file) && !inside(engineDir, file) && !file.split(path.sep).includes("node_modules") && existsSync(file))
     .map((file) => posix(path.relative(root, file)))
     .sort();
+  // Which module imports which, for the engine to key each part of the theme by the modules it reaches (engine/incremental/code-keys.ts).
+  writeFileSync(path.join(temp, MODULES), JSON.stringify(moduleGraph(result.metafile, inputs, entryPoints, root)));
   // [file, size, mtime, hash], as the inputs: the times are kept when the folder is renamed into place.
   const outputs = filesOf(temp).map((file) => {
     const full = path.join(temp, file);
@@ -365,7 +419,7 @@ if (argv[0] === "--dev-builder") {
   const builder = await load(made, "dev-builder.js", rebundle);
   if (builder.remade) made = builder.remade;
   // The bundle is named by everything it was made from: that name is the version of the code the persistent cache belongs to.
-  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js"), workerModule: path.join(made.dir, "worker.js"), code: path.basename(made.dir) });
+  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js"), workerModule: path.join(made.dir, "worker.js"), code: path.basename(made.dir), modulesFile: path.join(made.dir, MODULES) });
 } else {
   const { root, config } = findSite(argv);
   const rebundle = () => bundle(root, config, { force: true });
@@ -382,6 +436,7 @@ if (argv[0] === "--dev-builder") {
     setupFile: path.join(made.dir, "setup.json"),
     workers: config && { worker: path.join(made.dir, "worker.js"), site: path.join(made.dir, "site.js") },
     code: path.basename(made.dir),
+    modulesFile: path.join(made.dir, MODULES),
   });
   process.exit(code);
 }

@@ -231,10 +231,33 @@ export interface Theme<Site = any, Shape extends z.core.$ZodLooseShape = any, Co
   socialCard?: ThemeSocialCard<Site, any, FrontMatterOf<Shape>, Collections>;
   assets: ThemeAssets<Site>;
   /**
+   * The module each part of the theme is written in, relative to the site's folder: a page
+   * is rendered again only when a module its template's module reaches changed, a body
+   * only when one its Markdown overrides or its blocks' modules reach did (engine/README.md,
+   * "Keys of the code"). Without it, every page and body is keyed by all of the theme's code.
+   */
+  modules?: ThemeModules;
+  /**
    * The text `cafe new "Title"` writes for a new article: its front matter (a draft) and a
    * first line. Default: `title`, `date` and `draft: true`.
    */
   newArticle?(article: { title: string; date: string }): string;
+}
+
+/**
+ * Where the theme's parts are written, each a module of its own (paths relative to the
+ * site's folder): what a module named here exports is used by the theme as that part only
+ * (the theme's file may import a template's component to hand it to `templates`, and nothing
+ * else from it). The engine follows the imports of each module (esbuild's graph) and keys
+ * the part by what it reaches.
+ */
+export interface ThemeModules {
+  /** Template name → the module of its component. */
+  templates?: Record<string, string>;
+  /** Block name → the module of its component (and schema). */
+  blocks?: Record<string, string>;
+  /** The modules of the Markdown element overrides (`markdownComponents`). */
+  markdown?: string[];
 }
 
 const DEFINED_AT = Symbol.for("cafe-engine.theme.defined-at");

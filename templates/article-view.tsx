@@ -6,9 +6,7 @@ import { ShareIsland } from "./islands.js";
 import { fill } from "../client/format.js";
 import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
 import { formatDate, Picture } from "../engine/index.js";
-
-/** The article column (`.article-container`): the viewport less its margins, 50rem at most. */
-export const IMAGE_SIZES = "(min-width: 52rem) 50rem, calc(100vw - 2rem)";
+import { IMAGE_SIZES } from "./image-sizes.js";
 
 export interface ArticleViewProps {
   article: CafeArticle;

@@ -13,7 +13,7 @@ import { ArticlePage } from "./pages/article-page.js";
 import { HomePage } from "./pages/home-page.js";
 import { NotFoundPage } from "./pages/not-found-page.js";
 import { socialCard } from "./social-card.js";
-import { IMAGE_SIZES } from "./article-view.js";
+import { IMAGE_SIZES } from "./image-sizes.js";
 import { islands } from "./islands.js";
 
 export const theme = defineTheme({
@@ -96,6 +96,17 @@ Comece a escrever aqui. Salve com \`npm run dev\` aberto e a página recarrega s
     return { footnoteLabel: label, footnoteBackLabel: back };
   },
   images: { sizes: IMAGE_SIZES },
+  // The module of each part: a template's edit renders again only the pages of the templates
+  // whose modules reach it, a block's only the bodies that place it (engine/README.md).
+  modules: {
+    templates: { article: "templates/pages/article-page.tsx", home: "templates/pages/home-page.tsx", "not-found": "templates/pages/not-found-page.tsx" },
+    blocks: {
+      ...Object.fromEntries(["stat-cards", "pillars", "plan", "roadmap", "references", "hashtags", "before-after", "winner-cards"].map((name) => [name, "templates/blocks/data-blocks.tsx"])),
+      "tool-table": "templates/blocks/tables.tsx",
+      "score-table": "templates/blocks/tables.tsx",
+    },
+    markdown: ["templates/markdown-components.tsx"],
+  },
   socialCard,
   assets: {
     entries: { main: "client/main.ts", styles: "templates/styles.css" },

@@ -4,51 +4,15 @@
  * on a copy of the project (a template is one of the edits).
  */
 import { describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import { editedFixture, projectCopy } from "./helpers.js";
-
-const run = promisify(execFile);
-
-/** Every file of a built site with its bytes (the up-to-date record aside). */
-async function snapshot(dir: string): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || entry.name === ".cafe-build.json") continue;
-    const file = path.join(entry.parentPath, entry.name);
-    files.set(path.relative(dir, file), await readFile(file));
-  }
-  return files;
-}
+import { cliSite } from "./helpers.js";
 
 async function setup() {
-  const project = await projectCopy(["engine", "client", "templates", "public"]);
-  const content = await editedFixture("basic", {});
-  const out = await mkdtemp(path.join(tmpdir(), "cafe-cache-out-"));
-  // The copy's cache is its own node_modules/.cache/engine, as a project's is (not the test run's).
-  const env = { ...process.env };
-  delete env.CAFE_CACHE_DIR;
-  const build = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ["engine/launch.mjs", "build", "--content", content, ...args], { cwd: project, env });
-    return stdout;
-  };
+  const site = await cliSite();
   /** A build from the cache, then a cold one: same bytes, and how many pages the first took unchanged. */
-  const compare = async () => {
-    const warm = await build("--out", path.join(out, "site"));
-    await build("--out", path.join(out, "cold"), "--no-cache", "--force");
-    const [a, b] = await Promise.all([snapshot(path.join(out, "site")), snapshot(path.join(out, "cold"))]);
-    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
-    for (const [file, bytes] of b) expect(a.get(file)?.equals(bytes), file).toBe(true);
-    return Number(/\((\d+) unchanged, from the cache\)/.exec(warm)?.[1] ?? 0);
-  };
-  const edit = async (file: string, change: (text: string) => string) => {
-    const target = path.isAbsolute(file) ? file : path.join(content, file);
-    await writeFile(target, change(await readFile(target, "utf8")));
-  };
-  return { project, content, out, build, compare, edit };
+  const compare = async () => (await site.compare()).unchanged;
+  return { ...site, compare };
 }
 
 describe("the persistent cache", () => {

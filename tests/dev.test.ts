@@ -199,23 +199,32 @@ describe("npm run dev", () => {
   });
 });
 
+/**
+ * The dev server on a copy of the project and of the basic fixture: an edit to the theme is
+ * real, and the project's own templates are not touched. Gives what it prints, line by line.
+ */
+async function devOnCopy({ cache = false } = {}) {
+  const project = await projectCopy();
+  const site = await editedFixture("basic", {});
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-dev-theme-"));
+  const lines: string[] = [];
+  const server = await startDev({
+    projectRoot: project,
+    contentDir: site,
+    outDir: path.join(dir, "out"),
+    ...(cache ? { cacheDir: path.join(dir, "cache") } : {}),
+    port: 0,
+    host: "127.0.0.1",
+    themeModule: path.join(project, "templates/theme.tsx"),
+    themeFolders: devTheme.themeFolders,
+    log: (l) => lines.push(l),
+  });
+  return { project, site, server, lines };
+}
+
 describe("npm run dev on a theme being edited", () => {
   it("a template edit restarts the builder with fresh code and rebuilds", async () => {
-    // On a copy of the project: the edit is real, and the project's own templates are not touched.
-    const project = await projectCopy();
-    const site = await editedFixture("basic", {});
-    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-dev-theme-")), "out");
-    const lines: string[] = [];
-    const server = await startDev({
-      projectRoot: project,
-      contentDir: site,
-      outDir: out,
-      port: 0,
-      host: "127.0.0.1",
-      themeModule: path.join(project, "templates/theme.tsx"),
-      themeFolders: devTheme.themeFolders,
-      log: (l) => lines.push(l),
-    });
+    const { project, server, lines } = await devOnCopy();
     try {
       expect(await (await fetch(`${server.url}/primeiro`)).text()).not.toContain("Rodapé novo");
       const template = path.join(project, "templates/footer.tsx");
@@ -227,6 +236,27 @@ describe("npm run dev on a theme being edited", () => {
       await server.close();
     }
   }, 60_000);
+});
+
+describe("npm run dev across a template's save", () => {
+  it("renders again only the pages whose template reaches the saved module, starting from the last builder's work", async () => {
+    // With a cache folder, as `npm run dev` has.
+    const { project, site, server, lines } = await devOnCopy({ cache: true });
+    try {
+      // The featured article saved first (its page and the home page): the builder about to be replaced has not written it to its cache yet.
+      const featured = path.join(site, "articles/primeiro.md");
+      await writeFile(featured, (await readFile(featured, "utf8")).replace("O começo", "O início"));
+      await expect.poll(async () => (await fetch(`${server.url}/`)).text(), { timeout: 15_000 }).toContain("O início");
+      const template = path.join(project, "templates/pages/article-page.tsx");
+      await writeFile(template, (await readFile(template, "utf8")).replace('className="back-link"', 'className="back-link" data-saved="1"'));
+      await expect.poll(async () => (await fetch(`${server.url}/primeiro`)).text(), { timeout: 30_000 }).toContain('data-saved="1"');
+      // The two article pages: not the 404, and not the home page, which the article's save rendered already.
+      await expect.poll(() => lines.find((l) => l.startsWith("templates/pages/article-page.tsx:")), { timeout: 10_000 }).toMatch(/^templates\/pages\/article-page\.tsx: 2 pages updated in \d+ ms \(2 of 4 rendered, the others kept\)$/);
+      expect(await (await fetch(`${server.url}/`)).text()).toContain("O início");
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 });
 
 describe("npm run dev on content that does not build", () => {

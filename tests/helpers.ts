@@ -6,10 +6,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { buildSite, type BuildResult } from "../engine/pipeline/site-builder.js";
 import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
+
+const run = promisify(execFile);
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures", name);
@@ -133,4 +137,62 @@ export async function busyFor(pid: number, seconds: number): Promise<void> {
     if (now.cpu - start >= seconds) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Every file of a built site with its bytes (the up-to-date record aside). */
+export async function snapshot(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name === ".cafe-build.json") continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(dir, file), await readFile(file));
+  }
+  return files;
+}
+
+/**
+ * The command line on a copy of the project and of the basic fixture (or of the notebook, a
+ * site of its own: `root`), with its own cache (its node_modules/.cache/engine, as a project's is): `compare` builds from the cache, then
+ * cold, expects the same bytes, and gives what the warm build printed (`--verbose`: what it
+ * parsed and rendered again) and how many pages it took unchanged.
+ */
+export async function cliSite({ site = "blog" }: { site?: "blog" | "notebook" } = {}) {
+  // The notebook is a site of its own (its config, theme and content), beside the engine as in this repository.
+  const notebook = "tests/fixtures/notebook";
+  const project = await projectCopy(["engine", "client", "templates", "public", ...(site === "notebook" ? [notebook] : [])]);
+  const root = site === "notebook" ? path.join(project, notebook) : project;
+  const content = site === "notebook" ? path.join(root, "content") : await editedFixture("basic", {});
+  const out = await mkdtemp(path.join(tmpdir(), "cafe-cache-out-"));
+  const env = { ...process.env };
+  delete env.CAFE_CACHE_DIR;
+  const build = async (...args: string[]) => {
+    const { stdout, stderr } = await run(process.execPath, ["engine/launch.mjs", "build", "--root", root, "--content", content, ...args], { cwd: project, env });
+    return `${stdout}${stderr}`;
+  };
+  const compare = async () => {
+    const warm = await build("--out", path.join(out, "site"), "--verbose");
+    await build("--out", path.join(out, "cold"), "--no-cache", "--force");
+    const [a, b] = await Promise.all([snapshot(path.join(out, "site")), snapshot(path.join(out, "cold"))]);
+    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
+    for (const [file, bytes] of b) expect(a.get(file)?.equals(bytes), file).toBe(true);
+    return {
+      unchanged: Number(/\((\d+) unchanged, from the cache\)/.exec(warm)?.[1] ?? 0),
+      /** Bodies parsed again, pages rendered again (`--verbose`). */
+      parsed: numberAfter(warm, "bodies"),
+      rendered: numberAfter(warm, "pages"),
+      /** What the warm build printed. */
+      printed: warm,
+    };
+  };
+  const edit = async (file: string, change: (text: string) => string) => {
+    const target = path.isAbsolute(file) ? file : path.join(content, file);
+    await writeFile(target, change(await readFile(target, "utf8")));
+  };
+  return { project, root, content, out, build, compare, edit };
+}
+
+/** The first number of a `--verbose` line (`  bodies  3 parsed, 0 kept`); NaN when the build printed none. */
+function numberAfter(printed: string, label: string): number {
+  const found = new RegExp(`^\\s+${label}\\s+(\\d+) `, "m").exec(printed);
+  return found ? Number(found[1]) : NaN;
 }

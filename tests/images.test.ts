@@ -15,7 +15,7 @@ import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
 import { comparable, fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 import { cacheRoot } from "../engine/incremental/cache-root.js";
-import { IMAGE_SIZES } from "../templates/article-view.js";
+import { IMAGE_SIZES } from "../templates/image-sizes.js";
 
 const content = path.join(fixture("images"), "content");
 const publicDir = path.join(fixture("images"), "public");

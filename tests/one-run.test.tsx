@@ -49,7 +49,7 @@ describe("a site with six mistakes, built once", async () => {
   // A template link to a missing route: every page's header links to /about, which this site no longer has.
   await rm(path.join(dir, "content/articles/about.md"));
   const result = await buildNotebook(dir);
-  const headerLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'href="/about"');
+  const headerLine = await lineOf(`${NOTEBOOK_THEME}/page.tsx`, 'href="/about"');
 
   it("reports all six in one list, ordered by file, and writes nothing", async () => {
     expect(result.ok).toBe(false);
@@ -59,7 +59,7 @@ describe("a site with six mistakes, built once", async () => {
       "content/articles/notes/margins.md:9: broken link: /notes/reading-slowly has no element with the id #why-fast",
       "content/articles/notes/pudding.md:2: `title` is required",
       "content/articles/notes/reading-slowly.md:7: `glossary[0].definition` Invalid input: expected string, received number",
-      `theme/theme.tsx:${headerLine}: broken link: no page has the route /about (a link written in the theme's code)`,
+      `theme/page.tsx:${headerLine}: broken link: no page has the route /about (a link written in the theme's code)`,
     ]);
     expect(result.writer.files.size).toBe(0);
   });

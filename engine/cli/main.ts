@@ -47,6 +47,8 @@ export interface SiteLaunch {
    * the theme, the bundled packages, the lock file). Read from the files when not given.
    */
   code?: string;
+  /** The graph of the bundle's modules (modules.json beside it): the theme's parts are keyed by the modules they reach (incremental/code-keys.ts). */
+  modulesFile?: string;
 }
 
 /** The engine's folder and launcher when the engine runs from its sources (a build script under tsx, the tests). */
@@ -163,6 +165,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         inputs,
         newPublishedRoutes: values["new-published-routes"] === true,
         codeVersion: launch.code,
+        modulesFile: launch.modulesFile,
         strict,
         workers: launch.workers,
         threads,

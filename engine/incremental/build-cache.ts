@@ -10,8 +10,10 @@
  * - assets: the bundle of the last build, by the code and the text its fonts were cut to;
  * - media: the images' and cards' files of the last build.
  *
- * The whole store belongs to one version of the code (the engine, the theme, the lock file):
- * from any other version it is empty. Files are written aside and renamed; one that cannot be
+ * The whole store belongs to one version of the code (code-keys.ts: the engine, the lock
+ * file and the theme's modules outside the parts it names; without a graph of the modules,
+ * all of the code): from any other version it is empty. An edit to a named part's modules
+ * keeps the store: the bodies and pages that read that part's key are made again. Files are written aside and renamed; one that cannot be
  * read or parsed, or that another format wrote, is ignored, so a cache can only ever save work,
  * never change a result. Only a successful build saves it.
  */
@@ -22,7 +24,7 @@ import { hashOf } from "../lib/hash.js";
 import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 /** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
 const SHARDS = 16;
 

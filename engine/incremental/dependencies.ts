@@ -19,6 +19,7 @@ import { outcomeHash, outcomeIn, type SiteValues } from "../lib/site-values.js";
 import { type Article, type SiteContent } from "../stages/load/content.js";
 import type { RouteTable } from "../stages/routes/routes.js";
 import { articleOf } from "../stages/routes/routes.js";
+import { ALL } from "./code-keys.js";
 
 /** An id of a value a page or a body may read: made by `dep`, never by hand. */
 export type DepId = string & { readonly __depId: true };
@@ -54,6 +55,8 @@ export const dep = {
   block: (name: string) => id("block", name),
   /** A page's social card. */
   card: (routePath: string) => id("card", routePath),
+  /** A part of the theme's code (`markdown`, `template:article`, `block:faq`): code-keys.ts. */
+  code: (part: string) => id("code", part),
   /** An image an article shows by an address (its cover). */
   cover: (article: Article, url: string) => id("cover", `${article.file}\0${url}`),
 };
@@ -78,6 +81,8 @@ export interface DepSources {
   card?: (routePath: string) => unknown;
   /** The processed image an address of an article stands for. */
   cover?: (file: string, url: string) => unknown;
+  /** The keys of the theme's parts (code-keys.ts); a part without one is in the cache's version. */
+  code?: Readonly<Record<string, string>>;
 }
 
 const json = (value: unknown) => hashOf(JSON.stringify(value ?? null));
@@ -102,6 +107,7 @@ const KINDS = {
   assets: (s: DepSources) => s.assets,
   listing: (s: DepSources, name: string) => outcomeHash(outcomeIn(s.values?.listings, name)) ?? (s.listing ? json(s.listing(name)) : undefined),
   block: (s: DepSources, name: string) => outcomeHash(outcomeIn(s.values?.blocks, name)) ?? json(s.block(name)),
+  code: (s: DepSources, part: string) => s.code?.[part] ?? ALL,
   card: (s: DepSources, routePath: string) => (s.card ? json(s.card(routePath)) : undefined),
   cover: (s: DepSources, key: string) => {
     if (!s.cover) return undefined;

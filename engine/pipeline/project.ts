@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { openSiteCache } from "./build-record.js";
+import { siteCodeKeys } from "../incremental/code-keys.js";
 import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { outputConflict } from "../stages/write/output-folder.js";
@@ -45,6 +46,8 @@ export interface ProjectBuildOptions {
   verbose?: boolean;
   /** The version of the code the cache belongs to, when the caller knows it (the launcher's bundle); else read from the code's files. */
   codeVersion?: string;
+  /** The graph of the bundle's modules (the launcher's modules.json): the theme's parts are keyed by the modules they reach (incremental/code-keys.ts). */
+  modulesFile?: string;
   /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
   inputs?: string;
   /**
@@ -87,7 +90,9 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
   }
-  const cache = options.noCache ? undefined : await openSiteCache(cacheDirOf(projectRoot, contentDir, "build"), (options.codeVersion ?? (await codeVersion(projectRoot, codeFolders))), { read: !options.force });
+  const code = await siteCodeKeys(options.modulesFile, theme.modules, async () => options.codeVersion ?? (await codeVersion(projectRoot, codeFolders)));
+  for (const note of code.notes) console.warn(`warning: ${note}`);
+  const cache = options.noCache ? undefined : await openSiteCache(cacheDirOf(projectRoot, contentDir, "build"), code.version, { read: !options.force });
   // No listener for Ctrl+C or SIGTERM (lib/signals.ts): one would wait while the thread parses or renders.
   // The default action ends the build at once; the last good site stays, and the next build puts right what this one left.
   const writer = new FolderWriter(outDir);
@@ -127,7 +132,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   let result: BuildResult;
   try {
     const { workers, threads } = options;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!) });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts });
     try {
       result = await builder.build(writer);
     } finally {
@@ -154,6 +159,9 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   printWarnings(result.warnings);
   if (options.verbose) {
     for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
+    // What this build made again and what it kept (facts, not times): each Markdown body, each page.
+    if (result.bodies) console.log(`  ${"bodies".padEnd(16)} ${result.bodies.parsed} parsed, ${result.bodies.kept} kept`);
+    console.log(`  ${"pages".padEnd(16)} ${result.rendered} rendered, ${result.routes.length - result.rendered} kept`);
     console.log(`  ${"threads".padEnd(16)} ${result.threads ?? 1}`);
     // The libraries loaded for this build's work (lib/packages.ts), and how long each took to load.
     const loaded = loadedPackages().map(({ name, ms }) => `${name} (${ms.toFixed(1)} ms)`);

@@ -29,6 +29,8 @@ export interface RenderInput {
   table: RouteTable;
   /** The run's listings and site blocks' data. */
   values: SiteValues;
+  /** The keys of the theme's parts (incremental/code-keys.ts). */
+  code?: Readonly<Record<string, string>>;
   markdown: MarkdownBodies;
   images: SiteImages;
   cards: SiteCards;
@@ -54,12 +56,12 @@ export type PageThreads = (count: number) => Promise<{ threads: Threads; site: (
  * in route order (the kept ones as they were), then the site's other files.
  */
 export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
-  const { content, table, values, markdown, images, cards, assets, redirects, previous, checkOnly = false } = input;
+  const { content, table, values, code, markdown, images, cards, assets, redirects, previous, checkOnly = false } = input;
   const csp = pagePolicy(theme.siteMeta(content.site.value), assets.manifest);
   const bodies = new Map<string, PageBody>([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
   const absent = content.articles.map((a) => a.file).filter((file) => !bodies.has(file));
   const share: PageShare = { images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp, absent };
-  const sources = { content, table, values, share, bodies: (file: string) => bodies.get(file) };
+  const sources = { content, table, values, code, share, bodies: (file: string) => bodies.get(file) };
   // The core's word on the last build's pages (its hashes are made here, where every value is), then the writer's.
   const kept = new Map<string, PageEntry>();
   if (Object.keys(previous).length > 0) {
@@ -95,6 +97,7 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
 
 export interface UnwrittenInput extends CheckInput {
   values: SiteValues;
+  code?: Readonly<Record<string, string>>;
   images: SiteImages;
   projectRoot: string;
   /** The engine's folder (the islands' runtime is bundled from there). */
@@ -119,13 +122,13 @@ const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, in
  * site settings did not load.
  */
 export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
-  const { content, table, values, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported } = input;
+  const { content, table, values, code, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported } = input;
   if (content.unavailable.includes(content.site.file)) return staged(null);
   const taken = async () => true;
   const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken });
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map(), files: new Map(), kept: {} };
-  const renderInput = { content, table, values, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
+  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
   const pages: Record<string, PageEntry> = {};
   for await (const page of renderStage(renderInput, theme, pageThreads, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));

@@ -72,6 +72,12 @@ export interface BuildOptions {
   threads?: number;
   /** The engine's folder (its islands' runtime is bundled from there); by default the one this module runs from, as from its sources. */
   engineDir?: string;
+  /**
+   * The keys of the theme's parts by the modules each reaches (incremental/code-keys.ts): a
+   * body or page is kept across an edit of another part's code. None: every part is keyed by
+   * the cache's version (all of the code).
+   */
+  code?: Readonly<Record<string, string>>;
 }
 
 export interface BuildResult {
@@ -83,6 +89,8 @@ export interface BuildResult {
   changed: string[];
   /** Pages rendered in this run (the others were unchanged and taken as they were). */
   rendered: number;
+  /** The articles' Markdown bodies parsed in this run, and those kept from the last run or the cache. */
+  bodies?: { parsed: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
   timings?: [stage: string, ms: number][];
   /** The most threads a stage of this run computed its entries on (1: the build's own alone). */
@@ -192,7 +200,7 @@ export class SiteBuilder {
    * One run of the stages. What the cache should keep of the articles parsed and the bodies
    * rendered is stored once the run is over (the cache is what earlier runs read while it lasts).
    */
-  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean } = {}): Promise<BuildResult> {
+  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean; articlesOnly?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
     this.threadsUsed = 1;
     try {
@@ -212,7 +220,7 @@ export class SiteBuilder {
    * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
    * found wrong, and the build stops before anything is published if any of it is an error.
    */
-  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false }): Promise<BuildResult> {
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false }): Promise<BuildResult> {
     const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
     const { publicDir, cache, previous } = this;
     const pass = this.handOver;
@@ -228,16 +236,18 @@ export class SiteBuilder {
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     // The listings and site blocks' data, computed once here; with the content and the routes, what every thread reads.
     const values = siteValues(content, theme);
+    const code = this.options.code;
     const shares = new Map<Threads, Shared<SiteShare>>();
-    const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share({ content, table, values })).get(threads)!;
+    const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share<SiteShare>({ content, table, values, code })).get(threads)!;
     const renderBodies = async (articles: readonly Article[], { aside = false } = {}) => {
       // Articles that are not in the content (their front matter failed) are rendered here, where they are.
       const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
       // Sealing a body for the cache costs a hash: only when there is one.
       return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...(aside ? { aside: articles } : {}) }));
     };
-    const markdownInput = { content, table, values, previous: previous.markdown, cached: cache.files, failed };
-    const { bodies: markdown, keep } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
+    const markdownInput = { content, table, values, code, previous: previous.markdown, cached: cache.files, failed };
+    const { bodies: markdown, keep, parsed } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
+    const bodies = { parsed, kept: content.articles.length - parsed };
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
     const pageThreads: PageThreads = async (count) => {
@@ -252,7 +262,7 @@ export class SiteBuilder {
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, values, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return fail(writer, found);
     }
@@ -267,13 +277,14 @@ export class SiteBuilder {
     };
     const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
       cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw),
-      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }),
+      // Watch mode, after article files only: the assets' sources are as the last run found them (no need to read them again).
+      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown: articlesOnly && output === previous.output && previous.routes !== undefined, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }),
     ])));
     const cards = found.add(drawn).value;
     this.previous = { ...this.previous, cards: cards.memory };
     const assets = found.add(bundled).value;
     if (!assets) return fail(writer, found);
-    const renderInput = pass({ content, table, values, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
+    const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     const media = new Map([...images.images.files, ...cards.cards.files]);
     // Render yields each page as it is made and write takes it: each is timed on its own.
     const rendering = timed(renderStage(renderInput, theme, pageThreads, reuse), pass);
@@ -292,7 +303,7 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, timings: lap.laps, published, retired };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired };
   }
 
   /** Where the theme's code is, for the rendered-link check to name the line of a link a template writes. */
@@ -341,7 +352,7 @@ export class SiteBuilder {
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
       result = await this.build(writer);
     } else {
-      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer);
+      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer, { articlesOnly: true });
     }
     return { ...result, changed: [...copied, ...result.changed].sort(byCodePoint) };
   }

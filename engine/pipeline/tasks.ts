@@ -31,11 +31,12 @@ export interface Shared<T> {
   readonly __type?: (value: T) => void;
 }
 
-/** What every body and page of a run reads: the content, the route table, and its listings and site blocks' data. */
+/** What every body and page of a run reads: the content, the route table, its listings and site blocks' data, and the keys of the theme's parts. */
 export interface SiteShare {
   content: SiteContent;
   table: RouteTable;
   values: SiteValues;
+  code?: Readonly<Record<string, string>>;
 }
 
 export type Task =
@@ -72,7 +73,7 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
   const bySite = lastOf((site: SiteShare) => ({
     articles: new Map<string, Article>(site.content.articles.map((a) => [a.file, a])),
     session: markdownSession(site.values) as MarkdownSession,
-    values: bodyValues(site.content, site.table, site.values),
+    values: bodyValues(site.content, site.table, site.values, site.code),
     prepared: prepare(theme, site.content),
   }));
   /** The bodies of the task being run (`every`: all of them), and the run's articles that have none. */

@@ -26,13 +26,14 @@ export function runBuilder(setup: BuilderSetup): void {
   const crash = (error: unknown) => crashReply(reportCrash(error instanceof Error ? `${error.message}\n${error.stack}` : String(error), projectRoot));
 
   const load = async () => {
-    const [{ SiteBuilder }, { formatError }, { LiveWriter }, { openSiteCache }, { codeVersion }, { checkTheme }, site] = await Promise.all([
+    const [{ SiteBuilder }, { formatError }, { LiveWriter }, { openSiteCache }, { codeVersion }, { checkTheme }, { siteCodeKeys }, site] = await Promise.all([
       import("../pipeline/site-builder.js"),
       import("../lib/errors.js"),
       import("../stages/write/writers.js"),
       import("../pipeline/build-record.js"),
       import("../incremental/fingerprint.js"),
       import("../theme-check.js"),
+      import("../incremental/code-keys.js"),
       import(pathToFileURL(themeModule).href) as Promise<{ default?: { theme?: import("../theme.js").Theme }; theme?: import("../theme.js").Theme }>,
     ]);
     const theme = site.default?.theme ?? site.theme;
@@ -40,9 +41,11 @@ export function runBuilder(setup: BuilderSetup): void {
     // The theme's own mistakes, shown like content errors until it is fixed (an edit to it starts a new builder).
     const mistakes = checkTheme(theme, projectRoot);
     // Started from the cache: the pages of the last session that nothing changed are not rendered again.
-    const cache = cacheDir ? await openSiteCache(cacheDir, (setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])))) : undefined;
+    // Kept across a theme edit too: a new builder keeps the bodies and pages whose parts' code did not change (incremental/code-keys.ts).
+    const code = await siteCodeKeys(setup.modulesFile, theme.modules, async () => setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])));
+    const cache = cacheDir ? await openSiteCache(cacheDir, code.version) : undefined;
     const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict, engineDir: path.resolve(projectRoot, setup.engineFolder) });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict, engineDir: path.resolve(projectRoot, setup.engineFolder), code: code.parts });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});
@@ -50,11 +53,17 @@ export function runBuilder(setup: BuilderSetup): void {
     return { builder, writer: new LiveWriter(outDir), formatError, mistakes, language: theme.languages[0] };
   };
 
-  // The cache is written once the builder has been idle a moment, not on every save.
+  // The cache is written once the builder has been idle a moment, not on every save; at once
+  // when the dev server is about to replace this builder (a code edit: the new one starts from it).
   let saving: NodeJS.Timeout | undefined;
   const saveWhenIdle = (builder: { saveCache(): Promise<void> }) => {
     clearTimeout(saving);
     saving = setTimeout(() => void builder.saveCache().catch(() => {}), 1000);
+  };
+  const saveNow = async () => {
+    clearTimeout(saving);
+    const { builder } = await loaded;
+    await builder.saveCache();
   };
 
   const loaded = load();
@@ -63,6 +72,12 @@ export function runBuilder(setup: BuilderSetup): void {
   let queue: Promise<void> = Promise.resolve();
   process.on("message", (request: BuilderRequest) => {
     queue = queue.then(async () => {
+      if (request.type === "save") {
+        // Best effort: a cache that cannot be written costs the next builder work, never a result.
+        await saveNow().catch(() => {});
+        send({ type: "saved" });
+        return;
+      }
       const started = performance.now();
       try {
         const { builder, writer, formatError, mistakes, language } = await loaded;

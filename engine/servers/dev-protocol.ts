@@ -44,6 +44,8 @@ export interface BuilderSetup {
   engineFolder: string;
   /** The version of the code (the launcher's bundle, named by everything esbuild read); read from the files when not given. */
   code?: string;
+  /** The graph of the bundle's modules (the launcher's modules.json): the theme's parts are keyed by the modules they reach. */
+  modulesFile?: string;
   /** The persistent cache's folder; none: no cache. */
   cacheDir?: string;
   /** Keep the editors' schemas of the content current. */
@@ -54,9 +56,13 @@ export interface BuilderSetup {
   threads?: number;
 }
 
-export type BuilderRequest = { type: "build" } | { type: "update"; files: string[] };
+/** A build, or an update after files changed. */
+export type BuildRequest = { type: "build" } | { type: "update"; files: string[] };
 
-export type BuilderReply = { type: "ready" } | BuildReply;
+/** `save`: write the persistent cache now (the builder is about to be replaced: the new one starts from it). */
+export type BuilderRequest = BuildRequest | { type: "save" };
+
+export type BuilderReply = { type: "ready" } | { type: "saved" } | BuildReply;
 
 export type BuildReply = {
       type: "result";

@@ -20,6 +20,7 @@ import {
   reportCrash,
   type BuildReply,
   type BuilderReply,
+  type BuildRequest,
   type BuilderRequest,
   type BuilderSetup,
   type ReportedError,
@@ -106,14 +107,17 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   // The builder process; a fresh one when code it has loaded (theme, engine) changes, or
   // when the last one died.
   let builder: BuilderProcess | undefined;
-  const startBuilder = () => {
+  const startBuilder = async () => {
+    // The old one's work is saved first: the new one starts from it, and renders again only
+    // the bodies and pages whose code changed (a template's save, its pages).
+    if (builder?.alive) await builder.save();
     builder?.stop();
     builder = new BuilderProcess(options);
     if (options.signal?.aborted) builder.stop();
   };
   options.signal?.addEventListener("abort", () => builder?.stop(), { once: true });
   /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
-  const request = async (message: BuilderRequest, reason: string, { quiet = false, saved }: { quiet?: boolean; saved?: readonly string[] } = {}) => {
+  const request = async (message: BuildRequest, reason: string, { quiet = false, saved }: { quiet?: boolean; saved?: readonly string[] } = {}) => {
     const reply = await builder!.request(message);
     if (reply.language) language = reply.language;
     // The terminal shows the warnings of the files just saved (all of them at the start); the pages, every one.
@@ -142,10 +146,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const routes = changedRoutes(reply.changed);
     broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
-    if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms${onThreads(reply)}`);
+    // How many were rendered, when not all: a template's save renders only the pages whose template reaches it.
+    const kept = reply.rendered < reply.pages ? ` (${reply.rendered} of ${reply.pages} rendered, the others kept)` : "";
+    if (!quiet) log(`${reason}: ${pages} page${pages === 1 ? "" : "s"} updated in ${reply.ms} ms${onThreads(reply)}${kept}`);
   };
 
-  startBuilder();
+  await startBuilder();
   const first = await request({ type: "build" }, "start", { quiet: true });
   if (first.ok) {
     const cached = first.pages - first.rendered;
@@ -216,7 +222,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       const seenNow = Promise.all(files.map(mtime));
       const saved = files.map((f) => path.relative(options.projectRoot, f));
       if (files.some(isCode) || !builder?.alive) {
-        startBuilder();
+        await startBuilder();
         await request({ type: "build" }, reason, { saved });
       } else {
         await request({ type: "update", files }, reason, { saved });
@@ -284,7 +290,7 @@ function errorPage(printed: string, language: string): string {
  */
 class BuilderProcess {
   private readonly child: ChildProcess;
-  private readonly pending: ((reply: BuildReply) => void)[] = [];
+  private readonly pending: ((reply: BuildReply | { type: "saved" }) => void)[] = [];
   private readonly ready: Promise<void>;
   private stderr = "";
   private ended?: BuildReply;
@@ -332,12 +338,23 @@ class BuilderProcess {
     return this.ended === undefined;
   }
 
-  async request(message: BuilderRequest): Promise<BuildReply> {
+  async request(message: BuildRequest): Promise<BuildReply> {
     await this.ready;
     if (this.ended) return this.ended;
     return new Promise((resolve) => {
-      this.pending.push(resolve);
+      // Replies come in the order of the requests: this one's is a build's.
+      this.pending.push((reply) => resolve(reply as BuildReply));
       this.child.send(message);
+    });
+  }
+
+  /** Has the builder write its persistent cache; resolves once it has (or is gone, or could not). */
+  async save(): Promise<void> {
+    await this.ready;
+    if (this.ended) return;
+    await new Promise<void>((resolve) => {
+      this.pending.push(() => resolve());
+      this.child.send({ type: "save" } satisfies BuilderRequest);
     });
   }
 

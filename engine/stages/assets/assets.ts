@@ -5,7 +5,7 @@
  */
 /// <reference path="./subset-font.d.ts" />
 import path from "node:path";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
@@ -20,6 +20,30 @@ export interface BuiltAssets {
   manifest: AssetManifest;
   /** Output path (relative to the site root) → contents. */
   files: Map<string, Uint8Array>;
+  /** Every file esbuild read for them, relative to the site root, with its state (`sourceStates`). */
+  inputs: [file: string, state: string][];
+}
+
+/**
+ * The state of each source file the assets were bundled from: the hash of its bytes, or, for
+ * a package's file (rewritten only when it is installed again), its size and time. An absent
+ * file's state is "".
+ */
+export async function sourceStates(projectRoot: string, files: readonly string[]): Promise<[file: string, state: string][]> {
+  return Promise.all(
+    files.map(async (file): Promise<[string, string]> => {
+      const full = path.resolve(projectRoot, file);
+      try {
+        if (file.split(/[\\/]/).includes("node_modules")) {
+          const s = await stat(full);
+          return [file, `${s.size}:${s.mtimeMs}`];
+        }
+        return [file, hashOf(await readFile(full))];
+      } catch {
+        return [file, ""];
+      }
+    }),
+  );
 }
 
 export interface AssetOptions {
@@ -71,6 +95,7 @@ export async function buildAssets({ projectRoot, theme, site, minify = true, eng
         target: ["es2017"],
         minify: true,
         write: false,
+        metafile: true,
         legalComments: "none",
         logLevel: "silent",
       })
@@ -127,11 +152,14 @@ export async function buildAssets({ projectRoot, theme, site, minify = true, eng
       if (font) manifest.fonts[font] = `/${rel}`;
     }
   }
-  if (inline) manifest.inlineScript = (await inline).outputFiles[0]!.text.trim();
+  const inlined = await inline;
+  if (inlined) manifest.inlineScript = inlined.outputFiles[0]!.text.trim();
+  // The sources read (the fonts' are named by the plugin's namespace: their key is their text).
+  const read = new Set([...Object.keys(result.metafile.inputs), ...Object.keys(inlined?.metafile.inputs ?? {})].filter((input) => !input.includes(":")));
   for (const name of Object.keys(theme.assets.entries)) {
     if (!manifest.entries[name]) throw new Error(`the asset bundle has no output for the entry '${name}'`);
   }
-  return { manifest, files };
+  return { manifest, files, inputs: await sourceStates(projectRoot, [...read].sort()) };
 }
 
 const ISLAND = "cafe-island:";
@@ -247,9 +275,11 @@ export function assetErrors(error: unknown, projectRoot: string, theme?: Theme):
   });
 }
 
-/** A build's assets: their key (besides the code), manifest and file names. */
+/** A build's assets: their key (the theme's entries and fonts' text), the state of the sources they were bundled from, manifest and file names. */
 export interface AssetRecord {
   key: string;
+  /** Each source file esbuild read, with its state: the assets are bundled again when one changed (a stylesheet, an island). */
+  inputs?: [file: string, state: string][];
   manifest: AssetManifest;
   files: string[];
 }
@@ -259,6 +289,8 @@ export interface AssetStageInput extends AssetOptions {
   previous?: AssetRecord;
   /** Bundle again even when the key is the same (watch mode: a file of the code changed). */
   force?: boolean;
+  /** The sources are known to be as the last assets found them (watch mode, after article files only): not read again. */
+  sourcesKnown?: boolean;
   /** Takes a file of the last build into this one; false when it cannot. */
   reuse(file: string): Promise<boolean>;
 }
@@ -270,8 +302,9 @@ export interface AssetStageInput extends AssetOptions {
  */
 export async function assetStage(input: AssetStageInput): Promise<Staged<{ record: AssetRecord; files: Map<string, Uint8Array> } | undefined>> {
   const { projectRoot, theme, site, previous, force, reuse } = input;
-  const key = hashOf(JSON.stringify((theme.assets.fonts ?? []).map((f) => [f.name, f.text(site) ?? null])));
-  if (!force && previous?.key === key && previous.files.length > 0) {
+  const { entries, inline } = theme.assets;
+  const key = hashOf(JSON.stringify([entries, inline ?? null, (theme.assets.fonts ?? []).map((f) => [f.name, f.source, f.text(site) ?? null])]));
+  if (!force && previous?.key === key && previous.files.length > 0 && previous.inputs && (input.sourcesKnown || (await sameSources(projectRoot, previous.inputs)))) {
     let all = true;
     for (const file of previous.files) all &&= await reuse(file);
     if (all) return staged({ record: previous, files: new Map() });
@@ -280,10 +313,16 @@ export async function assetStage(input: AssetStageInput): Promise<Staged<{ recor
   if (misdeclared.length > 0) return staged(undefined, misdeclared);
   try {
     const built = await buildAssets({ projectRoot, theme, site, minify: input.minify, engineDir: input.engineDir });
-    return staged({ record: { key, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files });
+    return staged({ record: { key, inputs: built.inputs, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files });
   } catch (error) {
     const errors = assetErrors(error, projectRoot, theme);
     if (!errors) throw error;
     return staged(undefined, errors);
   }
+}
+
+/** True when every source the last assets were bundled from is as it was. */
+async function sameSources(projectRoot: string, inputs: readonly [string, string][]): Promise<boolean> {
+  const now = await sourceStates(projectRoot, inputs.map(([file]) => file));
+  return now.every(([, state], i) => state !== "" && state === inputs[i]![1]);
 }

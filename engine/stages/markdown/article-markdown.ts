@@ -137,7 +137,8 @@ export function renderMarkdown(
   theme: Theme,
   { lean: leanAllowed, session = markdownSession() }: { lean?: boolean; session?: MarkdownSession } = {},
 ): MarkdownResult {
-  const result: PipelineData["result"] = { reads: [], links: [], headings: [], images: [], errors: [], warnings: [] };
+  // Every body is made by the theme's Markdown overrides (their modules' key: incremental/code-keys.ts).
+  const result: PipelineData["result"] = { reads: [dep.code("markdown")], links: [], headings: [], images: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
   const markdown = markdownOf(article);
   // A body too large or too deeply nested would take minutes or the whole stack: an error at its file, before any parsing.
@@ -349,6 +350,8 @@ function remarkBlocks() {
         );
         return;
       }
+      // The block's component and schema: the body is made again when its module changes.
+      result.reads.push(dep.code(`block:${name}`));
       const attributes = Object.fromEntries(
         Object.entries(node.attributes ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
       );

@@ -54,6 +54,8 @@ export interface MarkdownStageInput {
   table: RouteTable;
   /** The listings and site blocks' data of this run (a body's site block reads them). */
   values: SiteValues;
+  /** The keys of the theme's parts (incremental/code-keys.ts): a body is kept while its Markdown parts' and blocks' keys are the same. */
+  code?: Readonly<Record<string, string>>;
   /** The bodies of the last run (watch mode); empty for a one-shot build. */
   previous: MarkdownBodies;
   /** What the persistent cache kept, by file (read only). */
@@ -69,6 +71,8 @@ export interface MarkdownStageOutput {
   bodies: Map<string, MarkdownEntry>;
   /** Bodies rendered in this run that the cache should keep with their article's entry. */
   keep: Map<string, CachedBody>;
+  /** How many of the articles' bodies were parsed in this run (the others were kept). */
+  parsed: number;
 }
 
 /**
@@ -94,9 +98,9 @@ const keptBody = ({ deps, result: { html, headings, links, warnings, images } }:
  */
 export type RenderBodies = (articles: readonly Article[], options?: { aside?: boolean }) => Promise<RenderedBody[]>;
 
-/** The values a body may read (data files, site blocks' data), hashed: made once per run (and per worker). */
-export const bodyValues = (content: SiteContent, table: RouteTable, values: SiteValues) =>
-  new DepValues({ content, table, block: (name) => siteBlockData(values, name), values });
+/** The values a body may read (data files, site blocks' data, the theme's Markdown parts' code), hashed: made once per run (and per worker). */
+export const bodyValues = (content: SiteContent, table: RouteTable, values: SiteValues, code?: Readonly<Record<string, string>>) =>
+  new DepValues({ content, table, block: (name) => siteBlockData(values, name), values, code });
 
 /**
  * The compute core of the stage, for some articles: each body rendered (article-markdown.ts,
@@ -124,8 +128,8 @@ export async function renderBodies(articles: readonly Article[], content: SiteCo
  * (nothing they read changed), has the others rendered (`render`), and returns every body
  * with what the cache should keep.
  */
-export async function markdownStage({ content, table, values: siteData, previous, cached, failed }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
-  const values = bodyValues(content, table, siteData);
+export async function markdownStage({ content, table, values: siteData, code, previous, cached, failed }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
+  const values = bodyValues(content, table, siteData, code);
   const known = new Map<string, MarkdownEntry>();
   const changed: Article[] = [];
   for (const article of content.articles) {
@@ -156,7 +160,7 @@ export async function markdownStage({ content, table, values: siteData, previous
     if (entry.result.unavailable === undefined) bodies.set(aside[i]!.file, { ...entry, deps: {}, unpublished: aside[i]!.route });
   }
   const results = [...bodies.values()].map((b) => b.result);
-  return staged({ bodies, keep }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
+  return staged({ bodies, keep, parsed: changed.length }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
 
   /** The last run's or the cache's body when nothing it read changed; undefined when it must be rendered. */
   function knownBody(article: Article): MarkdownEntry | undefined {

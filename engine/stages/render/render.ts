@@ -76,6 +76,8 @@ export interface PageSources {
   values: SiteValues;
   share: PageShare;
   bodies: BodyOf;
+  /** The keys of the theme's parts (incremental/code-keys.ts): a page is kept while its template's is the same. */
+  code?: Readonly<Record<string, string>>;
 }
 
 /** The articles whose bodies a route's page shows as its own: its article and translations, or the one it features. */
@@ -103,7 +105,7 @@ export const pagePolicy = (site: SiteMeta, assets: AssetManifest) => contentSecu
  * What a page read, hashed: made once per run (and per worker) from its sources. `bodies` is
  * read when a hash is first asked for: a worker's changes with each task.
  */
-export function pageValues({ content, table, values, share, bodies }: PageSources, theme: Theme): DepValues {
+export function pageValues({ content, table, values, share, bodies, code }: PageSources, theme: Theme): DepValues {
   const { images, cards, assets, csp } = share;
   return new DepValues({
     content,
@@ -119,6 +121,7 @@ export function pageValues({ content, table, values, share, bodies }: PageSource
     assets: hashOf(JSON.stringify(assets), csp),
     card: (routePath) => cards.get(routePath),
     cover: (file, url) => imageOf(images, file, url),
+    code,
   });
 }
 
@@ -188,6 +191,8 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
   const recorder = new Recorder(values);
   const read = recorder.read;
   read(dep.route(route.path));
+  // The template's code: its module and what that reaches (incremental/code-keys.ts).
+  read(dep.code(`template:${route.template}`));
   const ctx: PageContext = {
     get site() {
       read(dep.site());
