@@ -15,6 +15,7 @@ import path from "node:path";
 import http from "node:http";
 import https from "node:https";
 import { startTags } from "../lib/html-tags.js";
+import { lineOf, lineStarts } from "../lib/text-lines.js";
 import { guardedLookup, LocalAddressRefused, refusal, type LocalAllowance, type LocalRange } from "./local-addresses.js";
 
 // ---------------------------------------------------------------------------------------
@@ -114,23 +115,6 @@ function safeDecode(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-function lineOf(starts: number[], index: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= index) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import type { Article, LocatedFile, SiteContent } from "../load/content.js";
 import type { EditorialRule, EditorialRules } from "../load/rules-model.js";
 import { markdownOf } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
+import { lineOf } from "../../lib/text-lines.js";
 
 /** What a rule found: where, and what the author reads. */
 export interface RuleFinding {
@@ -105,14 +106,8 @@ function readableText(lines: readonly string[]): ReadableText {
 
 /** The 1-based line and column of an offset of a `ReadableText`. */
 function lineAt({ starts }: ReadableText, offset: number): { line: number; column: number } {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (starts[middle]! <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return { line: low + 1, column: offset - starts[low]! + 1 };
+  const line = lineOf(starts, offset);
+  return { line, column: offset - starts[line - 1]! + 1 };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
