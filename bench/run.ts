@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeCorpus } from "./corpus.js";
 import { TOOLS, type Tool } from "./tools.js";
+import { Aside, settle } from "./aside.js";
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const work = path.join(bench, "out");
@@ -59,8 +60,11 @@ function runOnce(tool: Tool, dir: string): Sample {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(tool: Tool, dir: string, expected: number) {
-  const clean = async () => Promise.all(tool.clean(dir).map((p) => rm(p, { recursive: true, force: true })));
+  // Nothing deleted while timing (bench/aside.ts): outputs are moved aside, deleted after the tool's runs.
+  const aside = await Aside.in(work);
+  const clean = () => aside.move(tool.clean(dir));
   await clean();
+  await settle();
   runOnce(tool, dir); // warm-up: file-system cache, JIT caches on disk
   const cold: Sample[] = [];
   for (let i = 0; i < runs; i++) {
@@ -71,12 +75,14 @@ async function measure(tool: Tool, dir: string, expected: number) {
   if (pages < expected) throw new Error(`${tool.name} wrote ${pages} pages, expected at least ${expected}`);
   const warm: Sample[] = [];
   for (let i = 0; i < runs; i++) warm.push(runOnce(tool, dir));
+  const edits: Partial<Awaited<ReturnType<typeof measureEdits>>> = tool === TOOLS.ours ? await measureEdits(tool, dir) : {};
+  await aside.clear();
   return {
     cold: median(cold.map((s) => s.seconds)),
     warm: median(warm.map((s) => s.seconds)),
     peakMb: Math.max(...cold.map((s) => s.peakMb)),
     pages,
-    ...(tool === TOOLS.ours ? await measureEdits(tool, dir) : {}),
+    ...edits,
   };
 }
 

@@ -12,9 +12,12 @@
  * (`ours:cards,threads=1`); `eleventy`,
  * `hugo`, `astro` (peers from `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
- * code too). `--dir` is where the corpus and the tools' folders are (default bench/out): on
- * the project machine, files made under /work cost ~16× what they cost under /tmp on the same
- * disk (bench/README.md, "Session 7"), a cost every tool pays in its write. Prints, per variant, the median wall and CPU seconds, CPU ÷ wall, the peak
+ * code too) by moving them aside: nothing is deleted while the series times, and it starts a
+ * minute after what was deleted before it (bench/aside.ts says why: on ext4, each run was
+ * slower than the last). `--dir` is where the corpus and the tools' folders are (default
+ * bench/out): on the project machine, files made under /work cost ~16× what they cost under
+ * /tmp on the same disk (bench/README.md, "Session 7"; /work is where the tests delete files
+ * all day). Prints, per variant, the median wall and CPU seconds, CPU ÷ wall, the peak
  * memory of the largest process (GNU time), and each ratio to the first variant pair by pair
  * (median, min–max); `uptime` before and after the series.
  */
@@ -26,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeCorpus } from "./corpus.js";
 import { TOOLS, type Tool } from "./tools.js";
+import { Aside, settle } from "./aside.js";
 
 const { values, positionals } = parseArgs({
   options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" }, dir: { type: "string" } },
@@ -74,8 +78,9 @@ interface Sample {
   peakMb: number;
 }
 
+const aside = await Aside.in(work);
 async function cold(variant: Variant): Promise<Sample> {
-  await Promise.all(variant.tool.clean(variant.dir).map((p) => rm(p, { recursive: true, force: true })));
+  await aside.move(variant.tool.clean(variant.dir));
   const [cmd, args] = variant.tool.command(variant.dir);
   const result = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...variant.before, cmd, ...args, ...variant.after], {
     cwd: variant.dir,
@@ -94,7 +99,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const range = (xs: number[], digits = 2) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
-console.log(`${size} files, ${runs} rounds of ${variants.map((v) => v.name).join(", ")}; before: ${uptime()}`);
+for (const variant of variants) await aside.move(variant.tool.clean(variant.dir));
+const dropped = await settle();
+console.log(`${size} files, ${runs} rounds of ${variants.map((v) => v.name).join(", ")}; file cache ${dropped ? "dropped" : "kept (not root)"}; before: ${uptime()}`);
 for (const variant of variants) await cold(variant); // warm-up: the file system's cache, the code's bundle on disk
 const samples = variants.map(() => [] as Sample[]);
 for (let round = 0; round < runs; round++) {
@@ -102,6 +109,7 @@ for (let round = 0; round < runs; round++) {
   console.error(`round ${round + 1}: ${variants.map((v, i) => `${v.name} ${samples[i]!.at(-1)!.wall.toFixed(2)} s`).join(", ")}`);
 }
 console.log(`after: ${uptime()}\n`);
+await aside.clear();
 console.log(`| variant | wall (s) | CPU (s) | CPU ÷ wall | peak memory (MiB) | wall ÷ ${variants[0]!.name}, pair by pair |`);
 console.log("|---|---|---|---|---|---|");
 for (const [i, variant] of variants.entries()) {
@@ -111,3 +119,4 @@ for (const [i, variant] of variants.entries()) {
     `| ${variant.name} | ${range(s.map((x) => x.wall))} | ${median(s.map((x) => x.cpu)).toFixed(2)} | ${median(s.map((x) => x.cpu / x.wall)).toFixed(2)} | ${range(s.map((x) => x.peakMb), 0)} | ${i === 0 ? "" : `${range(ratios)}×`} |`,
   );
 }
+
