@@ -1,7 +1,8 @@
 /**
  * The floor the Markdown library sets: the corpus's bodies parsed, on one thread, by what the
  * engine is built on (remark-parse with GFM and directives: micromark, then the syntax tree;
- * the engine then still turns each tree into HTML), against markdown-it (what Eleventy renders
+ * and remark-parse alone, what the engine uses for a body none of their characters is in, as
+ * every corpus body; the engine then still turns each tree into HTML), against markdown-it (what Eleventy renders
  * Markdown with) doing the whole job, HTML included. No file is written; each figure is the
  * median of `--runs` passes over every body after one pass to warm the code up.
  *
@@ -31,9 +32,13 @@ const bodies = await Promise.all((await readdir(corpus)).filter((f) => f.endsWit
 const MarkdownIt = createRequire(path.join(here, "node_modules", "x.js"))("markdown-it") as new () => { render(text: string): string };
 
 const parser = unified().use(remarkParse).use(remarkGfm).use(remarkDirective);
+// The engine's lean pipeline (stages/markdown/article-markdown.ts): a body in which no GFM
+// construct or directive can start is parsed without their extensions. Every corpus body is.
+const lean = unified().use(remarkParse);
 const md = new MarkdownIt();
 const passes: Record<string, (body: string) => unknown> = {
   "remark-parse (+GFM, directives): the syntax tree": (body) => parser.parse(body),
+  "remark-parse alone (the engine's, for these bodies)": (body) => lean.parse(body),
   "markdown-it: HTML": (body) => md.render(body),
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
