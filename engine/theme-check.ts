@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { codeError } from "./lib/code-location.js";
 import type { ContentError } from "./lib/errors.js";
-import { nearest } from "./lib/yaml-source.js";
+import { nearest } from "./lib/nearest.js";
 import { themePlace, type Theme } from "./theme.js";
 
 const REQUIRED_TEMPLATES = ["article", "not-found"];
