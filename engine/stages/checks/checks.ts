@@ -9,7 +9,7 @@
  * (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports every error.
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { checkEditorialRules } from "./editorial-rules.js";
+import { runEditorialRules, type RuleMemory } from "./editorial-rules.js";
 import type { SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
@@ -27,10 +27,12 @@ export interface CheckInput {
   earlier: EarlierArticles;
   /** The site's editorial rules (content/rules.yaml) find errors, not warnings (`--strict`, or CI). */
   strict?: boolean;
+  /** What the last run's editorial rules found in each article (watch mode): an article not saved since is not read again. */
+  rules?: RuleMemory;
 }
 
-/** The whole-site checks: nothing to hand on, only what is wrong. */
-export async function checkStage({ content, table, markdown, addresses, earlier, strict }: CheckInput, theme: Theme): Promise<Staged<null>> {
+/** The whole-site checks: what is wrong, and what the editorial rules found in each article (for the next run). */
+export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous }: CheckInput, theme: Theme): Promise<Staged<RuleMemory | undefined>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -38,21 +40,26 @@ export async function checkStage({ content, table, markdown, addresses, earlier,
       return moved && { to: moved.to, file: moved.file };
     },
   };
-  const rules = editorialFindings(content, theme.languages, strict === true);
-  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
+  const rules = editorialFindings(content, theme.languages, strict === true, previous);
+  return staged(rules.memory, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
 }
 
 /**
  * What the site's editorial rules find: warnings at file:line, or (strict) errors with their
  * code frame. None while the rules file did not load (its own errors are reported).
  */
-export function editorialFindings(content: SiteContent, languages: readonly string[], strict: boolean): { errors: ContentError[]; warnings: ContentWarning[] } {
+export function editorialFindings(
+  content: SiteContent,
+  languages: readonly string[],
+  strict: boolean,
+  previous?: RuleMemory,
+): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory } {
   const rules = content.rules;
   if (!rules?.value) return { errors: [], warnings: [] };
-  const findings = checkEditorialRules(content, rules.value, languages);
-  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })) };
+  const { findings, memory } = runEditorialRules(content, rules.value, languages, previous);
+  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory };
   const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
-  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [] };
+  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory };
 }
 
 /** The theme's own checks; none while a file they read did not load (its own errors are reported). */
