@@ -6,9 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { fixture } from "./helpers.js";
+import { fixture, projectRoot } from "./helpers.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { checkTheme } from "../engine/theme-check.js";
+import { titleLine } from "../engine/stages/checks/checks.js";
+import { locate } from "../engine/lib/yaml-source.js";
 import { theme } from "../templates/theme.js";
 
 describe("a rebuild does no work its result does not need", () => {
@@ -44,5 +46,27 @@ describe("a rebuild does no work its result does not need", () => {
     const broken = Object.create(watched, { templates: { value: {} } });
     expect(checkTheme(broken, path.resolve(".")).length).toBeGreaterThan(0);
     expect(read).toBeGreaterThan(0);
+  });
+});
+
+describe("the line of an article's title, for a warning about it (found without parsing the front matter again)", () => {
+  const at = (source: string) => titleLine({ file: "x.md", source, format: "front-matter" });
+  const parsed = (source: string) => locate({ file: "x.md", source, format: "front-matter" }, ["title"])?.line;
+
+  it("is the line the YAML parser gives, however the title is written", () => {
+    const cases = [
+      "---\ntitle: Um título\ndate: 2025-01-02\n---\n\nTexto.\n",
+      "---\ndate: 2025-01-02\n# title: comentado\ntitle: 'Entre aspas: sim'\n---\n\ntitle: no corpo\n",
+      "---\ndate: 2025-01-02\ntitle:\n  Na linha seguinte\n---\n\nTexto.\n",
+      "---\ntitle: >-\n  Em bloco,\n  dobrado\n---\n\nTexto.\n",
+      '---\n"title": Chave entre aspas\n---\n\nTexto.\n',
+      "---\r\ntags: [a, b]\r\ntitle: Com CRLF\r\n---\r\n\r\nTexto.\r\n",
+    ];
+    for (const source of cases) expect(at(source), source).toBe(parsed(source));
+  });
+
+  it("is the parser's line for every article of the real site", async () => {
+    const { content } = await loadContent(path.join(projectRoot, "content"), theme);
+    for (const article of content!.articles) expect(titleLine(article), article.file).toBe(locate(article, ["title"])?.line);
   });
 });

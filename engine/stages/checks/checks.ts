@@ -10,7 +10,7 @@
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { runEditorialRules, type RuleMemory } from "./editorial-rules.js";
-import type { SiteContent } from "../load/content.js";
+import type { Article, SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
@@ -92,9 +92,26 @@ export interface RenderedLinkInput extends CheckInput {
 export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, inlineScript, favicon }: RenderedLinkInput): Staged<null> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
-    return article && { file: article.file, line: locate(article, ["title"])?.line };
+    return article && { file: article.file, line: titleLine(article) };
   };
   const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
   const targets = linkTargets(content, table, addresses, earlier, files);
   return staged(null, renderedLinkErrors(pages, targets, markdown, themeCode), [...shareWarnings(shared, titleOf), ...pageWarnings(pages, targets, { inlineScript, favicon }, themeCode)]);
+}
+
+/**
+ * The line of an article's title, for a warning about it. Written on its key's line at the
+ * start of a line of the front matter (`title: …`, as nearly every article has it), it is
+ * found there; otherwise (a title on the next line, a block scalar, a quoted key) the YAML
+ * parser locates it. Parsing the front matter again for each page whose shared title is cut
+ * was most of the rendered-link stage on every build and every dev save.
+ */
+export function titleLine(article: Pick<Article, "file" | "source" | "format">): number | undefined {
+  const lines = article.source.split("\n");
+  if (/^---\r?$/.test(lines[0] ?? "")) {
+    for (let i = 1; i < lines.length && !/^(---|\.\.\.)\r?$/.test(lines[i]!); i++) {
+      if (/^title[ \t]*:[ \t]*[^\s|>#&!*]/.test(lines[i]!)) return i + 1;
+    }
+  }
+  return locate(article, ["title"])?.line;
 }
