@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ContentError } from "./lib/errors.js";
-import { nearest } from "./lib/yaml-source.js";
+import { nearest } from "./lib/nearest.js";
 import type { Theme } from "./theme.js";
 
 /** The names a config file may have, in the order they are looked for. */

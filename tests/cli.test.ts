@@ -1,7 +1,7 @@
 /** The command line as an author runs it: exit codes, messages and the output folder. */
 import { shownPath } from "../engine/lib/files.js";
 import { describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, chown, mkdtemp, readdir, readFile, readlink, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -48,6 +48,53 @@ describe("npm run build", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(await readFile(path.join(out, "primeiro.html"), "utf8")).toBe(before);
   }, 60_000);
+});
+
+/** `cafe start` (what `npm start` runs) in a process of its own; resolves when it serves (its address) or ends (its exit code), with what it printed. */
+function start(args: string[]): { served: Promise<{ url?: string; code?: number | null; output: string }>; stop: () => void } {
+  const child = spawn(process.execPath, ["engine/launch.mjs", "start", ...args, "--port", "0"], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const served = new Promise<{ url?: string; code?: number | null; output: string }>((resolve) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /Serving .* at (http:\/\/\S+)/.exec(output);
+      if (found) resolve({ url: found[1]!, output });
+    };
+    child.stdout!.on("data", read);
+    child.stderr!.on("data", read);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+  return { served, stop: () => child.kill("SIGTERM") };
+}
+
+describe("npm start", () => {
+  it("builds the site, then serves it from the same process: the first page answers; a build that fails serves nothing and exits 1", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-start-")), "site");
+    const started = start(["--content", fixture("basic"), "--out", out]);
+    try {
+      const { url, output } = await started.served;
+      expect(url, output).toBeDefined();
+      expect(output).toMatch(/Built 4 pages into .*site in \d+ ms/);
+      const page = await fetch(`${url}/primeiro`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Primeiro artigo");
+      expect((await fetch(`${url}/nada-aqui`)).status).toBe(404);
+    } finally {
+      started.stop();
+    }
+    const broken = await editedFixture("basic", { "articles/primeiro.md": (text) => text.replace("readTime: 5", "readTme: 5") });
+    const failed = await start(["--content", broken, "--out", path.join(await mkdtemp(path.join(tmpdir(), "cafe-start-")), "site")]).served;
+    expect(failed.url).toBeUndefined();
+    expect(failed.code).toBe(1);
+    expect(failed.output).toMatch(/articles\/primeiro\.md:5:1: unknown front-matter key `readTme`/);
+    // A wrong port is refused before any work.
+    const port = await run(process.execPath, ["engine/launch.mjs", "start", "--port", "http"], { cwd: projectRoot }).then(
+      (r) => ({ code: 0, stderr: r.stderr }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain("--port must be a number from 0 to 65535; got 'http'");
+  }, 120_000);
 });
 
 describe("npm run build with editorial rules (content/rules.yaml)", () => {
@@ -326,6 +373,7 @@ describe("cafe --help and mistaken command lines", () => {
     build: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--strict", "--threads N", "--new-published-routes"],
     dev: ["--content DIR", "--port N", "--host H", "--allowed-host NAME", "--force", "--no-cache", "--strict", "--threads N"],
     preview: ["--out DIR", "--port N", "--host H", "--allowed-host NAME", "--force"],
+    start: ["--content DIR", "--out DIR", "--force", "--no-cache", "--verbose", "--strict", "--threads N", "--port N", "--host H", "--allowed-host NAME"],
     new: ["--content DIR", "--force"],
     "check-links": ["--content DIR", "--warn-only", "--force", "--no-cache", "--allow-private"],
   };
@@ -356,7 +404,7 @@ describe("cafe --help and mistaken command lines", () => {
     expect(result.stderr).toBe("--port is not an option of cafe build; its options: --content, --out, --force, --no-cache, --verbose, --strict, --threads, --new-published-routes, --root, --help (cafe build --help)\n");
     const unknown = await cafe(["biuld"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are init, build, dev, preview, new, move, check-links");
+    expect(unknown.stderr).toContain("unknown command 'biuld': the commands are init, build, dev, preview, start, new, move, check-links");
   }, 60_000);
 
   it("in a folder that is no site, says so and how to make one", async () => {

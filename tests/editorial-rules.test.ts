@@ -9,8 +9,8 @@ import { buildSite, SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
-import { loadContent } from "../engine/stages/load/content.js";
-import { checkEditorialRules, isAfter } from "../engine/stages/checks/editorial-rules.js";
+import { articleModel, loadContent, parseArticle, type Article } from "../engine/stages/load/content.js";
+import { checkEditorialRules, isAfter, runEditorialRules, type RuleFinding } from "../engine/stages/checks/editorial-rules.js";
 import { formatError, formatWarning } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
 import { editedFixture, projectRoot } from "./helpers.js";
@@ -172,5 +172,61 @@ describe("a build with editorial rules", () => {
     const printed = result.errors.map(formatError).join("\n\n");
     expect(printed).toMatch(/articles\/primeiro\.md:12: o número “83%” não tem fonte \[fontes\]\n.*\n.*\n> 12 \|   - value: "83%"/);
     expect(printed).toContain("hint: a rule of");
+  });
+});
+
+describe("editorial rules across dev saves (issue 37: a save in a site of 4000 articles read every article again)", () => {
+  const rules =
+    "saque:\n  kind: requires\n  when: 'saldo do FGTS'\n  needs: 'saque-aniversário'\n  message: 'fala de “{found}” sem o saque-aniversário'\n" +
+    "grafia:\n  kind: substitution\n  swap:\n    on-line: online\n" +
+    "paragrafos:\n  kind: paragraph-length\n  max: 12\n";
+  const files = {
+    "rules.yaml": rules,
+    "articles/com-aviso.md": article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado no saque-aniversário."),
+    "articles/com-link.md": article("Com link", "02/09/2025", "O saldo do FGTS: veja [o aviso](/com-aviso)."),
+    "articles/outro.md": article("Outro", "02/09/2025", "Um curso on-line."),
+    "articles/fixo.md": article("Fixo", "02/09/2025", "Outro curso on-line, e mais um on-line."),
+  };
+  const shown = (warnings: { message: string; file: string; line?: number }[]) => warnings.map((w) => `${path.basename(w.file)}:${w.line}: ${w.message}`).sort();
+
+  it("a save reads again only the saved article: the others' findings are the last run's, and every run finds what a build from scratch finds", async () => {
+    const dir = await editedFixture("basic", files);
+    const { content } = await loadContent(dir, theme, { projectRoot: dir });
+    const first = runEditorialRules(content!, content!.rules!.value, theme.languages);
+    // outro.md saved with a longer paragraph: a new article object; the others are the same.
+    const old = content!.articles.find((a) => path.basename(a.file) === "outro.md")!;
+    const saved = parseArticle(article("Outro", "02/09/2025", "Um curso on-line de treze palavras para passar do limite que a regra dá."), old.file, "outro.md", articleModel(theme));
+    expect("article" in saved).toBe(true);
+    const articles = content!.articles.map((a) => (a.file === (saved as { article: Article }).article.file ? (saved as { article: Article }).article : a));
+    const next = { ...content!, articles };
+    const again = runEditorialRules(next, content!.rules!.value, theme.languages, first.memory);
+    expect(again.findings).toEqual(checkEditorialRules(next, content!.rules!.value, theme.languages));
+    expect(again.findings.map((f) => `${path.basename(f.file)}:${f.rule}`)).toContain("outro.md:paragrafos");
+    // An article not saved since is not read again: its findings are the very objects of the last run.
+    const of = (run: { findings: RuleFinding[] }, name: string) => run.findings.filter((f) => path.basename(f.file) === name);
+    expect(of(first, "fixo.md")).toHaveLength(2);
+    expect(of(again, "fixo.md")).toHaveLength(2);
+    of(again, "fixo.md").forEach((finding, i) => expect(finding).toBe(of(first, "fixo.md")[i]));
+  });
+
+  it("in watch mode, a saved article that stops saying what another one links it for gives that other one its finding (and back)", async () => {
+    const dir = await editedFixture("basic", files);
+    const builder = new SiteBuilder({ contentDir: dir, projectRoot, theme, drafts: true });
+    const writer = new MemoryWriter();
+    const ours = (warnings: { message: string; file: string; line?: number }[]) => shown(warnings).filter((w) => w.includes("[saque]") || w.includes("[grafia]") || w.includes("[paragrafos]"));
+    const cold = async () => ours((await buildSite({ contentDir: dir, projectRoot, theme, drafts: true, writer: new MemoryWriter() })).warnings);
+    const first = await builder.build(writer);
+    expect(ours(first.warnings).some((w) => w.startsWith("com-link.md"))).toBe(false);
+    // com-aviso.md no longer names the saque-aniversário: com-link.md, unchanged, links nothing that does.
+    const aviso = path.join(dir, "articles/com-aviso.md");
+    await writeFile(aviso, article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado."));
+    const edited = await builder.update([aviso], writer);
+    expect(ours(edited.warnings)).toContain("com-link.md:6: fala de “saldo do FGTS” sem o saque-aniversário [saque]");
+    expect(ours(edited.warnings)).toEqual(await cold());
+    await writeFile(aviso, article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado no saque-aniversário."));
+    const back = await builder.update([aviso], writer);
+    expect(ours(back.warnings).some((w) => w.startsWith("com-link.md"))).toBe(false);
+    expect(ours(back.warnings)).toEqual(await cold());
+    await builder.close();
   });
 });

@@ -37,6 +37,17 @@ const threads: Flag = {
 };
 const bundleAgain: Flag = { type: "boolean", help: "bundle the engine and the theme again, even if their code did not change" };
 
+/** The options of a build, `build`'s and `start`'s. */
+const building = {
+  content,
+  out,
+  force: { type: "boolean", help: "build everything again: neither the up-to-date check nor the cache is read (the code is bundled again too)" },
+  "no-cache": noCache,
+  verbose: { type: "boolean", help: "print how long each stage took" },
+  strict,
+  threads,
+} satisfies Record<string, Flag>;
+
 export interface Command {
   summary: string;
   /** What follows the command's name in its usage line. */
@@ -58,13 +69,7 @@ export const COMMANDS = {
     summary: "build the site into its output folder; nothing is written unless the whole site builds",
     args: "[options]",
     flags: {
-      content,
-      out,
-      force: { type: "boolean", help: "build everything again: neither the up-to-date check nor the cache is read (the code is bundled again too)" },
-      "no-cache": noCache,
-      verbose: { type: "boolean", help: "print how long each stage took" },
-      strict,
-      threads,
+      ...building,
       "new-published-routes": {
         type: "boolean",
         help: "start a new record of published addresses (content/published-routes.txt) where it is missing although the site was built before",
@@ -80,6 +85,17 @@ export const COMMANDS = {
     summary: "serve the built site as a static host would (each route at its path, the 404 page for anything else)",
     args: "[options]",
     flags: { out, port, host, "allowed-host": allowedHost, force: bundleAgain },
+  },
+  start: {
+    summary:
+      "build the site into its output folder, then serve it as preview does, in the same process (what `npm start` runs): nothing is served when the build fails",
+    args: "[options]",
+    flags: {
+      ...building,
+      port,
+      host,
+      "allowed-host": allowedHost,
+    },
   },
   new: {
     summary: "write a new article, a draft dated today, into the content's articles/ and print its path",

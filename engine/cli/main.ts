@@ -104,29 +104,25 @@ async function run(command: CommandName, values: Values, positionals: string[], 
 
   // React's production build, unless told otherwise: set before the config loads the theme (and React).
   process.env.NODE_ENV ??= "production";
+  // Where `preview` and `start` serve: read (and refused when wrong) before any work.
+  const serving = command === "preview" || command === "start" ? servingOf(values) : undefined;
+  if (serving === null) return 2;
+  if (serving && !(await checkHosts(serving.host, serving.allowedHosts))) return 2;
   if (command === "preview") {
     // Serving needs no theme, only the output folder: as the last command that read the config
-    // with this code kept it (npm start's build did), else from the config (which loads the theme).
+    // with this code kept it (a build did), else from the config (which loads the theme).
     const setup = outFlag === undefined ? ((await readFolders(launch)) ?? (await loadSetup(launch))) : undefined;
     if (outFlag === undefined && !setup) return 1;
-    const outDir = outFlag ?? setup!.outDir;
-    const port = portOf(values.port);
-    if (port === undefined) return 2;
-    const { serve } = await import("../servers/static-server.js");
-    const host = (values.host as string | undefined) ?? "127.0.0.1";
-    const allowedHosts = (values["allowed-host"] as string[] | undefined) ?? [];
-    if (!(await checkHosts(host, allowedHosts))) return 2;
-    const { url } = await serve({ root: outDir, port, host, allowedHosts });
-    console.log(`Serving ${shownPath(root, outDir)} at ${url}  (Ctrl+C to stop)`);
-    return new Promise<number>(() => {});
+    return serveSite(root, outFlag ?? setup!.outDir, serving!);
   }
 
   // The editorial rules' findings are errors: asked for, or in continuous integration (CI=true, as CI services set it).
   const strict = values.strict === true || process.env.CI === "true";
-  if (command === "build" && !values.force && !strict) {
+  if ((command === "build" || command === "start") && !values.force && !strict) {
     // Nothing changed since the last build: said before the config loads the theme and React.
     const known = await readFolders(launch);
-    if (known && (await upToDate(root, contentFlag ?? known.contentDir, outFlag ?? known.outDir, known, engineDir))) return 0;
+    const outDir = outFlag ?? known?.outDir;
+    if (known && outDir && (await upToDate(root, contentFlag ?? known.contentDir, outDir, known, engineDir))) return serving ? serveSite(root, outDir, serving) : 0;
   }
 
   const setup = await loadSetup(launch);
@@ -144,12 +140,13 @@ async function run(command: CommandName, values: Values, positionals: string[], 
   }
 
   switch (command) {
-    case "build": {
+    case "build":
+    case "start": {
       const outDir = outFlag ?? setup.outDir;
       const threads = threadsOf(values.threads);
       if (threads === null) return 2;
       const inputs = await projectInputs(root, contentDir, [...themeFolders, engineFolder, path.relative(root, publicDir)]);
-      if (!values.force && !strict && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return 0;
+      if (!values.force && !strict && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return serving ? serveSite(root, outDir, serving) : 0;
       const { buildProject } = await import("../pipeline/project.js");
       const code = await buildProject({
         projectRoot: root,
@@ -171,7 +168,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         threads,
       });
       if (code === 0 && ownContent) await updateEditorSchemas(root, contentDir, theme);
-      return code;
+      // `start`: the site just built, served by this process (no second start of the command to load the code again).
+      return code === 0 && serving ? serveSite(root, outDir, serving) : code;
     }
     case "dev": {
       const port = portOf(values.port);
@@ -387,6 +385,27 @@ function threadsOf(value: unknown): number | undefined | null {
   if (value.trim() !== "" && Number.isInteger(threads) && threads >= 1 && threads <= 64) return threads;
   console.error(`--threads must be a whole number from 1 to 64; got '${value}'`);
   return null;
+}
+
+interface Serving {
+  port: number;
+  host: string;
+  allowedHosts: string[];
+}
+
+/** Where to serve (`--port`, `--host`, `--allowed-host`); null (said why) when the port is wrong. */
+function servingOf(values: Values): Serving | null {
+  const port = portOf(values.port);
+  if (port === undefined) return null;
+  return { port, host: (values.host as string | undefined) ?? "127.0.0.1", allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [] };
+}
+
+/** Serves a built folder as a static host would, until stopped (`preview`, and `start` once its build is done). */
+async function serveSite(root: string, outDir: string, { port, host, allowedHosts }: Serving): Promise<number> {
+  const { serve } = await import("../servers/static-server.js");
+  const { url } = await serve({ root: outDir, port, host, allowedHosts });
+  console.log(`Serving ${shownPath(root, outDir)} at ${url}  (Ctrl+C to stop)`);
+  return new Promise<number>(() => {});
 }
 
 function portOf(value: unknown): number | undefined {

@@ -22,6 +22,7 @@ import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages
 import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
 import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
+import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { cardStage } from "./draw-cards.js";
@@ -128,6 +129,8 @@ export interface PreviousBuild {
   articles: readonly Article[];
   images: ImageMemory;
   cards: CardMemory;
+  /** What the editorial rules found in each article (an article not saved since is not read again). */
+  rules?: RuleMemory;
   /** What the output holds: each page with its dependencies, the assets, media and old addresses' files. */
   output: BuildRecord;
 }
@@ -254,7 +257,8 @@ export class SiteBuilder {
       const threads = await this.threadsFor("pages", count);
       return { threads, site: () => site(threads) };
     };
-    found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict }, theme))));
+    const rules = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules }, theme)))).value;
+    this.previous = { ...this.previous, rules };
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;

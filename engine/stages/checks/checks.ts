@@ -9,8 +9,8 @@
  * (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports every error.
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { checkEditorialRules } from "./editorial-rules.js";
-import type { SiteContent } from "../load/content.js";
+import { runEditorialRules, type RuleMemory } from "./editorial-rules.js";
+import type { Article, SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
@@ -27,10 +27,12 @@ export interface CheckInput {
   earlier: EarlierArticles;
   /** The site's editorial rules (content/rules.yaml) find errors, not warnings (`--strict`, or CI). */
   strict?: boolean;
+  /** What the last run's editorial rules found in each article (watch mode): an article not saved since is not read again. */
+  rules?: RuleMemory;
 }
 
-/** The whole-site checks: nothing to hand on, only what is wrong. */
-export async function checkStage({ content, table, markdown, addresses, earlier, strict }: CheckInput, theme: Theme): Promise<Staged<null>> {
+/** The whole-site checks: what is wrong, and what the editorial rules found in each article (for the next run). */
+export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous }: CheckInput, theme: Theme): Promise<Staged<RuleMemory | undefined>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -38,21 +40,26 @@ export async function checkStage({ content, table, markdown, addresses, earlier,
       return moved && { to: moved.to, file: moved.file };
     },
   };
-  const rules = editorialFindings(content, theme.languages, strict === true);
-  return staged(null, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
+  const rules = editorialFindings(content, theme.languages, strict === true, previous);
+  return staged(rules.memory, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
 }
 
 /**
  * What the site's editorial rules find: warnings at file:line, or (strict) errors with their
  * code frame. None while the rules file did not load (its own errors are reported).
  */
-export function editorialFindings(content: SiteContent, languages: readonly string[], strict: boolean): { errors: ContentError[]; warnings: ContentWarning[] } {
+export function editorialFindings(
+  content: SiteContent,
+  languages: readonly string[],
+  strict: boolean,
+  previous?: RuleMemory,
+): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory } {
   const rules = content.rules;
   if (!rules?.value) return { errors: [], warnings: [] };
-  const findings = checkEditorialRules(content, rules.value, languages);
-  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })) };
+  const { findings, memory } = runEditorialRules(content, rules.value, languages, previous);
+  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory };
   const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
-  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [] };
+  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory };
 }
 
 /** The theme's own checks; none while a file they read did not load (its own errors are reported). */
@@ -85,9 +92,26 @@ export interface RenderedLinkInput extends CheckInput {
 export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, inlineScript, favicon }: RenderedLinkInput): Staged<null> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
-    return article && { file: article.file, line: locate(article, ["title"])?.line };
+    return article && { file: article.file, line: titleLine(article) };
   };
   const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
   const targets = linkTargets(content, table, addresses, earlier, files);
   return staged(null, renderedLinkErrors(pages, targets, markdown, themeCode), [...shareWarnings(shared, titleOf), ...pageWarnings(pages, targets, { inlineScript, favicon }, themeCode)]);
+}
+
+/**
+ * The line of an article's title, for a warning about it. Written on its key's line at the
+ * start of a line of the front matter (`title: …`, as nearly every article has it), it is
+ * found there; otherwise (a title on the next line, a block scalar, a quoted key) the YAML
+ * parser locates it. Parsing the front matter again for each page whose shared title is cut
+ * was most of the rendered-link stage on every build and every dev save.
+ */
+export function titleLine(article: Pick<Article, "file" | "source" | "format">): number | undefined {
+  const lines = article.source.split("\n");
+  if (/^---\r?$/.test(lines[0] ?? "")) {
+    for (let i = 1; i < lines.length && !/^(---|\.\.\.)\r?$/.test(lines[i]!); i++) {
+      if (/^title[ \t]*:[ \t]*[^\s|>#&!*]/.test(lines[i]!)) return i + 1;
+    }
+  }
+  return locate(article, ["title"])?.line;
 }

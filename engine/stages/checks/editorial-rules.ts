@@ -218,11 +218,54 @@ function linksOf(lines: readonly string[]): { target: string; line: number }[] {
 }
 
 /**
+ * What the last run of the rules found in each article, by rule (watch mode hands it to the
+ * next run): an article saved again is a new object, so its entry is not its own any more;
+ * the others' findings are taken as they are. Valid only for the same rules, data files and
+ * languages (the objects themselves: a run that read them again starts a new memory).
+ */
+export interface RuleMemory {
+  rules: EditorialRules;
+  data: SiteContent["data"];
+  languages: readonly string[];
+  /** By article file: the article it was made from, and what each rule found in it alone (or learnt of it, for a rule that reads other articles too). */
+  articles: Map<string, { article: Article; found: Map<string, unknown> }>;
+}
+
+/**
  * Checks `content` against `rules`. `languages` are the site's, its first the language of a
- * file that is not an article. Only the rules' own data and the content are read: nothing is
- * kept between runs.
+ * file that is not an article. Only the rules' own data and the content are read.
  */
 export function checkEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[]): RuleFinding[] {
+  return runEditorialRules(content, rules, languages).findings;
+}
+
+/**
+ * The same, keeping what each article alone gave each rule (`memory`, for the next run): with
+ * the last run's memory, an article that did not change is not read again, only the articles
+ * saved since (a dev save in a site of 4000 articles read every one of them: most of its time).
+ * A rule that reads other articles too (`requires`, `later-links`) keeps what it learnt of each
+ * one and looks at the others again.
+ */
+export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory): { findings: RuleFinding[]; memory: RuleMemory } {
+  const usable = previous && previous.rules === rules && previous.data === content.data && previous.languages === languages ? previous.articles : undefined;
+  const memory: RuleMemory = { rules, data: content.data, languages, articles: new Map() };
+  /** What `rule` made of `article` alone: the last run's, when it is the same article; else made now. */
+  const ofArticle = <T,>(article: Article, rule: string, make: () => T): T => {
+    let entry = memory.articles.get(article.file);
+    if (!entry) {
+      const last = usable?.get(article.file);
+      entry = { article, found: last?.article === article ? last.found : new Map() };
+      memory.articles.set(article.file, entry);
+    }
+    if (entry.found.has(rule)) return entry.found.get(rule) as T;
+    const made = make();
+    entry.found.set(rule, made);
+    return made;
+  };
+  return { findings: checkRules(content, rules, languages, ofArticle), memory };
+}
+
+function checkRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], ofArticle: <T>(article: Article, rule: string, make: () => T) => T): RuleFinding[] {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
@@ -255,8 +298,27 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
   for (const [name, rule] of Object.entries(rules)) {
     const globs = (rule.files ?? ["articles/**"]).map(globPattern);
     const chosen = texts.filter((t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang));
-    const report = (text: Pick<Text, "file" | "source">, line: number, finding: string, values: Record<string, string | number>, column?: number) =>
-      findings.push({ rule: name, file: text.file, line, column, source: text.source, message: fill(messageOf(rule, finding), values) });
+    const finding = (text: Pick<Text, "file" | "source">, line: number, kind: string, values: Record<string, string | number>, column?: number): RuleFinding => ({
+      rule: name,
+      file: text.file,
+      line,
+      column,
+      source: text.source,
+      message: fill(messageOf(rule, kind), values),
+    });
+    const report = (text: Pick<Text, "file" | "source">, line: number, kind: string, values: Record<string, string | number>, column?: number) => findings.push(finding(text, line, kind, values, column));
+    /** The findings of a rule that reads each article alone: the last run's for an article that did not change. */
+    const eachArticle = (find: (text: Text, article: Article, found: RuleFinding[]) => void) => {
+      for (const text of articles) {
+        findings.push(
+          ...ofArticle(text.article!, name, () => {
+            const found: RuleFinding[] = [];
+            find(text, text.article!, found);
+            return found;
+          }),
+        );
+      }
+    };
 
     if (rule.kind === "substitution") {
       const forms = Object.entries(rule.swap).map(([wrong, right]) => {
@@ -265,14 +327,19 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
         return { right, match: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(wrong)}(?![\\p{L}\\p{N}])`, caseOnly ? "gu" : "giu") };
       });
       for (const text of chosen) {
-        // Over the whole text at once (no form spans a line): the same findings as line by line, in the same order once sorted.
-        const shown = shownText(text);
-        for (const form of forms) {
-          for (const m of shown.text.matchAll(form.match)) {
-            const { line, column } = lineAt(shown, m.index);
-            report(text, line, "found", { found: m[0], use: form.right }, column);
+        const find = () => {
+          const found: RuleFinding[] = [];
+          // Over the whole text at once (no form spans a line): the same findings as line by line, in the same order once sorted.
+          const shown = shownText(text);
+          for (const form of forms) {
+            for (const m of shown.text.matchAll(form.match)) {
+              const { line, column } = lineAt(shown, m.index);
+              found.push(finding(text, line, "found", { found: m[0], use: form.right }, column));
+            }
           }
-        }
+          return found;
+        };
+        findings.push(...(text.article ? ofArticle(text.article, name, find) : find()));
       }
       continue;
     }
@@ -281,22 +348,26 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
     if (rule.kind === "requires") {
       const when = new RegExp(rule.when, "iu");
       const needs = new RegExp(rule.needs, "iu");
-      const said = new Map<Article, boolean>();
+      // What each article alone says: the line that speaks of `when` (-1: none, found only then) and whether it says `needs`.
+      const learnt = (article: Article) =>
+        ofArticle(article, name, () => {
+          const shown = shownBody(article);
+          const at = shown.lines.findIndex((line) => when.test(line));
+          return { at, found: at < 0 ? "" : when.exec(shown.lines[at]!)![0], says: at < 0 ? undefined : needs.test(shown.text) };
+        });
       const says = (article: Article) => {
-        if (!said.has(article)) said.set(article, needs.test(shownBody(article).text));
-        return said.get(article)!;
+        const known = learnt(article);
+        return known.says ?? needs.test(shownBody(article).text);
       };
       for (const text of articles) {
-        const shown = shownBody(text.article!).lines;
-        const at = shown.findIndex((line) => when.test(line));
+        const { at, found } = learnt(text.article!);
         if (at < 0 || says(text.article!)) continue;
         const linked = linksOf(bodyOf(text.article!)).some(({ target }) => (byRoute.get(target.split("#")[0]!) ?? []).some((other) => other !== text.article && says(other)));
-        if (!linked) report(text, at + 1, "missing", { found: when.exec(shown[at]!)![0] });
+        if (!linked) report(text, at + 1, "missing", { found });
       }
     } else if (rule.kind === "block-field") {
       const pattern = new RegExp(`^::${escapeRegExp(rule.block)}(\\{[^}\\n]*\\})?[ \\t]*$`);
-      for (const text of articles) {
-        const article = text.article!;
+      eachArticle((text, article, found) => {
         bodyOf(article).forEach((line, index) => {
           const directive = pattern.exec(line);
           if (!directive) return;
@@ -310,29 +381,29 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
             if (typeof value === "string" ? value.trim() !== "" : value !== undefined && value !== null) return;
             const label = item && typeof item === "object" ? Object.values(item).find((v) => typeof v === "string") : undefined;
             const values = { block: rule.block, field: rule.field, item: typeof label === "string" ? label : `#${i + 1}` };
-            if (file) report(file, locate(file, [i])?.line ?? 1, "missing", values);
-            else report(text, locate(article, [key, i])?.line ?? index + 1, "missing", values);
+            if (file) found.push(finding(file, locate(file, [i])?.line ?? 1, "missing", values));
+            else found.push(finding(text, locate(article, [key, i])?.line ?? index + 1, "missing", values));
           });
         });
-      }
+      });
     } else if (rule.kind === "update-note") {
       const title = new RegExp(rule.title, "u");
       const date = new RegExp(rule.date, "u");
-      for (const text of articles) {
-        for (const note of containersOf(bodyOf(text.article!))) {
+      eachArticle((text, article, found) => {
+        for (const note of containersOf(bodyOf(article))) {
           if (note.name !== rule.container || note.title === undefined || !title.test(note.title)) continue;
-          if (!dateIn(note.title, date)) report(text, note.line, "date", { title: note.title });
-          if (!/\]\([^)\s]+/.test(note.text)) report(text, note.line, "link", { title: note.title });
+          if (!dateIn(note.title, date)) found.push(finding(text, note.line, "date", { title: note.title }));
+          if (!/\]\([^)\s]+/.test(note.text)) found.push(finding(text, note.line, "link", { title: note.title }));
         }
-      }
+      });
     } else if (rule.kind === "pull-quote") {
-      for (const text of articles) {
-        const lines = bodyOf(text.article!);
+      eachArticle((text, article, found) => {
+        const lines = bodyOf(article);
         for (const quote of containersOf(lines).filter((c) => c.name === rule.container)) {
           const problem = pullQuoteProblem(lines, quote);
-          if (problem) report(text, quote.line, problem, {});
+          if (problem) found.push(finding(text, quote.line, problem, {}));
         }
-      }
+      });
     } else if (rule.kind === "later-links") {
       const notes = rule.notes === undefined ? undefined : rules[rule.notes];
       const noteRule = notes?.kind === "update-note" ? { container: notes.container, title: new RegExp(notes.title, "u"), date: new RegExp(notes.date, "u") } : undefined;
@@ -340,12 +411,15 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
       for (const text of articles) {
         const own = text.article!.meta.date?.iso;
         if (!own) continue;
-        const lines = bodyOf(text.article!);
-        const dated = noteRule
-          ? containersOf(lines).flatMap((c) => (c.name === noteRule.container && c.title !== undefined && noteRule.title.test(c.title) ? [{ ...c, date: dateIn(c.title, noteRule.date) }] : []))
-          : [];
-        for (const link of linksOf(lines)) {
-          if (!link.target.startsWith("/")) continue;
+        // What the article alone gives: its links to pages of the site, and its dated update notes.
+        const { links, dated } = ofArticle(text.article!, name, () => {
+          const lines = bodyOf(text.article!);
+          const notes = noteRule
+            ? containersOf(lines).flatMap((c) => (c.name === noteRule.container && c.title !== undefined && noteRule.title.test(c.title) ? [{ line: c.line, end: c.end, date: dateIn(c.title, noteRule.date) }] : []))
+            : [];
+          return { links: linksOf(lines).filter((link) => link.target.startsWith("/")), dated: notes };
+        });
+        for (const link of links) {
           const route = link.target.split("#")[0]!;
           const date = dateOf(route);
           if (!date || !isAfter(date, own)) continue;
@@ -355,13 +429,13 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
         }
       }
     } else if (rule.kind === "paragraph-length") {
-      for (const text of articles) {
-        for (const paragraph of paragraphsOf(bodyOf(text.article!))) {
+      eachArticle((text, article, found) => {
+        for (const paragraph of paragraphsOf(bodyOf(article))) {
           if (!paragraph.prose) continue;
           const words = readable(paragraph.text).match(WORD)?.length ?? 0;
-          if (words > rule.max) report(text, paragraph.line, "long", { words, max: rule.max });
+          if (words > rule.max) found.push(finding(text, paragraph.line, "long", { words, max: rule.max }));
         }
-      }
+      });
     }
   }
   return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));

@@ -12,7 +12,7 @@ import { ContentError, staged, type ContentWarning, type Staged } from "../../li
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
-import { frontMatterLineOffset, locate, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
+import { frontMatterLineOffset, locatorOf, nearest, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
 export type ArticleMeta = BaseMeta & Record<string, unknown>;
@@ -158,7 +158,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const display = displayPath(options.projectRoot ?? process.cwd());
   const model = articleModel(theme);
 
-  const engine: { settings?: EngineSiteSettings } = {};
+  const engine: { settings?: EngineSiteSettings; locate?: Locator } = {};
   const unavailable: string[] = [];
   /** A file that did not load: still there by its name, its value undefined (see `SiteContent.unavailable`). */
   const orUnavailable = <T,>(loaded: LocatedFile<T> | undefined, file: string): LocatedFile<T> => {
@@ -180,7 +180,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
-  if (!unavailable.includes(site.file)) warnings.push(...placeholderWarnings(site));
+  if (!unavailable.includes(site.file)) warnings.push(...placeholderWarnings(site, engine.locate ?? locatorOf(site)));
 
   const visible = articles.filter((a) => !isLeftOut(a, options.drafts));
   const draftRoutes = new Set(articles.filter((a) => isLeftOut(a, options.drafts)).map((a) => a.route));
@@ -213,21 +213,25 @@ export function isLeftOut(article: Article, drafts: boolean | undefined): boolea
   return !drafts && article.meta.draft === true;
 }
 
-/** Every URL of the settings that is still a placeholder: a warning, so a preview still builds. */
-function placeholderWarnings(site: LocatedFile<unknown>): ContentWarning[] {
+/**
+ * Every URL of the settings that is still a placeholder: a warning, so a preview still builds.
+ * Located by the parse the file was loaded with (`at`): one more parse per placeholder was a
+ * fifth of a one-article rebuild's load stage.
+ */
+function placeholderWarnings(site: LocatedFile<unknown>, at: Locator): ContentWarning[] {
   const warnings: ContentWarning[] = [];
-  const visit = (value: unknown, at: (string | number)[]) => {
+  const visit = (value: unknown, keys: (string | number)[]) => {
     if (typeof value === "string") {
       if (/^https?:\/\//.test(value) && PLACEHOLDER.test(value)) {
-        const key = at.join(".");
+        const key = keys.join(".");
         warnings.push({
           file: site.file,
-          line: locate(site, at)?.line,
+          line: at(keys)?.line,
           message: `\`${key}\` is still a placeholder (${value}); set the real address in ${site.file} before publishing`,
         });
       }
-    } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, [...at, i]));
-    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, [...at, k]);
+    } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, [...keys, i]));
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, [...keys, k]);
   };
   visit(site.value, []);
   return warnings;
@@ -255,8 +259,8 @@ async function loadYamlFile<T>(
   schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly import("zod").z.core.$ZodIssue[] } } },
   display: (p: string) => string,
   errors: ContentError[],
-  /** For site.yaml: its engine keys are taken out, validated by the engine and put here. */
-  engine?: { settings?: EngineSiteSettings },
+  /** For site.yaml: its engine keys are taken out, validated by the engine and put here, with the locator of its parse. */
+  engine?: { settings?: EngineSiteSettings; locate?: Locator },
   /** The site's language: the examples of the engine keys' errors are in it. */
   language = "en",
 ): Promise<LocatedFile<T> | undefined> {
@@ -276,6 +280,7 @@ async function loadYamlFile<T>(
     const rest: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) (key in engineSiteSettings ? own : rest)[key] = v;
     const settings = z.object(engineSiteSettingsIn(language)).safeParse(own);
+    engine.locate = parsed.locate;
     if (settings.success) engine.settings = settings.data;
     else errors.push(...schemaErrors(settings.error.issues, shown, source, parsed.locate));
     value = rest;
