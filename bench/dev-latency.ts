@@ -1,13 +1,14 @@
 /**
  * Bench: in a 4000-article site, how long from saving one article to its page being written
- * and the reload being sent to the open pages. Median of 21 edits.
+ * and the reload being sent to the open pages. Median of 21 edits. With `--files 0`, the real
+ * site alone: its articles are saved in turn.
  *
  *   npm run bench:dev [-- --files 4000]
  */
 // As `npm run dev` runs (the command sets it before the config loads the theme): React's production build,
 // inherited by the builder process.
 process.env.NODE_ENV ??= "production";
-import { appendFile, cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,7 +25,10 @@ const content = path.join(dir, "content");
 await cp(path.join(root, "content"), content, { recursive: true });
 // No social cards: 4000 of them would be drawn at the start (their cost is bench/media.ts's).
 await appendFile(path.join(content, "site.yaml"), "\nsocialCards: false\n");
-await writeCorpus(count, path.join(content, "articles/bench"));
+if (count > 0) await writeCorpus(count, path.join(content, "articles/bench"));
+// The articles saved in turn: every seventh of the corpus, or the real site's own.
+const real = (await readdir(path.join(content, "articles"), { recursive: true })).filter((f) => f.endsWith(".md")).sort();
+const edited = (i: number) => (count > 0 ? path.join(content, "articles/bench", `${(i * 7) % count}.md`) : path.join(content, "articles", real[i % real.length]!));
 
 const lines: string[] = [];
 const dev = await startDev({ projectRoot: root, contentDir: content, outDir: path.join(dir, "out"), port: 0, host: "127.0.0.1", themeModule: path.join(root, "templates/theme.tsx"), themeFolders: ["templates", "client"], log: (l) => lines.push(l) });
@@ -43,7 +47,7 @@ await new Promise((r) => setTimeout(r, 300));
 const samples: number[] = [];
 const builderMs: number[] = [];
 for (let i = 0; i < Number(values.edits); i++) {
-  const file = path.join(content, "articles/bench", `${i * 7}.md`);
+  const file = edited(i);
   const text = await readFile(file, "utf8");
   const before = reloads.length;
   const saved = performance.now();
@@ -56,5 +60,5 @@ for (let i = 0; i < Number(values.edits); i++) {
 await dev.close();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`${count + 13} articles, ${samples.length} edits: save → page written and reload received, median ${median(samples).toFixed(1)} ms (min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}); rebuild inside the builder, median ${median(builderMs)} ms`);
+console.log(`${count + real.length} article files, ${samples.length} edits: save → page written and reload received, median ${median(samples).toFixed(1)} ms (min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}); rebuild inside the builder, median ${median(builderMs)} ms`);
 process.exit(0);
