@@ -29,8 +29,10 @@ const INTEGRATION = [
  * machine ran them all in one worker), at least two; CAFE_TEST_WORKERS=N says how many.
  */
 const UNIT_WORKERS = (() => {
-  const told = Number(process.env.CAFE_TEST_WORKERS);
-  return Number.isInteger(told) && told > 0 ? told : Math.max(2, availableParallelism());
+  const told = process.env.CAFE_TEST_WORKERS;
+  if (told === undefined || told === "") return Math.max(2, availableParallelism());
+  if (!/^[1-9]\d*$/.test(told)) throw new Error(`CAFE_TEST_WORKERS is "${told}": give how many workers run the unit files, a whole number from 1 (e.g. CAFE_TEST_WORKERS=1), or leave it unset for every core.`);
+  return Number(told);
 })();
 
 export default defineConfig({
