@@ -35,6 +35,17 @@ const UNIT_WORKERS = (() => {
   return Number(told);
 })();
 
+/** The unit files that run in a DOM (each also says so in its first line, `@vitest-environment happy-dom`). */
+const DOM = ["tests/client/**/*.test.{ts,tsx}"];
+
+/** What both unit projects share (`npm run test:unit` runs the two). */
+const UNIT = {
+  isolate: false,
+  maxWorkers: UNIT_WORKERS,
+  setupFiles: ["tests/setup-unit-worker.ts"],
+  sequence: { groupOrder: 0 },
+};
+
 export default defineConfig({
   // The engine by its package name, as tsconfig.json's `paths` say (the notebook fixture imports it so).
   resolve: {
@@ -58,18 +69,14 @@ export default defineConfig({
       // vitest runs projects of different worker counts one after the other (groupOrder).
       {
         extends: true,
-        test: {
-          name: "unit",
-          include: ["tests/**/*.test.{ts,tsx}"],
-          exclude: INTEGRATION,
-          isolate: false,
-          maxWorkers: UNIT_WORKERS,
-          setupFiles: ["tests/setup-unit-worker.ts"],
-          sequence: { groupOrder: 0 },
-        },
+        test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: [...INTEGRATION, ...DOM], ...UNIT },
       },
+      // The client's files, in a DOM (happy-dom), after the others: a worker is kept for the next
+      // file only if that file wants the same environment, so mixed in one queue with the rest
+      // they made vitest start a fresh worker (importing everything again) at each change of kind.
+      { extends: true, test: { name: "unit-dom", include: DOM, environment: "happy-dom", ...UNIT, sequence: { groupOrder: 1 } } },
       // Each file in a process of its own (vitest's default count of workers): they start servers, browsers and processes.
-      { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)), sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)), sequence: { groupOrder: 2 } } },
     ],
   },
 });
