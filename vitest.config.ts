@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -23,6 +24,28 @@ const INTEGRATION = [
   "tests/workflow.test.ts",
 ];
 
+/**
+ * The unit files' workers: every core (vitest's default leaves one to itself, which on a 2-core
+ * machine ran them all in one worker), at least two; CAFE_TEST_WORKERS=N says how many.
+ */
+const UNIT_WORKERS = (() => {
+  const told = process.env.CAFE_TEST_WORKERS;
+  if (told === undefined || told === "") return Math.max(2, availableParallelism());
+  if (!/^[1-9]\d*$/.test(told)) throw new Error(`CAFE_TEST_WORKERS is "${told}": give how many workers run the unit files, a whole number from 1 (e.g. CAFE_TEST_WORKERS=1), or leave it unset for every core.`);
+  return Number(told);
+})();
+
+/** The unit files that run in a DOM (each also says so in its first line, `@vitest-environment happy-dom`). */
+const DOM = ["tests/client/**/*.test.{ts,tsx}"];
+
+/** What both unit projects share (`npm run test:unit` runs the two). */
+const UNIT = {
+  isolate: false,
+  maxWorkers: UNIT_WORKERS,
+  setupFiles: ["tests/setup-unit-worker.ts"],
+  sequence: { groupOrder: 0 },
+};
+
 export default defineConfig({
   // The engine by its package name, as tsconfig.json's `paths` say (the notebook fixture imports it so).
   resolve: {
@@ -41,9 +64,19 @@ export default defineConfig({
     projects: [
       // The unit files share their workers' module cache (isolate: false): each file importing the
       // engine, the theme and React again was 13 s of a 34 s run. Their state lives in values
-      // they make (builders, writers, temporary folders), not in the modules.
-      { extends: true, test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: INTEGRATION, isolate: false } },
-      { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)) } },
+      // they make (builders, writers, temporary folders), not in the modules. They run on every
+      // core, each worker with an engine cache of its own (tests/setup-unit-worker.ts), first:
+      // vitest runs projects of different worker counts one after the other (groupOrder).
+      {
+        extends: true,
+        test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: [...INTEGRATION, ...DOM], ...UNIT },
+      },
+      // The client's files, in a DOM (happy-dom), after the others: a worker is kept for the next
+      // file only if that file wants the same environment, so mixed in one queue with the rest
+      // they made vitest start a fresh worker (importing everything again) at each change of kind.
+      { extends: true, test: { name: "unit-dom", include: DOM, environment: "happy-dom", ...UNIT, sequence: { groupOrder: 1 } } },
+      // Each file in a process of its own (vitest's default count of workers): they start servers, browsers and processes.
+      { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)), sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -4,16 +4,20 @@
  *
  * And keeps the run out of the developer's project: the engine's cache goes to a folder of
  * the run's own (CAFE_CACHE_DIR, which the test processes and every command they start
- * inherit), and at the end the project's files, its dist/ and its cache must be exactly as
- * they were before the run (tests/project-state.ts), or the run fails, naming what changed.
+ * inherit; each worker of the unit project copies it into one of its own,
+ * tests/setup-unit-worker.ts), and at the end the project's files, its dist/ and its cache
+ * must be exactly as they were before the run (tests/project-state.ts), or the run fails,
+ * naming what changed.
  *
  * vitest calls this once for each project (unit, integration) and once for the root: the
  * first call does the work, the others share it, and the last teardown checks and cleans up.
  */
-import { cp, mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { cp, mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { listFiles } from "../engine/lib/files.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
@@ -28,18 +32,36 @@ export interface BuiltSite {
 declare module "vitest" {
   export interface ProvidedContext {
     realSite: BuiltSite;
+    /** The run's engine cache (as the real site's build left it) and the folder of the unit workers' own copies. */
+    runCache: { cacheDir: string; workersDir: string };
   }
 }
 
 interface Run {
   before: ProjectState;
+  /** The run's folder: its cache, the unit workers' caches, the real site. */
+  folder: string;
   cacheDir: string;
-  parent: string;
   site: Promise<BuiltSite>;
   users: number;
 }
 const RUN = Symbol.for("cafe-com-a-cris.test-run");
 const shared = globalThis as unknown as { [RUN]?: Run };
+
+/** What one run keeps for the next, beside the engine's cache (never read by the engine itself). */
+const keptDir = (projectRoot: string) => path.join(projectRoot, "node_modules/.cache/cafe-tests");
+
+/** Swaps a folder made aside into place whole; false when it could not (another run's is there, the disk is read-only). */
+async function swapIn(made: string, kept: string): Promise<boolean> {
+  try {
+    await rm(kept, { recursive: true, force: true });
+    await rename(made, kept);
+    return true;
+  } catch {
+    await rm(made, { recursive: true, force: true }).catch(() => {});
+    return false;
+  }
+}
 
 /**
  * The engine's content-addressed media caches (social cards, cut fonts, encoded images), kept
@@ -49,7 +71,7 @@ const shared = globalThis as unknown as { [RUN]?: Run };
  * used; a damaged one is made again. CAFE_TEST_COLD=1 starts from an empty cache.
  */
 const KEPT_MEDIA = ["cards", "fonts", "images"];
-const keptMediaDir = (projectRoot: string) => path.join(projectRoot, "node_modules/.cache/cafe-tests/media");
+const keptMediaDir = (projectRoot: string) => path.join(keptDir(projectRoot), "media");
 
 /** The run's cache starts with the kept media. */
 async function seedMedia(projectRoot: string, cacheDir: string): Promise<void> {
@@ -59,40 +81,128 @@ async function seedMedia(projectRoot: string, cacheDir: string): Promise<void> {
 
 /** Keeps the media the real site needed for the next run: exactly those (swapped in whole, so nothing stale piles up). */
 async function keepMedia(projectRoot: string, cacheDir: string): Promise<void> {
-  const kept = keptMediaDir(projectRoot);
-  const next = `${kept}.${process.pid}.tmp`;
+  const next = `${keptMediaDir(projectRoot)}.${process.pid}.tmp`;
   try {
     await rm(next, { recursive: true, force: true });
     await mkdir(next, { recursive: true });
     for (const kind of KEPT_MEDIA) await cp(path.join(cacheDir, kind), path.join(next, kind), { recursive: true }).catch(() => {});
-    await rm(kept, { recursive: true, force: true });
-    await rename(next, kept);
+    await swapIn(next, keptMediaDir(projectRoot));
   } catch {
     // Only a head start for the next run: it draws what it does not find.
     await rm(next, { recursive: true, force: true }).catch(() => {});
   }
 }
 
+/**
+ * The real site, kept from one run to the next with the hash of everything its build reads:
+ * the content, public/, the engine's and the theme's code, the project's settings, the
+ * libraries as installed (npm's record of node_modules), this file, Node's version and the
+ * environment a build looks at. A run whose inputs hash the same copies the kept site instead
+ * of building it again; any other change (a saved article, template or engine module) builds
+ * it, as CAFE_TEST_COLD=1 does.
+ */
+const keptSiteDir = (projectRoot: string) => path.join(keptDir(projectRoot), "real-site");
+const INPUT_FOLDERS = ["content", "public", "engine", "templates", "client"];
+const INPUT_FILES = ["package.json", "package-lock.json", "tsconfig.json", "cafe.config.ts", "node_modules/.package-lock.json", "tests/global-setup.ts"];
+const INPUT_ENV = ["NODE_ENV", "TZ", "LANG", "LC_ALL", "LC_TIME"];
+
+interface KeptSite {
+  inputs: string;
+  routes: BuiltSite["routes"];
+  /** Every file of the kept site with the hash of its bytes: a copy that does not match is not used. */
+  files: Record<string, string>;
+}
+
+const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
+
+export async function siteInputs(projectRoot: string): Promise<string> {
+  const hash = createHash("sha256");
+  const part = (text: string | Uint8Array) => hash.update(`${text.length}:`).update(text);
+  part(JSON.stringify([process.version, process.platform, process.arch, INPUT_ENV.map((name) => process.env[name] ?? null)]));
+  const files = [
+    ...INPUT_FOLDERS.flatMap((folder) => listFiles(path.join(projectRoot, folder), { hidden: true, links: true })),
+    ...INPUT_FILES.map((file) => path.join(projectRoot, file)),
+  ];
+  for (const file of files) {
+    part(path.relative(projectRoot, file));
+    part(await readFile(file).catch(() => "(none)"));
+  }
+  return hash.digest("hex");
+}
+
+/** Every file below `dir` with the hash of its bytes. */
+async function filesOf(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const file of listFiles(dir, { hidden: true })) files[path.relative(dir, file)] = sha256(await readFile(file));
+  return files;
+}
+
+const sameFiles = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([file, hash]) => b[file] === hash);
+
+/**
+ * The kept site, copied to `dir`, when it was built from these inputs; undefined when there
+ * is none, it is of other inputs, or its copy is not exactly the files it was kept with.
+ */
+export async function keptSite(projectRoot: string, inputs: string, dir: string): Promise<BuiltSite | undefined> {
+  if (process.env.CAFE_TEST_COLD === "1") return undefined;
+  const kept = keptSiteDir(projectRoot);
+  try {
+    const record = JSON.parse(await readFile(path.join(kept, "site.json"), "utf8")) as KeptSite;
+    if (record.inputs !== inputs || typeof record.files !== "object" || !Array.isArray(record.routes)) return undefined;
+    await cp(path.join(kept, "dist"), dir, { recursive: true });
+    // Damaged, half removed, or swapped by another run while it was copied: built instead.
+    if (!sameFiles(record.files, await filesOf(dir))) throw new Error("not the files kept");
+    return { dir, routes: record.routes, errors: [] };
+  } catch {
+    await rm(dir, { recursive: true, force: true });
+    return undefined;
+  }
+}
+
+/** Keeps a site built without errors, if its inputs did not change while it was built. */
+export async function keepSite(projectRoot: string, inputs: string, site: BuiltSite): Promise<void> {
+  const next = `${keptSiteDir(projectRoot)}.${process.pid}.tmp`;
+  try {
+    if ((await siteInputs(projectRoot)) !== inputs) return;
+    await rm(next, { recursive: true, force: true });
+    await mkdir(next, { recursive: true });
+    // The published folder itself (the writer's `dist` is a link to one of its build folders).
+    await cp(await realpath(site.dir), path.join(next, "dist"), { recursive: true });
+    const record: KeptSite = { inputs, routes: site.routes, files: await filesOf(path.join(next, "dist")) };
+    await writeFile(path.join(next, "site.json"), JSON.stringify(record));
+    await swapIn(next, keptSiteDir(projectRoot));
+  } catch {
+    await rm(next, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+async function buildRealSite(projectRoot: string, folder: string, cacheDir: string): Promise<BuiltSite> {
+  const inputs = await siteInputs(projectRoot);
+  const kept = await keptSite(projectRoot, inputs, path.join(folder, "site"));
+  if (kept) return kept;
+  const dir = path.join(folder, "dist");
+  const writer = new FolderWriter(dir);
+  await writer.begin();
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
+  const site = {
+    dir,
+    routes: result.routes.map(({ path, outFile, kind }) => ({ path, outFile, kind })),
+    errors: result.errors.map((e) => `${e.location}: ${e.message}`),
+  };
+  // Before any test adds its own entries to the run's cache.
+  if (result.ok) await Promise.all([keepMedia(projectRoot, cacheDir), keepSite(projectRoot, inputs, site)]);
+  return site;
+}
+
 async function startRun(projectRoot: string): Promise<Run> {
   const before = projectState(projectRoot);
-  const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-test-cache-"));
+  const folder = await mkdtemp(path.join(tmpdir(), "cafe-test-run-"));
+  const cacheDir = path.join(folder, "cache");
+  await mkdir(cacheDir);
   process.env.CAFE_CACHE_DIR = cacheDir;
   await seedMedia(projectRoot, cacheDir);
-  const parent = await mkdtemp(path.join(tmpdir(), "cafe-real-site-"));
-  const site = (async () => {
-    const dir = path.join(parent, "dist");
-    const writer = new FolderWriter(dir);
-    await writer.begin();
-    const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
-    // Before any test adds its own entries to the run's cache.
-    if (result.ok) await keepMedia(projectRoot, cacheDir);
-    return {
-      dir,
-      routes: result.routes.map(({ path, outFile, kind }) => ({ path, outFile, kind })),
-      errors: result.errors.map((e) => `${e.location}: ${e.message}`),
-    };
-  })();
-  return { before, cacheDir, parent, site, users: 0 };
+  return { before, folder, cacheDir, site: buildRealSite(projectRoot, folder, cacheDir), users: 0 };
 }
 
 export default async function setup(project: TestProject) {
@@ -101,11 +211,11 @@ export default async function setup(project: TestProject) {
   const run = shared[RUN];
   run.users++;
   project.provide("realSite", await run.site);
+  project.provide("runCache", { cacheDir: run.cacheDir, workersDir: path.join(run.folder, "workers") });
   return async () => {
     if (--run.users > 0) return;
     delete shared[RUN];
-    await rm(run.parent, { recursive: true, force: true });
-    await rm(run.cacheDir, { recursive: true, force: true });
+    await rm(run.folder, { recursive: true, force: true });
     // In watch mode the developer edits the project while the tests run: nothing to compare.
     if (project.vitest.config.watch) return;
     const changes = stateChanges(run.before, projectState(projectRoot));

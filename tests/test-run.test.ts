@@ -1,0 +1,107 @@
+/**
+ * The test run itself (issue 40, point 16): the unit files run on every core, each worker with
+ * an engine cache of its own, and the real site is built again only when something it is
+ * built from changed (tests/global-setup.ts, tests/setup-unit-worker.ts).
+ */
+import { describe, expect, inject, it } from "vitest";
+import { existsSync, readdirSync } from "node:fs";
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { keepSite, keptSite, siteInputs } from "./global-setup.js";
+
+describe("a unit worker", () => {
+  it("builds with an engine cache of its own, which starts with the run's (the real site's cards and fonts)", () => {
+    const run = inject("runCache");
+    const own = process.env.CAFE_CACHE_DIR!;
+    expect(own).not.toBe(run.cacheDir);
+    expect(path.dirname(own)).toBe(run.workersDir);
+    expect(path.basename(own)).toBe(`worker-${process.pid}`);
+    for (const kind of ["cards", "fonts"]) {
+      const theRuns = readdirSync(path.join(run.cacheDir, kind));
+      expect(theRuns.length).toBeGreaterThan(0);
+      for (const entry of theRuns) expect(existsSync(path.join(own, kind, entry)), `${kind}/${entry}`).toBe(true);
+    }
+  });
+});
+
+describe("the real site kept from one run to the next", () => {
+  /** A small project (a file of each kind a build reads) and a built site to keep: one page is enough to tell them apart. */
+  async function setUp() {
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-kept-site-"));
+    const project = path.join(work, "project");
+    const files: Record<string, string> = {
+      "content/articles/artigo-transicao.md": "---\ntitle: Transição\n---\n\nTexto.\n",
+      "content/site.yaml": "title: Café\n",
+      "public/robots.txt": "User-agent: *\n",
+      "templates/theme.tsx": "export const theme = {};\n",
+      "client/carousel.ts": "export {};\n",
+      "engine/pipeline/site-builder.ts": "export {};\n",
+      "package.json": "{}\n",
+      "node_modules/.package-lock.json": "{}\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(project, file)), { recursive: true });
+      await writeFile(path.join(project, file), text);
+    }
+    const built = path.join(work, "built");
+    await mkdir(path.join(built, "artigo"), { recursive: true });
+    await writeFile(path.join(built, "index.html"), "<!doctype html><title>Início</title>");
+    await writeFile(path.join(built, "artigo/um.html"), "<!doctype html><title>Um</title>");
+    const site = { dir: built, routes: [{ path: "/", outFile: "index.html", kind: "home" }], errors: [] };
+    const inputs = await siteInputs(project);
+    await keepSite(project, inputs, site);
+    let copies = 0;
+    // As the setup asks: with the hash of the inputs as they are now.
+    const copy = async () => keptSite(project, await siteInputs(project), path.join(work, `copy-${++copies}`));
+    return { project, inputs, site, copy };
+  }
+
+  it("is copied whole into the run when nothing it is built from changed", async () => {
+    const { project, inputs, site, copy } = await setUp();
+    expect(await siteInputs(project)).toBe(inputs);
+    const kept = await copy();
+    expect(kept?.routes).toEqual(site.routes);
+    expect(kept?.errors).toEqual([]);
+    expect(await readFile(path.join(kept!.dir, "artigo/um.html"), "utf8")).toBe("<!doctype html><title>Um</title>");
+    expect(await readFile(path.join(kept!.dir, "index.html"), "utf8")).toBe("<!doctype html><title>Início</title>");
+  });
+
+  it.each([
+    ["an article", "content/articles/artigo-transicao.md"],
+    ["a data file", "content/site.yaml"],
+    ["a template", "templates/theme.tsx"],
+    ["a module of the engine", "engine/pipeline/site-builder.ts"],
+    ["a script of the client", "client/carousel.ts"],
+    ["the libraries installed (npm's record of them)", "node_modules/.package-lock.json"],
+    ["the settings of the project", "package.json"],
+    ["a file of public/", "public/robots.txt"],
+  ])("is built again after an edit to %s (%s)", async (_, file) => {
+    const { project, copy } = await setUp();
+    await appendFile(path.join(project, file), "\n");
+    expect(await copy()).toBeUndefined();
+  });
+
+  it("is built again after a new file in the content, and for CAFE_TEST_COLD=1", async () => {
+    const { project, copy } = await setUp();
+    process.env.CAFE_TEST_COLD = "1";
+    try {
+      expect(await copy()).toBeUndefined();
+    } finally {
+      delete process.env.CAFE_TEST_COLD;
+    }
+    expect(await copy()).toBeDefined();
+    await writeFile(path.join(project, "content/articles/novo.md"), "---\ntitle: Novo\n---\n\nTexto.\n");
+    expect(await copy()).toBeUndefined();
+  });
+
+  it("is built again when what was kept is damaged or half gone, and never throws", async () => {
+    const { project, copy } = await setUp();
+    const kept = path.join(project, "node_modules/.cache/cafe-tests/real-site");
+    await rm(path.join(kept, "dist", "artigo"), { recursive: true });
+    await rm(path.join(kept, "dist", "index.html"));
+    expect(await copy()).toBeUndefined();
+    await writeFile(path.join(kept, "site.json"), "{ not json");
+    expect(await copy()).toBeUndefined();
+  });
+});
