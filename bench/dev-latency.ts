@@ -25,9 +25,9 @@ const content = path.join(dir, "content");
 await cp(path.join(root, "content"), content, { recursive: true });
 // No social cards: 4000 of them would be drawn at the start (their cost is bench/media.ts's).
 await appendFile(path.join(content, "site.yaml"), "\nsocialCards: false\n");
-if (count > 0) await writeCorpus(count, path.join(content, "articles/bench"));
 // The articles saved in turn: every seventh of the corpus, or the real site's own.
 const real = (await readdir(path.join(content, "articles"), { recursive: true })).filter((f) => f.endsWith(".md")).sort();
+if (count > 0) await writeCorpus(count, path.join(content, "articles/bench"));
 const edited = (i: number) => (count > 0 ? path.join(content, "articles/bench", `${(i * 7) % count}.md`) : path.join(content, "articles", real[i % real.length]!));
 
 const lines: string[] = [];
