@@ -34,9 +34,11 @@ export interface WorkerModules {
 /**
  * Below this many articles a build starts no worker for its Markdown and pages: on this
  * machine's two cores, two threads built 250, 1000 and 4000 articles in 1.11, 1.05 and 1.01
- * times one thread's time, and at 100,000 one thread ran out of memory where two finished
- * (bench/README.md, "Session 7"). Social cards start the workers whatever the size
- * (`LEAST_ENTRIES.cards`).
+ * times one thread's time (bench/README.md, "Session 7"), and again with every run from the
+ * same disk state, 1000 and 4000 in 1.07 and 0.99 times, the pool for pages alone from 1000
+ * articles 0.98 ("Session 9": two allocating threads each run at about half speed here); at
+ * 100,000 one thread ran out of memory where two finished. Social cards start the workers
+ * whatever the size (`LEAST_ENTRIES.cards`).
  */
 export const POOL_THRESHOLD = 10_000;
 
