@@ -8,9 +8,6 @@ import { parseTree, printParseErrorCode, visit as visitJson, type ParseError } f
 import matter from "gray-matter";
 import { ContentError } from "./errors.js";
 
-// Kept in a module of its own (the config and the theme check use it at every start, without a parser): lib/nearest.ts.
-export { nearest } from "./nearest.js";
-
 export interface Position {
   line: number;
   column: number;

@@ -27,7 +27,7 @@ import { visit as visitMarkdown } from "unist-util-visit";
 import type { Root } from "mdast";
 import { ContentError } from "../lib/errors.js";
 import { listFiles } from "../lib/files.js";
-import { nearest } from "../lib/yaml-source.js";
+import { nearest } from "../lib/nearest.js";
 import { routePath } from "../stages/load/content-model.js";
 import { loadContent, routeFromPath, type ContentModel } from "../stages/load/content.js";
 import { wordsFor } from "../lib/language.js";

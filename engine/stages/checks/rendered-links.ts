@@ -28,7 +28,7 @@ import { describe, type Moved } from "../routes/published-routes.js";
 import { isPublicFile } from "../../lib/public-files.js";
 import type { LinkTargets } from "../routes/addresses.js";
 import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
-import { nearest } from "../../lib/yaml-source.js";
+import { nearest } from "../../lib/nearest.js";
 import type { ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */

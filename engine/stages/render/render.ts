@@ -28,7 +28,7 @@ import { readPageMeta, shareTextOf } from "../checks/share-text.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";
 import { codeError, siteCodePlace } from "../../lib/code-location.js";
-import { nearest } from "../../lib/yaml-source.js";
+import { nearest } from "../../lib/nearest.js";
 import { outcomeIn, outcomeValue, type SiteValues } from "../../lib/site-values.js";
 
 /** What the render stage yields, in order: every page (made now, or kept from the last build), then the site's other files. */

@@ -13,7 +13,8 @@ import { cannotTell, isReservedRoute } from "./routes.js";
 import type { Article, SiteContent } from "../load/content.js";
 import type { ContentError } from "../../lib/errors.js";
 import { tooLong, type RouteTable } from "./routes.js";
-import { errorAt, nearest, type LocatableSource } from "../../lib/yaml-source.js";
+import { errorAt, type LocatableSource } from "../../lib/yaml-source.js";
+import { nearest } from "../../lib/nearest.js";
 
 export interface Redirect {
   /** The old address, a route path (`/artigo/x`). */

@@ -20,7 +20,7 @@ import { unseal, type Sealed } from "../../lib/hash.js";
 import { ContentError, type ContentWarning } from "../../lib/errors.js";
 import { byCodePoint, cannotTell, isDerived, type RouteTable } from "./routes.js";
 import { routePath } from "../load/content-model.js";
-import { nearest } from "../../lib/yaml-source.js";
+import { nearest } from "../../lib/nearest.js";
 
 /** The record's name in the content folder. */
 export const RECORD_FILE = "published-routes.txt";
