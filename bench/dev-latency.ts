@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startDev } from "../engine/servers/dev-server.js";
 import { writeCorpus } from "./corpus.js";
+import { median } from "./figures.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({ options: { files: { type: "string", default: "4000" }, edits: { type: "string", default: "21" } } });
@@ -59,6 +60,5 @@ for (let i = 0; i < Number(values.edits); i++) {
 }
 await dev.close();
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`${count + real.length} article files, ${samples.length} edits: save → page written and reload received, median ${median(samples).toFixed(1)} ms (min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}); rebuild inside the builder, median ${median(builderMs)} ms`);
 process.exit(0);

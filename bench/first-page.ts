@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Aside, settle } from "./aside.js";
+import { range, uptime } from "./figures.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, dir: { type: "string" } } });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -50,7 +51,7 @@ async function firstPage(): Promise<number> {
 }
 
 await fresh();
-console.log(`fresh clone of ${execFileSync("git", ["log", "--oneline", "-1"], { cwd: clone, encoding: "utf8" }).trim()}; file cache ${(await settle()) ? "dropped" : "kept (not root)"}; before: ${execFileSync("uptime", { encoding: "utf8" }).trim()}`);
+console.log(`fresh clone of ${execFileSync("git", ["log", "--oneline", "-1"], { cwd: clone, encoding: "utf8" }).trim()}; file cache ${(await settle()) ? "dropped" : "kept (not root)"}; before: ${uptime()}`);
 await firstPage(); // warm-up: the file system's cache
 const samples: number[] = [];
 for (let i = 0; i < Number(values.runs); i++) {
@@ -59,5 +60,4 @@ for (let i = 0; i < Number(values.runs); i++) {
   console.error(`run ${i + 1}: ${samples.at(-1)!.toFixed(2)} s`);
 }
 await aside.clear();
-const sorted = [...samples].sort((a, b) => a - b);
-console.log(`npm start → first page: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} s (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}), ${samples.length} runs; after: ${execFileSync("uptime", { encoding: "utf8" }).trim()}`);
+console.log(`npm start → first page: ${range(samples)} s, median (min–max) of ${samples.length} runs; after: ${uptime()}`);

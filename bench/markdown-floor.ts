@@ -2,8 +2,8 @@
  * The floor the Markdown library sets: the corpus's bodies parsed, on one thread, by what the
  * engine is built on (remark-parse with GFM and directives: micromark, then the syntax tree;
  * and remark-parse alone, what the engine uses for a body none of their characters is in, as
- * every corpus body; the engine then still turns each tree into HTML), against markdown-it (what Eleventy renders
- * Markdown with) doing the whole job, HTML included. No file is written; each figure is the
+ * every corpus body; the engine then still turns each tree into HTML), against markdown-it
+ * (what Eleventy renders Markdown with) doing the whole job, HTML included. No file is written; each figure is the
  * median of `--runs` passes over every body after one pass to warm the code up.
  *
  *   npx tsx bench/markdown-floor.ts [--size 4000] [--runs 5] [--dir DIR]
@@ -19,6 +19,7 @@ import remarkParse from "remark-parse";
 import remarkGfm from "remark-gfm";
 import remarkDirective from "remark-directive";
 import { writeCorpus } from "./corpus.js";
+import { median } from "./figures.js";
 
 const { values } = parseArgs({ options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" }, dir: { type: "string" } } });
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,7 +42,6 @@ const passes: Record<string, (body: string) => unknown> = {
   "remark-parse alone (the engine's, for these bodies)": (body) => lean.parse(body),
   "markdown-it: HTML": (body) => md.render(body),
 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`${bodies.length} bodies, ${(bodies.reduce((n, b) => n + b.length, 0) / 1e6).toFixed(1)} MB of Markdown; median of ${values.runs} passes, one thread`);
 for (const [name, pass] of Object.entries(passes)) {
   const times: number[] = [];

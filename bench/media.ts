@@ -17,6 +17,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "./figures.js";
 import sharp from "sharp";
 import { loadContent, type Article, type SiteContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
@@ -30,7 +31,6 @@ process.env.NODE_ENV ??= "production";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
 const runs = Number(values.runs);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const time = async (f: () => Promise<unknown>) => {
   const start = performance.now();

@@ -11,15 +11,16 @@
  *
  *   npx tsx bench/rebuilds.ts [--runs 5] [--size 4000] [--dir DIR] [--only real|corpus]
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { appendFile, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Aside, settle } from "./aside.js";
+import { median, range, uptime } from "./figures.js";
 import { writeCorpus } from "./corpus.js";
-import { TOOLS } from "./tools.js";
+import { linkPackages, TOOLS } from "./tools.js";
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "5" }, size: { type: "string", default: "4000" }, dir: { type: "string" }, only: { type: "string" } },
@@ -42,9 +43,6 @@ function timed(cwd: string, cmd: string, args: string[]): Sample {
   return { wall, peakMb: kb! / 1024 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const range = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
-const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 
 /** The project's files as a clone has them, with its packages linked (not copied): a site an author builds. */
 async function projectCopy(dir: string): Promise<void> {
@@ -52,10 +50,7 @@ async function projectCopy(dir: string): Promise<void> {
   for (const part of ["build.ts", "cafe.config.ts", "engine", "templates", "client", "public", "content", "package.json", "package-lock.json", "tsconfig.json"]) {
     await cp(path.join(root, part), path.join(dir, part), { recursive: true });
   }
-  await mkdir(path.join(dir, "node_modules"), { recursive: true });
-  for (const name of await readdir(path.join(root, "node_modules"))) {
-    if (name !== ".cache") await symlink(path.join(root, "node_modules", name), path.join(dir, "node_modules", name));
-  }
+  await linkPackages(dir);
 }
 
 /** Prints a table: each row's samples, and its ratio to `against`'s samples of the same round. */

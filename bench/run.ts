@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import { writeCorpus } from "./corpus.js";
 import { TOOLS, type Tool } from "./tools.js";
 import { Aside, settle } from "./aside.js";
+import { median } from "./figures.js";
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const work = path.join(bench, "out");
@@ -57,7 +58,6 @@ function runOnce(tool: Tool, dir: string): Sample {
   return { seconds, peakMb: (kb ?? 0) / 1024 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(tool: Tool, dir: string, expected: number) {
   // Nothing deleted while timing (bench/aside.ts): outputs are moved aside, deleted after the tool's runs.

@@ -21,7 +21,7 @@
  * memory of the largest process (GNU time), and each ratio to the first variant pair by pair
  * (median, min–max); `uptime` before and after the series.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -30,6 +30,7 @@ import { parseArgs } from "node:util";
 import { writeCorpus } from "./corpus.js";
 import { TOOLS, type Tool } from "./tools.js";
 import { Aside, settle } from "./aside.js";
+import { median, range, uptime } from "./figures.js";
 
 const { values, positionals } = parseArgs({
   options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" }, dir: { type: "string" } },
@@ -95,10 +96,6 @@ async function cold(variant: Variant): Promise<Sample> {
   return { wall, cpu: user! + sys!, peakMb: kb! / 1024 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const range = (xs: number[], digits = 2) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
-
-const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 for (const variant of variants) await aside.move(variant.tool.clean(variant.dir));
 const dropped = await settle();
 console.log(`${size} files, ${runs} rounds of ${variants.map((v) => v.name).join(", ")}; file cache ${dropped ? "dropped" : "kept (not root)"}; before: ${uptime()}`);
@@ -119,4 +116,3 @@ for (const [i, variant] of variants.entries()) {
     `| ${variant.name} | ${range(s.map((x) => x.wall))} | ${median(s.map((x) => x.cpu)).toFixed(2)} | ${median(s.map((x) => x.cpu / x.wall)).toFixed(2)} | ${range(s.map((x) => x.peakMb), 0)} | ${i === 0 ? "" : `${range(ratios)}×`} |`,
   );
 }
-

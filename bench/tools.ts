@@ -32,6 +32,17 @@ export interface Tool {
   pages(dir: string): number;
 }
 
+/**
+ * A copy of the project its own node_modules folder (the caches live in node_modules/.cache),
+ * each package in it a link to this checkout's: installed once, shared by every copy.
+ */
+export async function linkPackages(project: string): Promise<void> {
+  await mkdir(path.join(project, "node_modules"), { recursive: true });
+  for (const name of await readdir(path.join(root, "node_modules"))) {
+    if (name !== ".cache") await symlink(path.join(root, "node_modules", name), path.join(project, "node_modules", name));
+  }
+}
+
 export const countHtml = (dir: string) =>
   existsSync(dir) ? Number(execFileSync("bash", ["-c", `find -L "${dir}" -name '*.html' | wc -l`]).toString().trim()) : 0;
 
@@ -47,11 +58,7 @@ export const TOOLS: Record<string, Tool> = {
       for (const part of ["build.ts", "cafe.config.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
         await cp(path.join(code, part), path.join(dir, "project", part), { recursive: true });
       }
-      // Its own node_modules folder (the cache lives in node_modules/.cache), sharing the packages.
-      await mkdir(path.join(dir, "project/node_modules"), { recursive: true });
-      for (const name of await readdir(path.join(root, "node_modules"))) {
-        if (name !== ".cache") await symlink(path.join(root, "node_modules", name), path.join(dir, "project/node_modules", name));
-      }
+      await linkPackages(path.join(dir, "project"));
     },
     // What `npm run build` runs, from a copy of the project (the edit rows change a template).
     // --root: the copy is the site (run from `dir`, the command would look for a site's config above it and find this checkout's).
