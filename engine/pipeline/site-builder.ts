@@ -109,6 +109,8 @@ export type Loaded = Staged<LoadedContent>;
 interface Kept {
   articles?: ArticleStore;
   markdown?: MarkdownStageOutput["keep"];
+  /** Work started beside the stages (the assets): settled before the run ends, whatever stopped it. */
+  beside?: Promise<unknown>;
 }
 
 /**
@@ -211,6 +213,7 @@ export class SiteBuilder {
       this.warnings = result.warnings;
       return { ...result, threads: this.threadsUsed };
     } finally {
+      await kept.beside;
       if (kept.articles) this.cache.replace(kept.articles);
       if (kept.markdown) this.cache.add(kept.markdown);
       // The record the next run starts from: plain data, like everything a stage hands on.
@@ -237,6 +240,19 @@ export class SiteBuilder {
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
+    const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
+    const reuse = (file: string, size?: number) => writer.reuse(file, size);
+    // The assets need the theme and the site's settings only: esbuild bundles them in its own
+    // process while the bodies are parsed here, and they are awaited before the pages (a run
+    // that stops earlier waits for them too, before it lets the writer go).
+    // Watch mode, after article files only: the assets' sources are as the last run found them (no need to read them again).
+    const sourcesKnown = articlesOnly && output === previous.output && previous.routes !== undefined;
+    const bundled = assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    kept.beside = bundled;
+    const failAfterAssets = async () => (await bundled, fail(writer, found));
     // The listings and site blocks' data, computed once here; with the content and the routes, what every thread reads.
     const values = siteValues(content, theme);
     const code = this.options.code;
@@ -268,25 +284,21 @@ export class SiteBuilder {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
       const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
-      return fail(writer, found);
+      return failAfterAssets();
     }
-    const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
-    const reuse = (file: string, size?: number) => writer.reuse(file, size);
-    // Cards and assets at once: esbuild bundles in its own process while the cards are drawn here.
     const siteUrl = theme.siteMeta(content.site.value).url;
     const draw = async (props: unknown[], fonts: LoadedFont[]) => {
       const threads = await this.threadsFor("cards", props.length);
       const shared = threads.share(fonts);
       return runSlices(threads, props, (slice) => ({ kind: "cards", fonts: shared, props: slice }));
     };
-    const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
-      cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw),
-      // Watch mode, after article files only: the assets' sources are as the last run found them (no need to read them again).
-      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown: articlesOnly && output === previous.output && previous.routes !== undefined, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }),
-    ])));
-    const cards = found.add(drawn).value;
+    const drawn = await cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw);
+    const assetsDone = await bundled;
+    if ("error" in assetsDone) throw assetsDone.error;
+    lap("cards + assets", undefined);
+    const cards = found.add(pass(drawn)).value;
     this.previous = { ...this.previous, cards: cards.memory };
-    const assets = found.add(bundled).value;
+    const assets = found.add(pass(assetsDone.value)).value;
     if (!assets) return fail(writer, found);
     const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     const media = new Map([...images.images.files, ...cards.cards.files]);
