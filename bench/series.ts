@@ -9,8 +9,9 @@
  * (cards on), `ours:threads=N` (`--threads N`), `ours:one-core` (pinned to one core with
  * taskset: one thread), `ours:code=DIR` (the code of another checkout, a worktree of a branch:
  * two versions of the code timed in the same rounds), options joined by commas
- * (`ours:cards,threads=1`); `eleventy`,
- * `hugo`, `astro` (peers from `npm run bench:peers`).
+ * (`ours:cards,threads=1`); `starter` (the site `cafe init` writes, with the corpus among its
+ * posts: the engine on pages as plain as the peers'); `eleventy`, `hugo`, `astro` (peers from
+ * `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
  * code too) by moving them aside: nothing is deleted while the series times, and it starts a
  * minute after what was deleted before it (bench/aside.ts says why: on ext4, each run was
@@ -39,7 +40,7 @@ const { values, positionals } = parseArgs({
 const work = path.resolve(values.dir ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "out"));
 const size = Number(values.size);
 const runs = Number(values.runs);
-if (positionals.length === 0) throw new Error("name the variants: ours, ours:cards, ours:threads=N, ours:one-core, eleventy, hugo, astro");
+if (positionals.length === 0) throw new Error("name the variants: ours, ours:cards, ours:threads=N, ours:one-core, starter, eleventy, hugo, astro");
 
 interface Variant {
   name: string;

@@ -66,6 +66,23 @@ export const TOOLS: Record<string, Tool> = {
     clean: (dir) => [path.join(dir, "dist"), path.join(dir, "dist.builds"), path.join(dir, "project/node_modules/.cache")],
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
+  starter: {
+    name: "this generator, starter theme",
+    // The site `cafe init` writes (its English starter theme: one plain layout per post, as the
+    // peers' one layout), with the corpus among its posts: what the engine costs on pages as
+    // small as the peers', where `ours` also pays for the blog's theme (pages ten times larger).
+    async setup(dir, corpus, { code = root } = {}) {
+      const project = path.join(dir, "project");
+      execFileSync(process.execPath, [path.join(code, "engine/launch.mjs"), "init", project], { stdio: "ignore" });
+      await cp(corpus, path.join(project, "content/articles/bench"), { recursive: true });
+      await linkPackages(project);
+      // The starter imports the engine as the package it is published as.
+      await symlink(path.join(code, "engine"), path.join(project, "node_modules/cafe-engine"));
+    },
+    command: (dir) => [process.execPath, [path.join(dir, "project/node_modules/cafe-engine/launch.mjs"), "build", "--root", path.join(dir, "project")]],
+    clean: (dir) => [path.join(dir, "project/dist"), path.join(dir, "project/dist.builds"), path.join(dir, "project/node_modules/.cache")],
+    pages: (dir) => countHtml(path.join(dir, "project/dist")),
+  },
   eleventy: {
     name: "Eleventy 3.1.2",
     async setup(dir, corpus) {
