@@ -231,6 +231,22 @@ describe("npm run build from another folder", () => {
   }, 60_000);
 });
 
+describe("npm run build when many addresses are published for the first time", () => {
+  it("names the first ten and counts the rest, in one short line", async () => {
+    const articles = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`articles/nota-${String(i).padStart(2, "0")}.md`, `---\ntitle: Nota número ${i}\n---\n\nTexto.\n`]));
+    const content = await editedFixture("basic", articles);
+    await rm(path.join(content, "published-routes.txt"), { force: true });
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-many-")), "site");
+    const built = await build(content, out);
+    expect(built.code).toBe(0);
+    const line = built.stdout.split("\n").find((l) => l.startsWith("Recorded "));
+    const record = shownPath(projectRoot, path.join(content, "published-routes.txt"));
+    expect(line).toBe(`Recorded 33 new published addresses in ${record}: /, /guia/so-titulo, /nota-00, /nota-01, /nota-02, /nota-03, /nota-04, /nota-05, /nota-06, /nota-07 and 23 more (the file lists them all)`);
+    // The record itself holds every one.
+    expect((await readFile(path.join(content, "published-routes.txt"), "utf8")).split("\n").filter((l) => l.startsWith("/"))).toHaveLength(33);
+  }, 60_000);
+});
+
 describe("npm run build when the record of published addresses is missing", () => {
   it("stops, when the site was built before, naming the command that starts a new record on purpose", async () => {
     const content = await editedFixture("basic", { "articles/solto.md": "---\ntitle: Um artigo solto\n---\n\nTexto.\n" });

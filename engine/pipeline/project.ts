@@ -175,7 +175,10 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   const record = shownPath(projectRoot, recordFile);
   if (result.published?.length) {
     // New addresses joined the record of published addresses (commit it): the content changed.
-    console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${result.published.join(", ")}`);
+    // The first ten: a site's first build publishes every address it has, thousands of them.
+    const shown = result.published.slice(0, 10).join(", ");
+    const rest = result.published.length - 10;
+    console.log(`Recorded ${result.published.length} new published address${result.published.length === 1 ? "" : "es"} in ${record}: ${shown}${rest > 0 ? ` and ${rest} more (the file lists them all)` : ""}`);
   }
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
