@@ -9,7 +9,8 @@
  * (cards on), `ours:threads=N` (`--threads N`), `ours:one-core` (pinned to one core with
  * taskset: one thread), `ours:code=DIR` (the code of another checkout, a worktree of a branch:
  * two versions of the code timed in the same rounds), options joined by commas
- * (`ours:cards,threads=1`); `starter` (the site `cafe init` writes, with the corpus among its
+ * (`ours:cards,threads=1`), `ours:node=FLAG` (a flag for node, before the script:
+ * `ours:node=--max-semi-space-size=32`); `starter` (the site `cafe init` writes, with the corpus among its
  * posts: the engine on pages as plain as the peers'); `eleventy`, `hugo`, `astro` (peers from
  * `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
@@ -46,8 +47,9 @@ interface Variant {
   name: string;
   tool: Tool;
   dir: string;
-  /** Words before the command (taskset) and flags after it. */
+  /** Words before the command (taskset), flags for node before the script, and flags after it. */
   before: string[];
+  node: string[];
   after: string[];
 }
 
@@ -71,7 +73,8 @@ for (const name of positionals) {
     await tool.setup(dir, corpus, { cards, ...(code ? { code: path.resolve(code) } : {}) });
   }
   const threads = chosen.find((o) => o.startsWith("threads="))?.slice("threads=".length);
-  variants.push({ name, tool, dir, before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [], after: threads ? ["--threads", threads] : [] });
+  const node = chosen.filter((o) => o.startsWith("node=")).map((o) => o.slice("node=".length));
+  variants.push({ name, tool, dir, before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [], node, after: threads ? ["--threads", threads] : [] });
 }
 
 interface Sample {
@@ -84,7 +87,7 @@ const aside = await Aside.in(work);
 async function cold(variant: Variant): Promise<Sample> {
   await aside.move(variant.tool.clean(variant.dir));
   const [cmd, args] = variant.tool.command(variant.dir);
-  const result = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...variant.before, cmd, ...args, ...variant.after], {
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...variant.before, cmd, ...variant.node, ...args, ...variant.after], {
     cwd: variant.dir,
     env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
     encoding: "utf8",
