@@ -21,7 +21,9 @@
  * /tmp on the same disk (bench/README.md, "Session 7"; /work is where the tests delete files
  * all day). Prints, per variant, the median wall and CPU seconds, CPU ÷ wall, the peak
  * memory of the largest process (GNU time), and each ratio to the first variant pair by pair
- * (median, min–max); `uptime` before and after the series.
+ * (median, min–max); `uptime` before and after the series; and, for variants that build the
+ * same site differently (threads, one core, node's flags), whether each wrote the same bytes
+ * as the first of them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
@@ -33,6 +35,7 @@ import { writeCorpus } from "./corpus.js";
 import { TOOLS, type Tool } from "./tools.js";
 import { Aside, settle } from "./aside.js";
 import { median, range, uptime } from "./figures.js";
+import { differentFiles, outputHashes } from "./same-output.js";
 
 const { values, positionals } = parseArgs({
   options: { size: { type: "string", default: "4000" }, runs: { type: "string", default: "5" }, dir: { type: "string" } },
@@ -105,11 +108,24 @@ const dropped = await settle();
 console.log(`${size} files, ${runs} rounds of ${variants.map((v) => v.name).join(", ")}; file cache ${dropped ? "dropped" : "kept (not root)"}; before: ${uptime()}`);
 for (const variant of variants) await cold(variant); // warm-up: the file system's cache, the code's bundle on disk
 const samples = variants.map(() => [] as Sample[]);
+// Each variant's last output, by file, before the next variant's run moves it aside.
+const outputs: Map<string, string>[] = [];
 for (let round = 0; round < runs; round++) {
-  for (const [i, variant] of variants.entries()) samples[i]!.push(await cold(variant));
+  for (const [i, variant] of variants.entries()) {
+    samples[i]!.push(await cold(variant));
+    if (round === runs - 1 && variants.some((v) => v !== variant && v.dir === variant.dir)) outputs[i] = await outputHashes(variant.tool.output(variant.dir));
+  }
   console.error(`round ${round + 1}: ${variants.map((v, i) => `${v.name} ${samples[i]!.at(-1)!.wall.toFixed(2)} s`).join(", ")}`);
 }
 console.log(`after: ${uptime()}\n`);
+// The same site built by variants that differ only in how it is built (threads, cores, node's
+// flags: one folder) must be the same to the byte: each one's last output against the first's.
+for (const [i, variant] of variants.entries()) {
+  const first = variants.find((v) => v.dir === variant.dir)!;
+  if (first === variant) continue;
+  const differ = differentFiles(outputs[variants.indexOf(first)]!, outputs[i]!);
+  console.log(`${variant.name}: ${differ.length === 0 ? `the same bytes as ${first.name}` : `${differ.length} files differ from ${first.name}'s: ${differ.slice(0, 5).join(", ")}`}`);
+}
 await aside.clear();
 console.log(`| variant | wall (s) | CPU (s) | CPU ÷ wall | peak memory (MiB) | wall ÷ ${variants[0]!.name}, pair by pair |`);
 console.log("|---|---|---|---|---|---|");

@@ -28,6 +28,8 @@ export interface Tool {
   command(dir: string): [string, string[]];
   /** Output and caches, removed before a cold run. */
   clean: (dir: string) => string[];
+  /** The folder the site is written to. */
+  output: (dir: string) => string;
   /** The number of pages written, to check the run did the work. */
   pages(dir: string): number;
 }
@@ -64,6 +66,7 @@ export const TOOLS: Record<string, Tool> = {
     // --root: the copy is the site (run from `dir`, the command would look for a site's config above it and find this checkout's).
     command: (dir) => [process.execPath, [path.join(dir, "project/engine/launch.mjs"), "build", "--root", path.join(dir, "project"), "--content", path.join(dir, "content"), "--out", path.join(dir, "dist")]],
     clean: (dir) => [path.join(dir, "dist"), path.join(dir, "dist.builds"), path.join(dir, "project/node_modules/.cache")],
+    output: (dir) => path.join(dir, "dist"),
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
   starter: {
@@ -81,6 +84,7 @@ export const TOOLS: Record<string, Tool> = {
     },
     command: (dir) => [process.execPath, [path.join(dir, "project/node_modules/cafe-engine/launch.mjs"), "build", "--root", path.join(dir, "project")]],
     clean: (dir) => [path.join(dir, "project/dist"), path.join(dir, "project/dist.builds"), path.join(dir, "project/node_modules/.cache")],
+    output: (dir) => path.join(dir, "project/dist"),
     pages: (dir) => countHtml(path.join(dir, "project/dist")),
   },
   eleventy: {
@@ -96,6 +100,7 @@ export const TOOLS: Record<string, Tool> = {
     },
     command: (dir) => [process.execPath, [path.join(peers, "@11ty/eleventy/cmd.cjs"), "--quiet", `--input=${dir}`, `--output=${path.join(dir, "_site")}`]],
     clean: (dir) => [path.join(dir, "_site"), path.join(dir, ".cache")],
+    output: (dir) => path.join(dir, "_site"),
     pages: (dir) => countHtml(path.join(dir, "_site")),
   },
   hugo: {
@@ -111,6 +116,7 @@ export const TOOLS: Record<string, Tool> = {
     },
     command: (dir) => ["hugo", ["--quiet", "--source", dir, "--destination", path.join(dir, "public")]],
     clean: (dir) => [path.join(dir, "public"), path.join(dir, "resources")],
+    output: (dir) => path.join(dir, "public"),
     pages: (dir) => countHtml(path.join(dir, "public")),
   },
   astro: {
@@ -131,6 +137,7 @@ export const TOOLS: Record<string, Tool> = {
     },
     command: (dir) => [process.execPath, [path.join(peers, "astro/astro.js"), "build", "--root", dir, "--silent"]],
     clean: (dir) => [path.join(dir, "dist"), path.join(dir, ".astro"), path.join(peers, ".astro")],
+    output: (dir) => path.join(dir, "dist"),
     pages: (dir) => countHtml(path.join(dir, "dist")),
   },
 };
