@@ -119,6 +119,25 @@ describe("social cards", () => {
     expect(result.changed.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
   }, 60_000);
 
+  it("names each page's card before it is drawn: the pages are written and checked first, then the cards under those names, then the feed with their lengths", async () => {
+    const dir = await copy();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    // A title no earlier run has drawn: this build draws its card.
+    await writeFile(file, (await readFile(file, "utf8")).replace("title: Sem fotos", `title: Sem fotos ${Math.random().toString(36).slice(2, 8)}`));
+    const writer = new MemoryWriter();
+    let early: string[] | undefined;
+    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public, onPagesWritten: () => (early = [...writer.files.keys()]) });
+    const result = await builder.build(writer);
+    expect(result.errors).toEqual([]);
+    // Every page was written before any card, and before the feed.
+    expect(early).toEqual(expect.arrayContaining(result.routes.map((r) => r.outFile)));
+    expect(early!.filter((f) => f.startsWith("assets/cards/") || f === "feed.xml")).toEqual([]);
+    const named = parseHtml(writer.text("sem-fotos.html")).querySelector('meta[property="og:image"]')!.getAttribute("content")!;
+    const card = writer.files.get(named.slice(SITE.length + 1)) as Uint8Array;
+    expect((await sharp(card).metadata()).format).toBe("png");
+    expect(writer.text("feed.xml")).toContain(`<enclosure length="${card.length}" type="image/png" url="${named}"/>`);
+  }, 60_000);
+
   it("are not drawn when the site turns them off", async () => {
     const dir = await copy();
     await writeFile(path.join(dir.content, "site.yaml"), `${await readFile(path.join(dir.content, "site.yaml"), "utf8")}\nsocialCards: false\n`);

@@ -29,6 +29,8 @@ const slugOf = (routePath: string) => (routePath === "/" ? "home" : routePath.sl
 /** The social cards of one build: each route's, and the files to write. */
 export interface SiteCards {
   byRoute: ReadonlyMap<string, SocialCard>;
+  /** Each card's length in bytes, by route (the feed's enclosures state it). */
+  lengths: ReadonlyMap<string, number>;
   /** The cards drawn or read in this build, to write. */
   files: ReadonlyMap<string, Uint8Array>;
   /** The cards the last build wrote that the output holds still, by the key they were drawn from: not read again. */
@@ -44,8 +46,14 @@ export interface KeptCard {
 
 /** What the card stage remembers from one run to the next (watch mode): the fonts, and each card drawn, by key. */
 export interface CardMemory {
-  setup?: { fonts: LoadedFont[]; key: string };
+  setup?: CardSetup;
   drawn: ReadonlyMap<string, Uint8Array>;
+}
+
+/** The fonts cards are drawn with, and the part of every card's key that does not depend on the page. */
+export interface CardSetup {
+  fonts: LoadedFont[];
+  key: string;
 }
 
 export const noCardMemory = (): CardMemory => ({ drawn: new Map() });
@@ -76,27 +84,38 @@ export function wantedCards(routes: readonly Route[], content: SiteContent, card
 }
 
 /**
+ * The file of a route's card, named by its key (what it is drawn from: the same key draws
+ * the same bytes), not by its bytes: a page names its card before the card is drawn, and the
+ * site is served while the cards are drawn (`cafe start`).
+ */
+export const cardFile = (routePath: string, key: string): string => `assets/cards/${slugOf(routePath)}-${fileHash(key)}.png`;
+
+/** The cards as the pages name them (`og:image`), known before any is drawn: each route's, by its key. */
+export function plannedCards(wanted: readonly WantedCard[], card: ThemeSocialCard, siteUrl: string): Map<string, SocialCard> {
+  return new Map(wanted.map(({ route, key, alt }) => [route.path, { url: absoluteUrl(siteUrl, `/${cardFile(route.path, key)}`), width: card.width, height: card.height, alt, type: "image/png" } as const]));
+}
+
+/**
  * The site's cards from what was found for each wanted card (`found`, in the same order): a
  * card the last build wrote that the output still holds is kept as it is; another is
- * written under a name made of its bytes' hash.
+ * written under its key's name.
  */
 export function siteCards(wanted: readonly WantedCard[], found: readonly ({ kept: KeptCard } | { png: Uint8Array })[], card: ThemeSocialCard, siteUrl: string): SiteCards {
-  const byRoute = new Map<string, SocialCard>();
   const files = new Map<string, Uint8Array>();
+  const lengths = new Map<string, number>();
   const kept: Record<string, KeptCard> = {};
-  for (const [i, { route, key, alt }] of wanted.entries()) {
+  for (const [i, { route, key }] of wanted.entries()) {
     const it = found[i]!;
     if ("kept" in it) {
       kept[key] = it.kept;
     } else {
-      const file = `assets/cards/${slugOf(route.path)}-${fileHash(it.png)}.png`;
+      const file = cardFile(route.path, key);
       files.set(file, it.png);
       kept[key] = { route: route.path, file, length: it.png.length };
     }
-    const { file, length } = kept[key]!;
-    byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png", length });
+    lengths.set(route.path, kept[key]!.length);
   }
-  return { byRoute, files, kept };
+  return { byRoute: plannedCards(wanted, card, siteUrl), lengths, files, kept };
 }
 
 /**
