@@ -8,6 +8,7 @@ import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import { createElement } from "react";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MediaCache } from "../engine/incremental/media-cache.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
@@ -136,6 +137,23 @@ describe("social cards", () => {
     const card = writer.files.get(named.slice(SITE.length + 1)) as Uint8Array;
     expect((await sharp(card).metadata()).format).toBe("png");
     expect(writer.text("feed.xml")).toContain(`<enclosure length="${card.length}" type="image/png" url="${named}"/>`);
+  }, 60_000);
+
+  it("names a card by what it draws: the same component compiled another way keeps every name, one that draws otherwise changes them", async () => {
+    const dir = { content: path.join(fixture("images"), "content"), public: path.join(fixture("images"), "public") };
+    const card = theme.socialCard!;
+    const urls = async (socialCard: typeof card) => {
+      const writer = new MemoryWriter();
+      const result = await new SiteBuilder({ contentDir: dir.content, projectRoot, theme: { ...theme, socialCard }, publicDir: dir.public }).build(writer);
+      expect(result.errors).toEqual([]);
+      return result.routes.map((r) => parseHtml(writer.text(r.outFile)).querySelector('meta[property="og:image"]')!.getAttribute("content"));
+    };
+    const before = await urls(card);
+    // The code the command's bundle, tsx or a test runs is written differently: the same card.
+    expect(await urls({ ...card, component: (props) => card.component(props) })).toEqual(before);
+    // A card that looks otherwise is a new file under a new name (hosts and apps keep a card by its address).
+    const other = await urls({ ...card, component: (props) => createElement("div", { style: { display: "flex", width: "100%", height: "100%", background: "#000" } }, card.component(props)) });
+    expect(other.filter((url, i) => url === before[i])).toEqual([]);
   }, 60_000);
 
   it("are not drawn when the site turns them off", async () => {

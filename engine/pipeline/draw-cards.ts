@@ -14,7 +14,7 @@ import { cacheKey, MediaCache } from "../incremental/media-cache.js";
 import { staged, type Staged } from "../lib/errors.js";
 import type { SiteContent } from "../stages/load/content.js";
 import type { Route } from "../stages/routes/routes.js";
-import { cardFile, cardsEnabled, plannedCards, siteCards, wantedCards, type CardMemory, type CardSetup, type DrawCards, type KeptCard, type LoadedFont, type SiteCards, type WantedCard } from "../stages/cards/cards.js";
+import { cardsEnabled, plannedCards, siteCards, wantedCards, type CardMemory, type CardSetup, type DrawCards, type KeptCard, type LoadedFont, type SiteCards, type WantedCard } from "../stages/cards/cards.js";
 import type { SocialCard, Theme, ThemeSocialCard } from "../theme.js";
 
 export interface CardStageInput {
@@ -43,7 +43,7 @@ export async function cardPlan({ routes, content, siteUrl, projectRoot, memory }
   // The part of every key that does not depend on the page: without the fonts' bytes read
   // again while the fonts' files are as they were.
   const setup = memory.setup ?? (await loadFonts(card, theme, createRequire(path.join(projectRoot, "package.json"))));
-  const wanted = wantedCards(routes, content, card, setup.key);
+  const wanted = wantedCards(routes, content, card, setup);
   return { setup, wanted, byRoute: plannedCards(wanted, card, siteUrl) };
 }
 
@@ -67,9 +67,9 @@ export async function cardStage(
   const drawn = new Map<string, Uint8Array>();
   const toDraw = new Map<string, unknown>();
   const found: ({ kept: KeptCard } | { png: Uint8Array } | undefined)[] = [];
-  for (const { route, key, props } of wanted) {
+  for (const { route, key, file, props } of wanted) {
     // The last build's card of this key, under the name this build gives it (a record of names made otherwise is not kept).
-    const known = previous[key]?.route === route.path && previous[key]?.file === cardFile(route.path, key) ? previous[key] : undefined;
+    const known = previous[key]?.route === route.path && previous[key]?.file === file ? previous[key] : undefined;
     let png = drawn.get(key) ?? memory.drawn.get(key);
     if (!png && known && (await reuse(known.file, known.length))) {
       found.push({ kept: known });
@@ -99,16 +99,9 @@ async function loadFonts(card: ThemeSocialCard, theme: Theme, require: NodeRequi
     }),
   );
   const version = async (name: string) => (JSON.parse(await readFile(require.resolve(`${name}/package.json`), "utf8")) as { version: string }).version;
-  const key = cacheKey([
-    "card-v1",
-    theme.name,
-    theme.version,
-    `${card.width}x${card.height}`,
-    // The component's own code: an edit to the card's look draws every card again.
-    card.component.toString(),
-    ...fonts.flatMap((f) => [`${f.name}:${f.weight}:${f.style}`, f.data]),
-    await version("satori"),
-    await version("@resvg/resvg-js"),
-  ]);
-  return { fonts, key };
+  const head = ["card-v1", theme.name, theme.version, `${card.width}x${card.height}`];
+  const tail = [...fonts.flatMap((f) => [`${f.name}:${f.weight}:${f.style}`, f.data]), await version("satori"), await version("@resvg/resvg-js")];
+  // The key has the component's own code: an edit to the card's look draws every card again.
+  // The name has what the component returns instead (stages/cards/cards.ts, cardName).
+  return { fonts, key: cacheKey([...head, card.component.toString(), ...tail]), name: cacheKey([...head, ...tail]) };
 }
