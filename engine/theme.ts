@@ -152,7 +152,12 @@ export interface ThemeSocialCard<Site = any, Props = any, Meta extends object = 
   enabled?(site: Site): boolean;
 }
 
-/** A page's social card as its meta and the feed give it. */
+/**
+ * A page's social card as its meta gives it. Its address is made from what the card is drawn
+ * from, so a page names its card before it is drawn (the site is served while the cards are
+ * drawn): its length in bytes is not known then, and only the feed's enclosure, written
+ * after the cards, states it.
+ */
 export interface SocialCard {
   /** Absolute, from the site's URL. */
   url: string;
@@ -160,8 +165,6 @@ export interface SocialCard {
   height: number;
   alt: string;
   type: "image/png";
-  /** Bytes, for the feed's enclosure. */
-  length: number;
 }
 
 /** The site-wide facts the feed, the sitemap and the policy need. */

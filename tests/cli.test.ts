@@ -7,7 +7,7 @@ import { chmod, chown, mkdtemp, readdir, readFile, readlink, rm, utimes, writeFi
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { editedFixture, fixture, projectCopy, projectRoot } from "./helpers.js";
+import { editedFixture, fixture, parseHtml, projectCopy, projectRoot } from "./helpers.js";
 
 const run = promisify(execFile);
 
@@ -50,21 +50,43 @@ describe("npm run build", () => {
   }, 60_000);
 });
 
-/** `cafe start` (what `npm start` runs) in a process of its own; resolves when it serves (its address) or ends (its exit code), with what it printed. */
-function start(args: string[]): { served: Promise<{ url?: string; code?: number | null; output: string }>; stop: () => void } {
-  const child = spawn(process.execPath, ["engine/launch.mjs", "start", ...args, "--port", "0"], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * `cafe start` (what `npm start` runs) in a process of its own; `served` resolves when it
+ * serves (its address) or ends (its exit code), with what it printed; `until` when what it
+ * printed matches (or it ended).
+ */
+function start(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, ["engine/launch.mjs", "start", ...args, "--port", "0"], { cwd: projectRoot, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const served = new Promise<{ url?: string; code?: number | null; output: string }>((resolve) => {
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /Serving .* at (http:\/\/\S+)/.exec(output);
-      if (found) resolve({ url: found[1]!, output });
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-    child.on("close", (code) => resolve({ code, output }));
+  let ended = false;
+  const waiting = new Set<() => void>();
+  const read = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const check of waiting) check();
+  };
+  child.stdout!.on("data", read);
+  child.stderr!.on("data", read);
+  const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+  void closed.then(() => {
+    ended = true;
+    for (const check of waiting) check();
   });
-  return { served, stop: () => child.kill("SIGTERM") };
+  /** Resolves with what it printed once that matches `pattern`, or it ended. */
+  const until = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        if (!pattern.test(output) && !ended) return;
+        waiting.delete(check);
+        resolve(output);
+      };
+      waiting.add(check);
+      check();
+    });
+  const served = until(/Serving .* at (http:\/\/\S+)/).then(async (text) => {
+    const url = /Serving .* at (http:\/\/\S+)/.exec(text)?.[1];
+    return url ? { url, output: text } : { code: await closed, output };
+  }) as Promise<{ url?: string; code?: number | null; output: string }>;
+  return { served, until, stop: () => child.kill("SIGTERM") };
 }
 
 describe("npm start", () => {
@@ -74,7 +96,7 @@ describe("npm start", () => {
     try {
       const { url, output } = await started.served;
       expect(url, output).toBeDefined();
-      expect(output).toMatch(/Built 4 pages into .*site in \d+ ms/);
+      expect(await started.until(/Built 4 pages/)).toMatch(/Built 4 pages into .*site in \d+ ms/);
       const page = await fetch(`${url}/primeiro`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("Primeiro artigo");
@@ -94,6 +116,32 @@ describe("npm start", () => {
     );
     expect(port.code).toBe(2);
     expect(port.stderr).toContain("--port must be a number from 0 to 65535; got 'http'");
+  }, 120_000);
+});
+
+describe("npm start, while the social cards are drawn", () => {
+  it("serves the pages as soon as they are written and checked; a card asked for meanwhile answers once drawn, the published PNG, and the feed states its length", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-start-")), "site");
+    // An empty cache: every card is drawn.
+    const started = start(["--content", fixture("basic"), "--out", out], { CAFE_CACHE_DIR: await mkdtemp(path.join(tmpdir(), "cafe-start-cache-")) });
+    try {
+      const { url, output } = await started.served;
+      expect(url, output).toBeDefined();
+      const home = await fetch(`${url}/primeiro`);
+      expect(home.status).toBe(200);
+      const card = new URL(parseHtml(await home.text()).querySelector('meta[property="og:image"]')!.getAttribute("content")!).pathname;
+      const [png, feed] = await Promise.all([fetch(`${url}${card}`), fetch(`${url}/feed.xml`)]);
+      expect([png.status, png.headers.get("content-type")]).toEqual([200, "image/png"]);
+      const bytes = Buffer.from(await png.arrayBuffer());
+      const printed = await started.until(/Built 4 pages/);
+      // Served first, reported done after: the cards were drawn while the site was served.
+      expect(printed.indexOf("Serving")).toBeGreaterThan(-1);
+      expect(printed.indexOf("Serving")).toBeLessThan(printed.indexOf("Built 4 pages"));
+      expect(bytes.equals(await readFile(path.join(out, card)))).toBe(true);
+      expect(await feed.text()).toContain(`length="${bytes.length}" type="image/png" url="https://cafecomacris.placeholder.invalid${card}"`);
+    } finally {
+      started.stop();
+    }
   }, 120_000);
 });
 

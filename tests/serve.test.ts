@@ -1,6 +1,6 @@
 /** The preview server serves the built site as a static host would. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import http from "node:http";
@@ -234,5 +234,36 @@ describe("the Host check (DNS rebinding)", () => {
     expect(allowedHostnames("127.0.0.1")).toEqual(new Set(["localhost", "127.0.0.1", "[::1]"]));
     expect(allowedHostnames("::1", ["Cafe.Test:8080"])).toEqual(new Set(["localhost", "127.0.0.1", "[::1]", "cafe.test"]));
     expect(() => allowedHostnames("127.0.0.1", ["evil/x"])).toThrow("'evil/x' is not a host name");
+  });
+});
+
+describe("serving a build before it is published (cafe start, while the social cards are drawn)", () => {
+  it("serves only what the build wrote, from its folder; anything else waits for the build, then comes from the published folder", async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), "cafe-finishing-"));
+    const building = path.join(parent, "building");
+    const published = path.join(parent, "dist");
+    await mkdir(building);
+    await mkdir(published);
+    // The build's folder holds its new page and an older build's feed, not yet replaced.
+    await writeFile(path.join(building, "novo.html"), "<!DOCTYPE html><title>novo</title>");
+    await writeFile(path.join(building, "feed.xml"), "<rss>old</rss>");
+    let publish!: () => void;
+    const done = new Promise<void>((resolve) => (publish = resolve));
+    const { url, server: early } = await serve({ root: published, port: 0, host: "127.0.0.1", finishing: { dir: building, holds: (file) => file === "novo.html", done } });
+    try {
+      expect(await (await fetch(`${url}/novo`)).text()).toContain("<title>novo</title>");
+      let answered = false;
+      const feed = fetch(`${url}/feed.xml`).then(async (res) => ((answered = true), await res.text()));
+      // Asked before the build is published, the feed is not answered with the older one...
+      await new Promise((resolve) => setImmediate(resolve));
+      await fetch(`${url}/novo`);
+      expect(answered).toBe(false);
+      // ...but with the published one, once the build is.
+      await writeFile(path.join(published, "feed.xml"), "<rss>new</rss>");
+      publish();
+      expect(await feed).toBe("<rss>new</rss>");
+    } finally {
+      early.close();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import { createElement } from "react";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MediaCache } from "../engine/incremental/media-cache.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
@@ -117,6 +118,42 @@ describe("social cards", () => {
     expect(writer.text("sem-fotos.html")).toContain(`${SITE}/${cardOf()}`);
     // The other pages' cards are the same files as before.
     expect(result.changed.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
+  }, 60_000);
+
+  it("names each page's card before it is drawn: the pages are written and checked first, then the cards under those names, then the feed with their lengths", async () => {
+    const dir = await copy();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    // A title no earlier run has drawn: this build draws its card.
+    await writeFile(file, (await readFile(file, "utf8")).replace("title: Sem fotos", `title: Sem fotos ${Math.random().toString(36).slice(2, 8)}`));
+    const writer = new MemoryWriter();
+    let early: string[] | undefined;
+    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public, onPagesWritten: () => (early = [...writer.files.keys()]) });
+    const result = await builder.build(writer);
+    expect(result.errors).toEqual([]);
+    // Every page was written before any card, and before the feed.
+    expect(early).toEqual(expect.arrayContaining(result.routes.map((r) => r.outFile)));
+    expect(early!.filter((f) => f.startsWith("assets/cards/") || f === "feed.xml")).toEqual([]);
+    const named = parseHtml(writer.text("sem-fotos.html")).querySelector('meta[property="og:image"]')!.getAttribute("content")!;
+    const card = writer.files.get(named.slice(SITE.length + 1)) as Uint8Array;
+    expect((await sharp(card).metadata()).format).toBe("png");
+    expect(writer.text("feed.xml")).toContain(`<enclosure length="${card.length}" type="image/png" url="${named}"/>`);
+  }, 60_000);
+
+  it("names a card by what it draws: the same component compiled another way keeps every name, one that draws otherwise changes them", async () => {
+    const dir = { content: path.join(fixture("images"), "content"), public: path.join(fixture("images"), "public") };
+    const card = theme.socialCard!;
+    const urls = async (socialCard: typeof card) => {
+      const writer = new MemoryWriter();
+      const result = await new SiteBuilder({ contentDir: dir.content, projectRoot, theme: { ...theme, socialCard }, publicDir: dir.public }).build(writer);
+      expect(result.errors).toEqual([]);
+      return result.routes.map((r) => parseHtml(writer.text(r.outFile)).querySelector('meta[property="og:image"]')!.getAttribute("content"));
+    };
+    const before = await urls(card);
+    // The code the command's bundle, tsx or a test runs is written differently: the same card.
+    expect(await urls({ ...card, component: (props) => card.component(props) })).toEqual(before);
+    // A card that looks otherwise is a new file under a new name (hosts and apps keep a card by its address).
+    const other = await urls({ ...card, component: (props) => createElement("div", { style: { display: "flex", width: "100%", height: "100%", background: "#000" } }, card.component(props)) });
+    expect(other.filter((url, i) => url === before[i])).toEqual([]);
   }, 60_000);
 
   it("are not drawn when the site turns them off", async () => {

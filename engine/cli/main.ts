@@ -148,6 +148,11 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       const inputs = await projectInputs(root, contentDir, [...themeFolders, engineFolder, path.relative(root, publicDir)]);
       if (!values.force && !strict && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return serving ? serveSite(root, outDir, serving) : 0;
       const { buildProject } = await import("../pipeline/project.js");
+      // `start`: served as soon as every page is written and checked, while the social cards
+      // are drawn; a card or the feed asked for meanwhile is answered once the build is published.
+      let published!: (ok: boolean) => void;
+      const done = new Promise<boolean>((resolve) => (published = resolve));
+      let early: Promise<Served> | undefined;
       const code = await buildProject({
         projectRoot: root,
         theme,
@@ -166,10 +171,24 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         strict,
         workers: launch.workers,
         threads,
+        onPagesWritten:
+          serving &&
+          ((site) => {
+            early = startServing(root, outDir, serving, { ...site, done }, "; the social cards and the feed follow, once the build is done");
+            early.catch(() => {});
+          }),
       });
-      if (code === 0 && ownContent) await updateEditorSchemas(root, contentDir, theme);
+      published(code === 0);
+      // A port that could not be taken is said once the build is over (the site is built all the same).
+      const served = await early;
+      if (code !== 0) {
+        served?.server.close();
+        return code;
+      }
+      if (ownContent) await updateEditorSchemas(root, contentDir, theme);
       // `start`: the site just built, served by this process (no second start of the command to load the code again).
-      return code === 0 && serving ? serveSite(root, outDir, serving) : code;
+      if (served) return new Promise<number>(() => {});
+      return serving ? serveSite(root, outDir, serving) : code;
     }
     case "dev": {
       const port = portOf(values.port);
@@ -401,11 +420,19 @@ function servingOf(values: Values): Serving | null {
 }
 
 /** Serves a built folder as a static host would, until stopped (`preview`, and `start` once its build is done). */
-async function serveSite(root: string, outDir: string, { port, host, allowedHosts }: Serving): Promise<number> {
-  const { serve } = await import("../servers/static-server.js");
-  const { url } = await serve({ root: outDir, port, host, allowedHosts });
-  console.log(`Serving ${shownPath(root, outDir)} at ${url}  (Ctrl+C to stop)`);
+async function serveSite(root: string, outDir: string, serving: Serving): Promise<number> {
+  await startServing(root, outDir, serving);
   return new Promise<number>(() => {});
+}
+
+type Served = Awaited<ReturnType<typeof import("../servers/static-server.js").serve>>;
+
+/** Serves the output folder (or, `finishing`, a build's folder until it is published) and says where. */
+async function startServing(root: string, outDir: string, { port, host, allowedHosts }: Serving, finishing?: import("../servers/static-server.js").Finishing, note = ""): Promise<Served> {
+  const { serve } = await import("../servers/static-server.js");
+  const served = await serve({ root: outDir, port, host, allowedHosts, finishing });
+  console.log(`Serving ${shownPath(root, outDir)} at ${served.url}  (Ctrl+C to stop)${note}`);
+  return served;
 }
 
 function portOf(value: unknown): number | undefined {

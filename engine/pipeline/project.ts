@@ -64,6 +64,19 @@ export interface ProjectBuildOptions {
    * `--strict`, or CI=true. A build that passed without it is not "up to date" for it.
    */
   strict?: boolean;
+  /**
+   * Told once every page is written and checked, before the social cards are drawn and the
+   * feed written (`cafe start` serves from then on): the folder the build writes into and
+   * which of its files are this build's, whole. The build is published once the cards are drawn.
+   */
+  onPagesWritten?: (site: BuildingSite) => void;
+}
+
+/** A build's folder before it is published: what `cafe start` serves while the cards are drawn. */
+export interface BuildingSite {
+  dir: string;
+  /** Whether this build wrote `file` (relative to `dir`, `/` between folders), whole. */
+  holds(file: string): boolean;
 }
 
 /** The inputs' fingerprint as the up-to-date check compares it: a strict build is not the same build. */
@@ -132,7 +145,9 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   let result: BuildResult;
   try {
     const { workers, threads } = options;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts });
+    const early = options.onPagesWritten;
+    const onPagesWritten = early && (() => early({ dir: writer.folder, holds: (file: string) => writer.holds(file) }));
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, onPagesWritten });
     try {
       result = await builder.build(writer);
     } finally {

@@ -33,7 +33,8 @@ export interface RenderInput {
   code?: Readonly<Record<string, string>>;
   markdown: MarkdownBodies;
   images: SiteImages;
-  cards: SiteCards;
+  /** Each route's card as its page names it (drawn later: the feed, which states their lengths, is not made here). */
+  cards: Pick<SiteCards, "byRoute">;
   assets: AssetRecord;
   /** The old addresses: each gets its page for hosts that cannot redirect, and a line in `_redirects`. */
   redirects: readonly Redirect[];
@@ -127,7 +128,7 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   const taken = async () => true;
   const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken });
   const assets = bundled.value?.record ?? NO_ASSETS;
-  const cards = { byRoute: new Map(), files: new Map(), kept: {} };
+  const cards = { byRoute: new Map() };
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
   const pages: Record<string, PageEntry> = {};
   for await (const page of renderStage(renderInput, theme, pageThreads, taken)) if (page.kind !== "file") pages[page.route] = page.entry;

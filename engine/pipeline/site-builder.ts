@@ -2,7 +2,10 @@
  * The orchestrator. A build runs these stages in this order, each a function of its own
  * module that takes plain data (what survives `structuredClone`) and returns plain data:
  *
- *   load → routes (and old addresses) → Markdown → checks → images → cards + assets → render → write → commit
+ *   load → routes (and old addresses) → Markdown → checks → images → assets → render → write → links → cards → feed → commit
+ *
+ * (each card is named by its key before it is drawn: the pages need no card's bytes, and the
+ * cards are drawn while the assets are bundled or, for `cafe start`, once the pages are served)
  *
  * Content errors are collected across the stages up to the images and reported together,
  * with those of the links of the pages, rendered all the same (written nowhere): the site is
@@ -25,7 +28,8 @@ import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
-import { cardStage } from "./draw-cards.js";
+import { cardPlan, cardStage } from "./draw-cards.js";
+import { feedFile } from "../stages/render/site-files.js";
 import { assetStage } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
@@ -33,7 +37,7 @@ import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
 import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
-import { commitStage, writeStage } from "../stages/write/write.js";
+import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
@@ -79,6 +83,12 @@ export interface BuildOptions {
    * the cache's version (all of the code).
    */
   code?: Readonly<Record<string, string>>;
+  /**
+   * Told once every page is written and checked, before the social cards are drawn and the
+   * feed written (`cafe start` serves from then on; the build is published once they are).
+   * Without it the cards are drawn while the assets are bundled.
+   */
+  onPagesWritten?: () => void;
 }
 
 export interface BuildResult {
@@ -292,24 +302,43 @@ export class SiteBuilder {
       const shared = threads.share(fonts);
       return runSlices(threads, props, (slice) => ({ kind: "cards", fonts: shared, props: slice }));
     };
-    const drawn = await cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw);
+    // Each card is named by its key: the pages name their cards before any is drawn.
+    const cardInput = { routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} };
+    const plan = pass(await cardPlan(cardInput, theme));
+    // The cards are drawn after the pages are written and checked when someone waits to be
+    // served those (`cafe start`), else at once, while esbuild finishes the assets in its own
+    // process and the pages are rendered here.
+    const drawCards = () => cardStage(plan, cardInput, theme, reuse, draw);
+    let drawing = this.options.onPagesWritten ? undefined : drawCards();
+    // Settled before the run ends, whatever stops it: a failed build leaves nothing running.
+    kept.beside = Promise.all([bundled, drawing?.catch(() => {})]);
     const assetsDone = await bundled;
     if ("error" in assetsDone) throw assetsDone.error;
-    lap("cards + assets", undefined);
-    const cards = found.add(pass(drawn)).value;
-    this.previous = { ...this.previous, cards: cards.memory };
-    const assets = found.add(pass(assetsDone.value)).value;
-    if (!assets) return fail(writer, found);
-    const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: cards.cards, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
-    const media = new Map([...images.images.files, ...cards.cards.files]);
+    const assets = found.add(lap("assets", pass(assetsDone.value))).value;
+    if (!assets) return fail(writer, found, drawing);
+    const cardsByRoute = plan.byRoute;
+    const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     // Render yields each page as it is made and write takes it: each is timed on its own.
     const rendering = timed(renderStage(renderInput, theme, pageThreads, reuse), pass);
-    const written = await writeStage(writer, rendering, { assets: assets.files, media, publicDir });
+    const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
     found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon })));
-    if (found.errors.length > 0) return fail(writer, found);
-    const mediaFiles = [...new Set([...media.keys(), ...Object.values(cards.cards.kept).map((card) => card.file)])];
+    if (found.errors.length > 0) return fail(writer, found, drawing);
+    // Every page is written and checked: what is left is the cards and the feed.
+    this.options.onPagesWritten?.();
+    drawing ??= drawCards();
+    const cards = found.add(lap("cards", pass(await drawing))).value;
+    this.previous = { ...this.previous, cards: cards.memory };
+    const lengths = cards.cards.lengths;
+    const cardOf = (route: Route) => {
+      const card = cardsByRoute.get(route.path);
+      return card && { ...card, length: lengths.get(route.path)! };
+    };
+    const feed = feedFile(theme.siteMeta(content.site.value), table.routes, theme.summary, cardOf);
+    const late = lap("write late", await writeLater(writer, cards.cards.files, [["feed.xml", feed]]));
+    const media = [...images.images.files.keys(), ...cards.cards.files.keys()];
+    const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
@@ -318,7 +347,7 @@ export class SiteBuilder {
     const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
-    const changed = written.changed.concat(gone).sort(byCodePoint);
+    const changed = written.changed.concat(late, gone).sort(byCodePoint);
     return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired };
   }
 
@@ -422,7 +451,9 @@ function findings() {
   return { errors, warnings, add };
 }
 
-async function fail(writer: SiteWriter, found: { errors: ContentIssue[]; warnings: ContentWarning[] }): Promise<BuildResult> {
+async function fail(writer: SiteWriter, found: { errors: ContentIssue[]; warnings: ContentWarning[] }, drawing?: Promise<unknown>): Promise<BuildResult> {
+  // Cards drawn alongside are let finish (they stored what they drew in the media cache) before the writer lets go.
+  await drawing?.catch(() => {});
   await writer.abort();
   return { ok: false, routes: [], errors: byPlace(found.errors), warnings: found.warnings, changed: [], rendered: 0 };
 }

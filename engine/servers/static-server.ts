@@ -36,6 +36,24 @@ export interface ServeOptions {
   before?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
   /** Rewrites every HTML page served (dev mode adds its live-reload script). */
   injectHtml?: (html: string) => string;
+  /** A build not yet published whose pages are served meanwhile (`cafe start`, while the social cards are drawn). */
+  finishing?: Finishing;
+}
+
+/**
+ * A build whose pages are written and checked but that is not yet published (its social
+ * cards are being drawn). Until `done` settles, a file this build wrote, whole, is served
+ * from its folder; any other request (a card not drawn yet, the feed) waits for `done`, then
+ * is answered from the root as always: nothing half-written and nothing of an older build
+ * is served.
+ */
+export interface Finishing {
+  /** The folder the build writes into. */
+  dir: string;
+  /** Whether the build wrote `file` (relative to `dir`, `/` between folders), whole. */
+  holds(file: string): boolean;
+  /** Settles once the build is published (or failed). */
+  done: Promise<unknown>;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -237,8 +255,12 @@ interface Body {
   gzip?: Buffer;
 }
 
-export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "injectHtml">) {
+export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "injectHtml" | "finishing">) {
   const root = path.resolve(options.root);
+  // Set before any request waits on `done`: a request that waited finds it gone.
+  let finishing = options.finishing;
+  const finished = () => void (finishing = undefined);
+  finishing?.done.then(finished, finished);
   const inject = options.injectHtml;
   const cacheControl = (urlPath: string) =>
     !options.dev && urlPath.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
@@ -293,16 +315,20 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
    * through libuv's four-thread pool, which many connections at once queue on.
    */
   let realRoot = root;
-  const inside = (real: string) => real.startsWith(realRoot + path.sep);
+  const inside = (real: string, base: string) => real.startsWith(base + path.sep);
   const findFile = (relative: string) => {
-    const file = path.join(root, relative);
+    const building = finishing;
+    // Before the build is published: only what it wrote, from its own folder.
+    if (building && !building.holds(relative.replace(/^\/+/, ""))) return undefined;
+    const file = path.join(building?.dir ?? root, relative);
     try {
       const info = statSync(file, { throwIfNoEntry: false });
       if (!info?.isFile()) return undefined;
       const real = realpathSync.native(file);
-      if (!inside(real)) {
+      if (building) return inside(real, realpathSync.native(building.dir)) ? { file, info } : undefined;
+      if (!inside(real, realRoot)) {
         realRoot = realpathSync.native(root); // the root itself may be (or have become) a link
-        if (!inside(real)) return undefined;
+        if (!inside(real, realRoot)) return undefined;
       }
       return { file, info };
     } catch {
@@ -394,6 +420,11 @@ export function createSiteHandler(options: Pick<ServeOptions, "root" | "dev" | "
     const files = candidates(resolved.urlPath);
     let found;
     for (const relative of files ?? []) if ((found = findFile(relative))) break;
+    if (!found && files && finishing) {
+      // Not written yet (a card being drawn, the feed): answered once the build is published.
+      await finishing.done.catch(() => {});
+      return answer(req, res);
+    }
     if (!found) return notFound(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");

@@ -15,6 +15,7 @@ import type { SocialCard, Theme, ThemeSocialCard } from "../../theme.js";
 import { cacheKey } from "../../incremental/media-cache.js";
 import { absoluteUrl } from "../../lib/site-paths.js";
 import { loadPackage } from "../../lib/packages.js";
+import { Fragment, isValidElement, type ReactElement } from "react";
 
 export interface LoadedFont {
   name: string;
@@ -29,6 +30,8 @@ const slugOf = (routePath: string) => (routePath === "/" ? "home" : routePath.sl
 /** The social cards of one build: each route's, and the files to write. */
 export interface SiteCards {
   byRoute: ReadonlyMap<string, SocialCard>;
+  /** Each card's length in bytes, by route (the feed's enclosures state it). */
+  lengths: ReadonlyMap<string, number>;
   /** The cards drawn or read in this build, to write. */
   files: ReadonlyMap<string, Uint8Array>;
   /** The cards the last build wrote that the output holds still, by the key they were drawn from: not read again. */
@@ -44,8 +47,17 @@ export interface KeptCard {
 
 /** What the card stage remembers from one run to the next (watch mode): the fonts, and each card drawn, by key. */
 export interface CardMemory {
-  setup?: { fonts: LoadedFont[]; key: string };
+  setup?: CardSetup;
   drawn: ReadonlyMap<string, Uint8Array>;
+}
+
+/** The fonts cards are drawn with, and the parts of every card's key and name that do not depend on the page. */
+export interface CardSetup {
+  fonts: LoadedFont[];
+  /** With the component's code as it runs (the media cache's key). */
+  key: string;
+  /** Without the component's code, which the card's name stands for by what it draws (`cardName`). */
+  name: string;
 }
 
 export const noCardMemory = (): CardMemory => ({ drawn: new Map() });
@@ -59,44 +71,91 @@ export function cardsEnabled(theme: Theme, site: unknown): boolean {
 /** Draws cards from their props with the fonts, in order: on this thread, or in slices on the workers (pipeline/threads.ts). */
 export type DrawCards = (props: unknown[], fonts: LoadedFont[]) => Promise<Uint8Array[]>;
 
-/** A route's card as the theme wants it: its key (the fonts, the component's code, the page's props), its text alternative, its props. */
+/** A route's card as the theme wants it: its key (the fonts, the component's code, the page's props), its file, its text alternative, its props. */
 export interface WantedCard {
   route: Route;
   key: string;
+  file: string;
   alt: string;
   props: unknown;
 }
 
-/** Each route's card, from the part of every key that does not depend on the page (`base`); a route whose props are undefined has none. */
-export function wantedCards(routes: readonly Route[], content: SiteContent, card: ThemeSocialCard, base: string): WantedCard[] {
+/** Each route's card, from the parts of every key and name that do not depend on the page; a route whose props are undefined has none. */
+export function wantedCards(routes: readonly Route[], content: SiteContent, card: ThemeSocialCard, setup: Pick<CardSetup, "key" | "name">): WantedCard[] {
   return routes.flatMap((route) => {
     const props = card.props({ route, site: content.site.value, content });
-    return props === undefined ? [] : [{ route, key: cacheKey([base, JSON.stringify(props)]), alt: card.alt(props), props }];
+    if (props === undefined) return [];
+    const key = cacheKey([setup.key, JSON.stringify(props)]);
+    return [{ route, key, file: cardFile(route.path, cardName(card, props, setup, key)), alt: card.alt(props), props }];
   });
+}
+
+/**
+ * The file of a route's card, named by what it draws, not by its bytes: a page names its card
+ * before the card is drawn, and the site is served while the cards are drawn (`cafe start`).
+ */
+const cardFile = (routePath: string, name: string): string => `assets/cards/${slugOf(routePath)}-${fileHash(name)}.png`;
+
+/**
+ * What a card's name is made of: the fonts, the size, the libraries' versions and what its
+ * component returns for these props (the element tree satori lays out, the theme's own
+ * components called as satori calls them), so that the same card has the same name however
+ * the theme's code was compiled (the command's bundle, tsx, a test). A tree it cannot write
+ * down as data (an element type that is neither a tag nor a function) is named by the key,
+ * the component's code included.
+ */
+function cardName(card: ThemeSocialCard, props: unknown, setup: Pick<CardSetup, "name">, key: string): string {
+  const drawn = drawnTree(card.component(props));
+  try {
+    return drawn === undefined ? key : cacheKey([setup.name, JSON.stringify(drawn)]);
+  } catch {
+    return key; // a value JSON cannot write (a BigInt): named by the key
+  }
+}
+
+/** An element tree as data: `[tag, props, children]` per element, function components expanded; undefined when a part is not data. */
+function drawnTree(node: unknown): unknown {
+  if (node === null || node === undefined || typeof node === "boolean") return null;
+  if (typeof node === "string" || typeof node === "number") return node;
+  if (Array.isArray(node)) {
+    const children = node.map(drawnTree);
+    return children.includes(undefined) ? undefined : children;
+  }
+  if (!isValidElement(node)) return undefined;
+  const { type, props } = node as ReactElement<Record<string, unknown>>;
+  if (typeof type === "function") return drawnTree((type as (given: unknown) => unknown)(props));
+  if (typeof type !== "string" && type !== Fragment) return undefined;
+  const { children, ...rest } = props;
+  const inside = drawnTree(children);
+  // A function among the props (an event handler) is nothing satori draws; anything else is data.
+  return inside === undefined ? undefined : [typeof type === "string" ? type : "fragment", rest, inside];
+}
+
+/** The cards as the pages name them (`og:image`), known before any is drawn. */
+export function plannedCards(wanted: readonly WantedCard[], card: ThemeSocialCard, siteUrl: string): Map<string, SocialCard> {
+  return new Map(wanted.map(({ route, file, alt }) => [route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png" } as const]));
 }
 
 /**
  * The site's cards from what was found for each wanted card (`found`, in the same order): a
  * card the last build wrote that the output still holds is kept as it is; another is
- * written under a name made of its bytes' hash.
+ * written under its key's name.
  */
 export function siteCards(wanted: readonly WantedCard[], found: readonly ({ kept: KeptCard } | { png: Uint8Array })[], card: ThemeSocialCard, siteUrl: string): SiteCards {
-  const byRoute = new Map<string, SocialCard>();
   const files = new Map<string, Uint8Array>();
+  const lengths = new Map<string, number>();
   const kept: Record<string, KeptCard> = {};
-  for (const [i, { route, key, alt }] of wanted.entries()) {
+  for (const [i, { route, key, file }] of wanted.entries()) {
     const it = found[i]!;
     if ("kept" in it) {
       kept[key] = it.kept;
     } else {
-      const file = `assets/cards/${slugOf(route.path)}-${fileHash(it.png)}.png`;
       files.set(file, it.png);
       kept[key] = { route: route.path, file, length: it.png.length };
     }
-    const { file, length } = kept[key]!;
-    byRoute.set(route.path, { url: absoluteUrl(siteUrl, `/${file}`), width: card.width, height: card.height, alt, type: "image/png", length });
+    lengths.set(route.path, kept[key]!.length);
   }
-  return { byRoute, files, kept };
+  return { byRoute: plannedCards(wanted, card, siteUrl), lengths, files, kept };
 }
 
 /**

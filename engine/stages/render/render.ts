@@ -172,11 +172,11 @@ export function renderPages(paths: readonly string[], sources: PageSources, valu
   });
 }
 
-/** The site's other files, after its pages: the feed, the sitemap, robots.txt, `_headers`, and a page and a line for each old address. */
-export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<PageShare, "cards" | "csp">, redirects: readonly Redirect[], theme: Theme): [file: string, text: string, redirect: boolean][] {
+/** The site's other files, after its pages: the sitemap, robots.txt, `_headers`, and a page and a line for each old address (the feed comes after the cards: `feedFile`). */
+export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<PageShare, "csp">, redirects: readonly Redirect[], theme: Theme): [file: string, text: string, redirect: boolean][] {
   const site = theme.siteMeta(content.site.value);
   const files: [string, string, boolean][] = [];
-  for (const [file, html] of siteFiles(site, table.routes, share.csp, theme.summary, (route) => share.cards.get(route.path))) files.push([file, html, false]);
+  for (const [file, html] of siteFiles(site, table.routes, share.csp)) files.push([file, html, false]);
   const titleOf = (routePath: string) => {
     const route = table.byPath.get(routePath);
     return route?.kind === "article" ? route.article.main.meta.title : site.name;

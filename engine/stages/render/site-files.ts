@@ -1,5 +1,5 @@
 /**
- * Site files, made by the render stage after the pages: what a site needs besides its pages. The RSS feed, sitemap.xml,
+ * Site files, made by the render stage after the pages (the feed after the social cards): what a site needs besides its pages. The RSS feed, sitemap.xml,
  * robots.txt, and `_headers` (Netlify and Cloudflare Pages read it) with the same security
  * policy the pages carry in their meta tag.
  */
@@ -47,17 +47,19 @@ function dateOf(article: Article): Date | undefined {
 
 const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The feed, the sitemap, robots.txt and `_headers` of a site. */
-export function siteFiles(
+/** A card as the feed's enclosure states it: with its length in bytes, known once it is drawn. */
+export type FeedCard = SocialCard & { length: number };
+
+/**
+ * The RSS feed: the articles with a date, newest first. Written after the social cards (its
+ * enclosures state each card's length), so after the pages.
+ */
+export function feedFile(
   site: SiteMeta,
   routes: readonly Route[],
-  csp: string,
   summaryOf: (article: Article) => string | undefined = (article) => article.meta.description,
-  cardOf: (route: Route) => SocialCard | undefined = () => undefined,
-): Map<string, string> {
-  const files = new Map<string, string>();
-
-  // Feed: the articles with a date, newest first.
+  cardOf: (route: Route) => FeedCard | undefined = () => undefined,
+): string {
   const dated = routes
     .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
     .map((r) => ({ route: r, date: dateOf(r.article.main) }))
@@ -92,7 +94,12 @@ export function siteFiles(
       enclosure: card ? { url: card.url, type: card.type, length: card.length } : undefined,
     });
   }
-  files.set("feed.xml", feed.rss2());
+  return feed.rss2();
+}
+
+/** The sitemap, robots.txt and `_headers` of a site (its feed: `feedFile`). */
+export function siteFiles(site: SiteMeta, routes: readonly Route[], csp: string): Map<string, string> {
+  const files = new Map<string, string>();
 
   // Sitemap: every page but the 404.
   const urls = routes

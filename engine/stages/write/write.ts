@@ -13,7 +13,7 @@ import { publicFiles } from "../../lib/public-files.js";
 export interface WriteInput {
   /** The assets bundled in this build (none when the last build's were taken). */
   assets: Iterable<[string, Uint8Array]>;
-  /** Images and social cards: content-hashed names, so one the last build wrote holds these bytes. */
+  /** Images: content-hashed names, so one the last build wrote holds these bytes (the social cards come later: `writeLater`). */
   media: ReadonlyMap<string, Uint8Array>;
   /** The folder copied into the site as it is. */
   publicDir: string;
@@ -56,9 +56,7 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
         })(),
       ),
     );
-    const fresh: [string, Uint8Array][] = [];
-    for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
-    changed = changed.concat(await writeFiles(writer, fresh));
+    changed = changed.concat(await writeMedia(writer, media));
     // public/, file by file as public-files.ts lists it (a link to a file is that file): a writer keeps what it holds already.
     for (const [file, source] of publicFiles(publicDir)) await writer.write(file, await readFile(source));
     return { changed, pages, rendered, redirectFiles };
@@ -66,6 +64,27 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
     await writer.abort();
     throw error;
   }
+}
+
+/**
+ * Files written after the pages were written and checked: the social cards as they are
+ * drawn, then the feed (which states their lengths). Nothing committed yet; on a failure of
+ * the writer the build is aborted and the error thrown. Returns the files whose bytes changed.
+ */
+export async function writeLater(writer: SiteWriter, media: ReadonlyMap<string, Uint8Array>, files: Iterable<[string, string]>): Promise<string[]> {
+  try {
+    return (await writeMedia(writer, media)).concat(await writeFiles(writer, files));
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}
+
+/** Media files (content-hashed or key-named): one the last build wrote is taken from it, the others written. */
+async function writeMedia(writer: SiteWriter, media: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
+  const fresh: [string, Uint8Array][] = [];
+  for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
+  return writeFiles(writer, fresh);
 }
 
 /** The files a build wrote: its pages, its assets, its media and its old addresses' files. */

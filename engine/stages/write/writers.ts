@@ -182,6 +182,16 @@ export class FolderWriter implements SiteWriter {
     return record && `${path.join(this.builds, record.slot)}#${record.id}`;
   }
 
+  /** The folder this build writes into (published at commit): `holds` says which of its files are this build's, whole. */
+  get folder(): string {
+    return this.staging;
+  }
+
+  /** Whether this build has written (or taken from the last) `file`, whole: what may be served before the build is published. */
+  holds(file: string): boolean {
+    return this.touched.has(file);
+  }
+
   private get staging(): string {
     if (!this.layout) throw new Error("FolderWriter: begin() first");
     return this.layout.standby.dir;
