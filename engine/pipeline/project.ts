@@ -19,6 +19,7 @@ import { shownFrom } from "../lib/code-location.js";
 import { shownPath } from "../lib/files.js";
 import { loadedPackages } from "../lib/packages.js";
 import type { Theme } from "../theme.js";
+import type { AssetSource } from "../stages/assets/assets.js";
 import type { WorkerModules } from "./threads.js";
 
 /** The engine's folder, when it runs from its sources (a build script under tsx; the command line says where it is). */
@@ -65,6 +66,13 @@ export interface ProjectBuildOptions {
    */
   strict?: boolean;
 }
+
+/** What `--verbose` says of where the assets came from. */
+const ASSET_SOURCES: Record<AssetSource, string> = {
+  kept: "kept from the last build",
+  cached: "taken from the assets cache (esbuild not run)",
+  bundled: "bundled by esbuild",
+};
 
 /** The inputs' fingerprint as the up-to-date check compares it: a strict build is not the same build. */
 const strictInputs = (inputs: string, strict: boolean | undefined) => (strict ? `${inputs} strict` : inputs);
@@ -132,7 +140,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   let result: BuildResult;
   try {
     const { workers, threads } = options;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force });
     try {
       result = await builder.build(writer);
     } finally {
@@ -163,6 +171,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     if (result.bodies) console.log(`  ${"bodies".padEnd(16)} ${result.bodies.parsed} parsed, ${result.bodies.kept} kept`);
     console.log(`  ${"pages".padEnd(16)} ${result.rendered} rendered, ${result.routes.length - result.rendered} kept`);
     console.log(`  ${"threads".padEnd(16)} ${result.threads ?? 1}`);
+    if (result.assets) console.log(`  ${"assets".padEnd(16)} ${ASSET_SOURCES[result.assets]}`);
     // The libraries loaded for this build's work (lib/packages.ts), and how long each took to load.
     const loaded = loadedPackages().map(({ name, ms }) => `${name} (${ms.toFixed(1)} ms)`);
     console.log(`  ${"loaded".padEnd(16)} ${loaded.length > 0 ? loaded.join(", ") : "none of the libraries loaded on demand"}`);

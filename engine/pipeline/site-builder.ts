@@ -26,7 +26,7 @@ import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { cardStage } from "./draw-cards.js";
-import { assetStage } from "../stages/assets/assets.js";
+import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
@@ -79,6 +79,15 @@ export interface BuildOptions {
    * the cache's version (all of the code).
    */
   code?: Readonly<Record<string, string>>;
+  /**
+   * The version of the code (`code.version`, engine/incremental/code-keys.ts): bundles of the
+   * theme's assets are then kept in a content-addressed cache (stages/assets/asset-cache.ts)
+   * and taken from it by any later build of this code from the same sources. None: esbuild
+   * bundles them whenever the last build's cannot be taken. `readAssets: false` (`--force`)
+   * stores them without looking.
+   */
+  codeVersion?: string;
+  readAssets?: boolean;
 }
 
 export interface BuildResult {
@@ -96,6 +105,8 @@ export interface BuildResult {
   timings?: [stage: string, ms: number][];
   /** The most threads a stage of this run computed its entries on (1: the build's own alone). */
   threads?: number;
+  /** Where this run's assets came from: the last build's output (`kept`), the content-addressed cache (`cached`, esbuild not run), or esbuild (`bundled`). */
+  assets?: AssetSource;
   /** Addresses added to the record of published addresses. */
   published?: string[];
   /** Derived pages (a tag's listing) no article makes any more, taken out of the record. */
@@ -282,7 +293,7 @@ export class SiteBuilder {
     const [drawn, bundled] = lap("cards + assets", pass(await Promise.all([
       cardStage({ routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} }, theme, reuse, draw),
       // Watch mode, after article files only: the assets' sources are as the last run found them (no need to read them again).
-      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown: articlesOnly && output === previous.output && previous.routes !== undefined, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }),
+      assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown: articlesOnly && output === previous.output && previous.routes !== undefined, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR, cache: this.assetCache }),
     ])));
     const cards = found.add(drawn).value;
     this.previous = { ...this.previous, cards: cards.memory };
@@ -307,7 +318,13 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired, assets: assets.source };
+  }
+
+  /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */
+  private get assetCache(): { codeVersion: string; read: boolean } | undefined {
+    const { codeVersion, readAssets = true } = this.options;
+    return codeVersion === undefined ? undefined : { codeVersion, read: readAssets };
   }
 
   /** Where the theme's code is, for the rendered-link check to name the line of a link a template writes. */
