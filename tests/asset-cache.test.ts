@@ -20,7 +20,7 @@ import { fixture, projectRoot } from "./helpers.js";
 
 /** The islands fixture's theme (an island: the engine writes its entry) with a script that imports a module, and a stylesheet. */
 const base = islandTheme({});
-const theme = { ...base, assets: { ...base.assets, entries: { main: "client/main.ts", styles: "client/styles.css" } } };
+const theme: typeof base = { ...base, assets: { ...base.assets, entries: { main: "client/main.ts", styles: "client/styles.css" } } };
 
 /** A copy of the islands fixture with the theme's client files, and the project's packages (React for the island). */
 async function site(): Promise<string> {
@@ -41,7 +41,8 @@ async function build(root: string, codeVersion?: string) {
   expect(result.errors).toEqual([]);
   const files = new Map([...writer.files].map(([file, data]) => [file, Buffer.from(data).toString("utf8")]));
   const assets = new Map([...files].filter(([file]) => file.startsWith("assets/")));
-  return { result, files, assets, notices: result.warnings.filter((w) => w.notice).map(formatWarning) };
+  const pages = new Map([...files].filter(([file]) => file.endsWith(".html")));
+  return { result, pages, assets, notices: result.warnings.filter((w) => w.notice).map(formatWarning) };
 }
 
 /** What a build without any cache makes of the same sources. */
@@ -75,7 +76,7 @@ describe("the assets' content-addressed cache", () => {
     expect(second.notices).toEqual([]);
     expect(second.assets).toEqual(first.assets);
     // Every page as well: the manifest (the entries' and the runtime's names) came with the bundle.
-    expect(second.files).toEqual(first.files);
+    expect(second.pages).toEqual(first.pages);
     expect(await cold(root)).toEqual(second.assets);
   });
 

@@ -277,7 +277,7 @@ export class SiteBuilder {
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors, assetCache: this.assetCache };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return fail(writer, found);
     }
