@@ -7,7 +7,7 @@
  * the assets from, as a command-line build after a clean or `cafe dev` started again is.
  */
 import { randomUUID } from "node:crypto";
-import { cp, mkdir, mkdtemp, readdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -120,6 +120,28 @@ describe("the assets' content-addressed cache", () => {
     const added = await build(root, code);
     expect(added.result.assets).toBe("bundled");
     expect([...added.assets.values()].join("\n")).toContain("Bom dia");
+    expect(added.assets).toEqual(await cold(root));
+  });
+
+  it("bundles again when a package's own import now resolves to a file added in its folder", async () => {
+    const root = await site();
+    // A package of the site's own (beside links to the project's React): its main requires ./lib/hello, a folder.
+    await rm(path.join(root, "node_modules"));
+    const pkg = path.join(root, "node_modules/cafe-greeting");
+    await mkdir(path.join(pkg, "lib/hello"), { recursive: true });
+    for (const name of ["react", "react-dom", "scheduler"]) await symlink(path.join(projectRoot, "node_modules", name), path.join(root, "node_modules", name), "dir");
+    await writeFile(path.join(pkg, "package.json"), `{ "name": "cafe-greeting", "version": "1.0.0", "main": "index.js" }\n`);
+    await writeFile(path.join(pkg, "index.js"), `module.exports = require("./lib/hello");\n`);
+    await writeFile(path.join(pkg, "lib/hello/index.js"), `module.exports = "Hello from a folder";\n`);
+    await writeFile(path.join(root, "client/main.ts"), `import hello from "cafe-greeting";\ndocument.title = hello;\n`);
+    const code = randomUUID();
+    await build(root, code);
+    expect((await build(root, code)).result.assets).toBe("cached");
+    // ./lib/hello was the folder lib/hello/; a file lib/hello.js comes first: the package's files are as they were, its folder is not.
+    await writeFile(path.join(pkg, "lib/hello.js"), `module.exports = "Hello from a file";\n`);
+    const added = await build(root, code);
+    expect(added.result.assets).toBe("bundled");
+    expect([...added.assets.values()].join("\n")).toContain("Hello from a file");
     expect(added.assets).toEqual(await cold(root));
   });
 

@@ -15,10 +15,13 @@
  *   those files are in and above them (what esbuild reads beside the sources: fields,
  *   compiler options, `sideEffects`).
  *
- * And an import that could now resolve to another file (a new `foo.tsx` beside `foo.ts`, a
- * package installed closer) is not trusted on the key: each import the bundle made is
- * resolved again by esbuild's own resolver, and the entry is used only when every one resolves
- * where it did. It fails closed: an import esbuild did not record as written, an entry that
+ * - what the folders of the packages' files hold, from each file's folder up to its package's
+ *   (a file added there could change where the package's own imports lead).
+ *
+ * And an import of the site's or the engine's own code that could now resolve to another file
+ * (a new `foo.js` beside the `foo.ts` that `./foo.js` found, a package installed closer) is
+ * not trusted on the key: each one is resolved again by esbuild's own resolver (once per
+ * folder and name), and the entry is used only when every one resolves where it did. It fails closed: an import esbuild did not record as written, an entry that
  * does not read back whole (named in one notice line), a disk that cannot be written: bundled.
  *
  * The entries live beside the other media caches (`node_modules/.cache/engine/assets/`), the
@@ -38,7 +41,7 @@ import type { AssetManifest } from "../../theme.js";
 export const KEPT = 32;
 
 /** The entries' format: part of every key, so that another engine's entries are never read. */
-const FORMAT = "assets-v1";
+const FORMAT = "assets-v2";
 
 /** The configuration files esbuild reads in a source's folder and above it. */
 const CONFIG_FILES = ["package.json", "tsconfig.json", "jsconfig.json"];
@@ -50,6 +53,8 @@ export type Resolution = [importer: string, written: string, kind: string, resol
 interface Reads {
   inputs: string[];
   configs: string[];
+  /** The folders of the packages' files read, up to each package's own folder: what is in them keys the bundle. */
+  listed: string[];
   resolutions: Resolution[];
 }
 
@@ -75,11 +80,14 @@ export interface Recipe {
   options: unknown;
 }
 
+/** True for a file of an installed package. */
+const inPackage = (file: string) => file.split(/[\\/]/).includes("node_modules");
+
 /** A file's state: the hash of its bytes, or a package file's size and time (rewritten only when installed again); "" when absent. */
 export async function fileState(projectRoot: string, file: string): Promise<string> {
   const full = path.resolve(projectRoot, file);
   try {
-    if (file.split(/[\\/]/).includes("node_modules")) {
+    if (inPackage(file)) {
       const s = await stat(full);
       return `${s.size}:${s.mtimeMs}`;
     }
@@ -110,6 +118,47 @@ export function importsOf(metafiles: readonly Metafile[]): Resolution[] | undefi
     }
   }
   return out;
+}
+
+/**
+ * The imports to ask the resolver again: those of the site's and the engine's own code (a
+ * package's own imports are keyed by what its folders hold: `packageFolders`), each once for
+ * where it is resolved from (five islands importing "react" from one folder ask once).
+ */
+export function toResolve(imports: readonly Resolution[]): Resolution[] {
+  const seen = new Set<string>();
+  return imports.filter(([importer, written, kind]) => {
+    if (inPackage(importer)) return false;
+    const from = namespaceOf(importer);
+    const where = from.namespace === "file" ? path.dirname(from.path) : "";
+    const id = JSON.stringify([from.namespace, where, written, kind]);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/**
+ * The folders of the packages' files the bundle read, from each file's folder up to its
+ * package's own (`node_modules/<name>` or `node_modules/@scope/<name>`): a file added there,
+ * or a nested `node_modules`, could change where a package's own import leads.
+ */
+function packageFolders(projectRoot: string, inputs: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const input of inputs.filter(inPackage)) {
+    const parts = path.relative(projectRoot, path.resolve(projectRoot, input)).split(path.sep);
+    const modules = parts.lastIndexOf("node_modules");
+    const root = modules + (parts[modules + 1]?.startsWith("@") ? 3 : 2);
+    for (let end = parts.length - 1; end >= root; end--) folders.add(parts.slice(0, end).join("/"));
+  }
+  return [...folders].sort();
+}
+
+/** What each folder holds (its names, sorted), hashed; "" when it cannot be read. */
+function listings(projectRoot: string, folders: readonly string[]): Promise<[string, string][]> {
+  return Promise.all(
+    folders.map(async (folder): Promise<[string, string]> => [folder, await readdir(path.resolve(projectRoot, folder)).then((names) => hashOf(names.sort().join("\n")), () => "")]),
+  );
 }
 
 /** The folders the sources are in and every folder above them, to the file system's root (esbuild looks for its configuration that far). */
@@ -201,8 +250,8 @@ export class AssetCache {
   }
 
   /** The key of a bundle of this recipe from sources and configuration in these states. */
-  private bundleKey(inputs: readonly [string, string][], configs: readonly [string, string][]): string {
-    return cacheKey([this.recipe, JSON.stringify(inputs), JSON.stringify(configs)]);
+  private bundleKey(inputs: readonly [string, string][], configs: readonly [string, string][], listed: readonly [string, string][]): string {
+    return cacheKey([this.recipe, JSON.stringify(inputs), JSON.stringify(configs), JSON.stringify(listed)]);
   }
 
   private states(files: readonly string[]): Promise<[string, string][]> {
@@ -226,20 +275,20 @@ export class AssetCache {
 
   /** The stored bundle whose sources are as they are now, or undefined (and why not, when an entry was damaged). */
   async take(notes: ContentWarning[]): Promise<CachedAssets | undefined> {
-    const listed = await this.read(this.recipe, notes);
-    if (!listed) return undefined;
-    const reads = asReads(listed.meta);
+    const recipeEntry = await this.read(this.recipe, notes);
+    if (!recipeEntry) return undefined;
+    const reads = asReads(recipeEntry.meta);
     if (!reads) {
       notes.push(damaged(this.projectRoot, path.join(this.cache.dir, this.recipe)));
       await rm(path.join(this.cache.dir, this.recipe), { recursive: true, force: true });
       return undefined;
     }
-    const [inputs, configs] = await Promise.all([this.states(reads.inputs), this.states(reads.configs)]);
+    const [inputs, configs, listed] = await Promise.all([this.states(reads.inputs), this.states(reads.configs), listings(this.projectRoot, reads.listed)]);
     // A configuration file added where there was none counts as a change.
     const present = await configsIn(this.projectRoot, foldersOf(this.projectRoot, reads.inputs));
     if (present.join("\n") !== reads.configs.join("\n")) return undefined;
     if (inputs.some(([, state]) => state === "")) return undefined;
-    const key = this.bundleKey(inputs, configs);
+    const key = this.bundleKey(inputs, configs, listed);
     const stored = await this.read(key, notes);
     if (!stored) return undefined;
     const bundle = asBundle(stored.meta, stored.files);
@@ -258,19 +307,21 @@ export class AssetCache {
   async keep(made: Made): Promise<void> {
     const imports = importsOf(made.metafiles);
     if (!imports) return;
-    const asks: Ask[] = [...made.entries.map((entry): Ask => ["", entry, "entry-point"]), ...imports.map(([importer, written, kind]): Ask => [importer, written, kind])];
+    const asked = toResolve(imports);
+    const asks: Ask[] = [...made.entries.map((entry): Ask => ["", entry, "entry-point"]), ...asked.map(([importer, written, kind]): Ask => [importer, written, kind])];
     const now = await resolveAll(this.projectRoot, this.plugins, asks);
     // What the resolver says now must be what the bundle did: otherwise a source changed while it was bundled.
-    if (!now || now.some((resolved) => resolved === undefined) || imports.some((record, i) => now[made.entries.length + i] !== record[3])) return;
+    if (!now || now.some((resolved) => resolved === undefined) || asked.some((record, i) => now[made.entries.length + i] !== record[3])) return;
     const resolutions = asks.map(([importer, written, kind], i): Resolution => [importer, written, kind, now[i]!]);
     const inputs = made.inputs.map(([file]) => file);
+    const folders = packageFolders(this.projectRoot, inputs);
     const configNames = await configsIn(this.projectRoot, foldersOf(this.projectRoot, inputs));
-    const [states, configs] = await Promise.all([this.states(inputs), this.states(configNames)]);
-    if (states.some(([, state]) => state === "")) return;
+    const [states, configs, listed] = await Promise.all([this.states(inputs), this.states(configNames), listings(this.projectRoot, folders)]);
+    if (states.some(([, state]) => state === "") || listed.some(([, state]) => state === "")) return;
     const names = [...made.files.keys()];
     const bundle: Bundle = { manifest: made.manifest, files: names, inputs: made.inputs };
-    await this.cache.put(this.bundleKey(states, configs), { meta: bundle, files: new Map(names.map((name, i) => [String(i), made.files.get(name)!])) });
-    const reads: Reads = { inputs, configs: configNames, resolutions };
+    await this.cache.put(this.bundleKey(states, configs, listed), { meta: bundle, files: new Map(names.map((name, i) => [String(i), made.files.get(name)!])) });
+    const reads: Reads = { inputs, configs: configNames, listed: folders, resolutions };
     await this.cache.put(this.recipe, { meta: reads, files: new Map() });
     await prune(this.cache.dir, KEPT);
   }
@@ -285,7 +336,7 @@ const isStrings = (value: unknown): value is string[] => Array.isArray(value) &&
 
 function asReads(meta: unknown): Reads | undefined {
   const m = meta as Partial<Reads> | null;
-  if (!m || typeof m !== "object" || !isStrings(m.inputs) || !isStrings(m.configs) || !Array.isArray(m.resolutions)) return undefined;
+  if (!m || typeof m !== "object" || !isStrings(m.inputs) || !isStrings(m.configs) || !isStrings(m.listed) || !Array.isArray(m.resolutions)) return undefined;
   if (!m.resolutions.every((r) => isStrings(r) && r.length === 4)) return undefined;
   return m as Reads;
 }
