@@ -7,7 +7,8 @@
  * the assets from, as a command-line build after a clean or `cafe dev` started again is.
  */
 import { randomUUID } from "node:crypto";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -16,20 +17,25 @@ import { formatWarning } from "../engine/lib/errors.js";
 import { KEPT } from "../engine/stages/assets/asset-cache.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { islandTheme } from "./fixtures/islands/theme/theme.js";
+import { notebook } from "./fixtures/notebook/theme/theme.js";
+import type { Theme } from "../engine/theme.js";
 import { fixture, projectRoot } from "./helpers.js";
 
-/** The islands fixture's theme (an island: the engine writes its entry) with a script that imports a module, and a stylesheet. */
+/** The islands fixture's theme (an island: the engine writes its entry, React is bundled) with a script that imports a module, and a stylesheet. */
 const base = islandTheme({});
-const theme: typeof base = { ...base, assets: { ...base.assets, entries: { main: "client/main.ts", styles: "client/styles.css" } } };
+const islands: typeof base = { ...base, assets: { ...base.assets, entries: { main: "client/main.ts", styles: "client/styles.css" } } };
+/** The notebook's theme (no island: a small bundle) with the same script beside its stylesheet. */
+const plain: typeof notebook = { ...notebook, assets: { entries: { ...notebook.assets.entries, main: "client/main.ts" } } };
+const themes = new Map<string, Theme>([["islands", islands], ["notebook", plain]]);
 
-/** A copy of the islands fixture with the theme's client files, and the project's packages (React for the island). */
-async function site(): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), "cafe-asset-cache-"));
-  await cp(fixture("islands"), root, { recursive: true });
-  await symlink(path.join(projectRoot, "node_modules"), path.join(root, "node_modules"), "dir");
+/** A copy of a fixture with the theme's client files; the islands' with the project's packages (React for the island). */
+async function site(name: "islands" | "notebook" = "notebook"): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), `cafe-asset-cache-${name}-`));
+  await cp(fixture(name), root, { recursive: true });
+  if (name === "islands") await symlink(path.join(projectRoot, "node_modules"), path.join(root, "node_modules"), "dir");
   await mkdir(path.join(root, "client"));
   await writeFile(path.join(root, "client/main.ts"), `import { greeting } from "./greeting.js";\ndocument.title = greeting("Cris");\n`);
-  await writeFile(path.join(root, "client/greeting.ts"), `export const greeting = (name: string): string => \`Olá, \${name}\`;\n`);
+  await writeFile(path.join(root, "client/greeting.ts"), `export const greeting = (name: string): string => \`Hello, \${name}\`;\n`);
   await writeFile(path.join(root, "client/styles.css"), `body { color: #333; }\n`);
   return root;
 }
@@ -37,6 +43,7 @@ async function site(): Promise<string> {
 /** A build by a new builder (no last build): told a code version, it may use the cache. */
 async function build(root: string, codeVersion?: string) {
   const writer = new MemoryWriter();
+  const theme = themes.get(/cafe-asset-cache-(\w+)-/.exec(root)![1]!)!;
   const result = await new SiteBuilder({ contentDir: path.join(root, "content"), projectRoot: root, theme, publishedRoutes: false, codeVersion }).build(writer);
   expect(result.errors).toEqual([]);
   const files = new Map([...writer.files].map(([file, data]) => [file, Buffer.from(data).toString("utf8")]));
@@ -66,11 +73,12 @@ describe("the assets' content-addressed cache", () => {
   };
 
   it("gives a second build of unchanged sources its bundle without esbuild, as a cold build makes it", async () => {
-    const root = await site();
+    const root = await site("islands");
     const code = randomUUID();
     const first = await build(root, code);
     expect(first.result.assets).toBe("bundled");
     expect([...first.assets.keys()].some((file) => /^assets\/main-\w+\.js$/.test(file))).toBe(true);
+    expect([...first.assets.keys()].some((file) => /^assets\/islands-\w+\.js$/.test(file))).toBe(true);
     const second = await build(root, code);
     expect(second.result.assets).toBe("cached");
     expect(second.notices).toEqual([]);
@@ -83,7 +91,7 @@ describe("the assets' content-addressed cache", () => {
   it("is used only by a build that knows its code's version, and by another version not at all", async () => {
     const root = await site();
     expect((await build(root)).result.assets).toBe("bundled");
-    expect((await build(root)).result.assets).toBe("bundled");
+    expect(existsSync(path.join(cacheDir, "assets"))).toBe(false);
     const code = randomUUID();
     await build(root, code);
     expect((await build(root, randomUUID())).result.assets).toBe("bundled");
@@ -97,17 +105,18 @@ describe("the assets' content-addressed cache", () => {
     const edits: [string, string][] = [
       ["client/main.ts", `import { greeting } from "./greeting.js";\ndocument.title = greeting("Ana");\n`],
       ["client/greeting.ts", `export const greeting = (name: string): string => \`Oi, \${name}\`;\n`],
-      ["client/styles.css", `body { color: #222; }\n`],
+      ["theme/style.css", `${await readFile(path.join(root, "theme/style.css"), "utf8")}\nbody { color: #222; }\n`],
     ];
+    let edited;
     for (const [file, text] of edits) {
       await writeFile(path.join(root, file), text);
-      const edited = await build(root, code);
+      edited = await build(root, code);
       expect(edited.result.assets, file).toBe("bundled");
-      expect(edited.assets).toEqual(await cold(root));
       expect([...edited.assets.values()].join("\n")).toContain(/Ana|Oi|#222/.exec(text)![0]);
-      // And the edited sources' bundle is then the one kept.
-      expect((await build(root, code)).result.assets, file).toBe("cached");
     }
+    expect(edited!.assets).toEqual(await cold(root));
+    // And the edited sources' bundle is then the one kept.
+    expect((await build(root, code)).result.assets).toBe("cached");
   });
 
   it("bundles again when an import now resolves to a newly added file, though no file it read changed", async () => {
@@ -125,11 +134,9 @@ describe("the assets' content-addressed cache", () => {
 
   it("bundles again when a package's own import now resolves to a file added in its folder", async () => {
     const root = await site();
-    // A package of the site's own (beside links to the project's React): its main requires ./lib/hello, a folder.
-    await rm(path.join(root, "node_modules"));
+    // A package of the site's own: its main requires ./lib/hello, a folder.
     const pkg = path.join(root, "node_modules/cafe-greeting");
     await mkdir(path.join(pkg, "lib/hello"), { recursive: true });
-    for (const name of ["react", "react-dom", "scheduler"]) await symlink(path.join(projectRoot, "node_modules", name), path.join(root, "node_modules", name), "dir");
     await writeFile(path.join(pkg, "package.json"), `{ "name": "cafe-greeting", "version": "1.0.0", "main": "index.js" }\n`);
     await writeFile(path.join(pkg, "index.js"), `module.exports = require("./lib/hello");\n`);
     await writeFile(path.join(pkg, "lib/hello/index.js"), `module.exports = "Hello from a folder";\n`);

@@ -40,8 +40,11 @@ import type { AssetManifest } from "../../theme.js";
 /** How many entries (bundles and the lists of what a recipe read) the cache keeps: a few versions of a theme, each a few kilobytes to a megabyte. */
 export const KEPT = 32;
 
+/** How many lists of what a recipe's bundles read are kept (the site, its copies elsewhere, a few edits apart). */
+const VARIANTS = 8;
+
 /** The entries' format: part of every key, so that another engine's entries are never read. */
-const FORMAT = "assets-v2";
+const FORMAT = "assets-v3";
 
 /** The configuration files esbuild reads in a source's folder and above it. */
 const CONFIG_FILES = ["package.json", "tsconfig.json", "jsconfig.json"];
@@ -273,20 +276,36 @@ export class AssetCache {
     return entry;
   }
 
-  /** The stored bundle whose sources are as they are now, or undefined (and why not, when an entry was damaged). */
+  /** What the recipe's bundles read, newest first (an entry that does not read back whole is a notice and none). */
+  private async variants(notes: ContentWarning[]): Promise<Reads[]> {
+    const entry = await this.read(this.recipe, notes);
+    if (!entry) return [];
+    const variants = (entry.meta as { variants?: unknown } | null)?.variants;
+    const reads = Array.isArray(variants) ? variants.map(asReads) : [undefined];
+    if (reads.every((r): r is Reads => r !== undefined)) return reads;
+    notes.push(damaged(this.projectRoot, path.join(this.cache.dir, this.recipe)));
+    await rm(path.join(this.cache.dir, this.recipe), { recursive: true, force: true });
+    return [];
+  }
+
+  /**
+   * The stored bundle whose sources are as they are now, or undefined (and why not, when an
+   * entry was damaged). Each of the recipe's last bundles is tried, newest first: the site and
+   * a copy of it in another folder (its packages found elsewhere) read other files.
+   */
   async take(notes: ContentWarning[]): Promise<CachedAssets | undefined> {
-    const recipeEntry = await this.read(this.recipe, notes);
-    if (!recipeEntry) return undefined;
-    const reads = asReads(recipeEntry.meta);
-    if (!reads) {
-      notes.push(damaged(this.projectRoot, path.join(this.cache.dir, this.recipe)));
-      await rm(path.join(this.cache.dir, this.recipe), { recursive: true, force: true });
-      return undefined;
+    for (const reads of await this.variants(notes)) {
+      const found = await this.takeVariant(reads, notes);
+      if (found) return found;
     }
-    const [inputs, configs, listed] = await Promise.all([this.states(reads.inputs), this.states(reads.configs), listings(this.projectRoot, reads.listed)]);
+    return undefined;
+  }
+
+  private async takeVariant(reads: Reads, notes: ContentWarning[]): Promise<CachedAssets | undefined> {
     // A configuration file added where there was none counts as a change.
     const present = await configsIn(this.projectRoot, foldersOf(this.projectRoot, reads.inputs));
     if (present.join("\n") !== reads.configs.join("\n")) return undefined;
+    const [inputs, configs, listed] = await Promise.all([this.states(reads.inputs), this.states(reads.configs), listings(this.projectRoot, reads.listed)]);
     if (inputs.some(([, state]) => state === "")) return undefined;
     const key = this.bundleKey(inputs, configs, listed);
     const stored = await this.read(key, notes);
@@ -322,7 +341,9 @@ export class AssetCache {
     const bundle: Bundle = { manifest: made.manifest, files: names, inputs: made.inputs };
     await this.cache.put(this.bundleKey(states, configs, listed), { meta: bundle, files: new Map(names.map((name, i) => [String(i), made.files.get(name)!])) });
     const reads: Reads = { inputs, configs: configNames, listed: folders, resolutions };
-    await this.cache.put(this.recipe, { meta: reads, files: new Map() });
+    // This one first, then the others this recipe's bundles read (the same list once).
+    const others = (await this.variants([])).filter((variant) => JSON.stringify(variant) !== JSON.stringify(reads));
+    await this.cache.put(this.recipe, { meta: { variants: [reads, ...others].slice(0, VARIANTS) }, files: new Map() });
     await prune(this.cache.dir, KEPT);
   }
 }
