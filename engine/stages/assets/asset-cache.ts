@@ -27,7 +27,7 @@
  * The entries live beside the other media caches (`node_modules/.cache/engine/assets/`), the
  * newest `KEPT` of them: older ones are removed when one is stored.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import path from "node:path";
 import type { ImportKind, Metafile, Plugin } from "esbuild";
@@ -163,6 +163,9 @@ function listings(projectRoot: string, folders: readonly string[]): Promise<[str
     folders.map(async (folder): Promise<[string, string]> => [folder, await readdir(path.resolve(projectRoot, folder)).then((names) => hashOf(names.sort().join("\n")), () => "")]),
   );
 }
+
+/** True when `file` is a file (not a folder, not missing). */
+const isFile = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 
 /** The folders the sources are in and every folder above them, to the file system's root (esbuild looks for its configuration that far). */
 function foldersOf(projectRoot: string, inputs: readonly string[]): string[] {
@@ -322,16 +325,17 @@ export class AssetCache {
     return { manifest: bundle.manifest, files, inputs: bundle.inputs };
   }
 
-  /** Stores a bundle just made (when every import it made can be resolved again), then prunes the oldest entries. */
+  /** Stores a bundle just made (when esbuild recorded every import as written), then prunes the oldest entries. */
   async keep(made: Made): Promise<void> {
     const imports = importsOf(made.metafiles);
     if (!imports) return;
-    const asked = toResolve(imports);
-    const asks: Ask[] = [...made.entries.map((entry): Ask => ["", entry, "entry-point"]), ...asked.map(([importer, written, kind]): Ask => [importer, written, kind])];
-    const now = await resolveAll(this.projectRoot, this.plugins, asks);
-    // What the resolver says now must be what the bundle did: otherwise a source changed while it was bundled.
-    if (!now || now.some((resolved) => resolved === undefined) || asked.some((record, i) => now[made.entries.length + i] !== record[3])) return;
-    const resolutions = asks.map(([importer, written, kind], i): Resolution => [importer, written, kind, now[i]!]);
+    // An entry named by the path of a file is that file (esbuild's rule for entry points): its
+    // bytes key the bundle. One named otherwise (no extension, a package) is asked as an import is.
+    const named = made.entries.filter((entry) => namespaceOf(entry).namespace === "file" && !isFile(path.resolve(this.projectRoot, entry)));
+    const entries = await resolveAll(this.projectRoot, this.plugins, named.map((entry): Ask => ["", entry, "entry-point"]));
+    if (!entries || entries.some((resolved) => resolved === undefined)) return;
+    // The imports as the bundle resolved them (its metafile), to be asked again by the next build.
+    const resolutions = [...named.map((entry, i): Resolution => ["", entry, "entry-point", entries[i]!]), ...toResolve(imports)];
     const inputs = made.inputs.map(([file]) => file);
     const folders = packageFolders(this.projectRoot, inputs);
     const configNames = await configsIn(this.projectRoot, foldersOf(this.projectRoot, inputs));
