@@ -17,7 +17,7 @@ import { parseRedirects } from "../engine/stages/routes/redirect-files.js";
 import { pageLinks } from "../engine/stages/checks/rendered-links.js";
 import { serve } from "../engine/servers/static-server.js";
 import type { Theme } from "../engine/theme.js";
-import { buildInMemory, editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
+import { buildInMemory, editedFixture, parseHtml, projectRoot, text, testCode } from "./helpers.js";
 import { MAX_ROUTE_LENGTH } from "../engine/stages/routes/routes.js";
 import { theme } from "../templates/theme.js";
 
@@ -85,7 +85,7 @@ describe("aliases and redirects", () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-aliases-")), "site");
     const writer = new FolderWriter(out);
     await writer.begin();
-    const result = await buildSite({ contentDir: await withOldAddresses(), projectRoot, theme, writer });
+    const result = await buildSite({ codeVersion: testCode(), contentDir: await withOldAddresses(), projectRoot, theme, writer });
     expect(result.ok).toBe(true);
     const { url, server } = await serve({ root: out, port: 0, host: "127.0.0.1" });
     try {
@@ -128,7 +128,7 @@ describe("aliases and redirects", () => {
     const publicDir = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
     await writeFile(path.join(publicDir, "regulamento.html"), "<p>regulamento</p>");
     const writer = new MemoryWriter();
-    const result = await buildSite({ contentDir: dir, publicDir, projectRoot, theme, writer });
+    const result = await buildSite({ codeVersion: testCode(), contentDir: dir, publicDir, projectRoot, theme, writer });
     expect(result.ok).toBe(false);
     const shown = (file: string) => path.relative(process.cwd(), path.join(dir, file));
     // Files are read in order: guia/so-titulo.md claims /comeco first.
@@ -211,7 +211,7 @@ describe("the record of published addresses", () => {
   it("an address nothing answers any more fails the build at its line, naming the article that has its text now", async () => {
     const dir = await published();
     await rename(path.join(dir, "articles/solto.md"), path.join(dir, "articles/avulso.md"));
-    const builder = new SiteBuilder({ contentDir: dir, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
     // Watch mode's builder knows what it read before: build, rename, update.
     await rename(path.join(dir, "articles/avulso.md"), path.join(dir, "articles/solto.md"));
     const writer = new MemoryWriter();
@@ -281,7 +281,7 @@ describe("links checked on the rendered pages", () => {
         createElement("div", null, theme.templates.article!(ctx), createElement("section", { id: "ingredientes" }, createElement("a", { href }, "mais"))),
     },
   });
-  const build = async (contentDir: string, t: Theme) => buildSite({ contentDir, projectRoot, theme: t, writer: new MemoryWriter(), publishedRoutes: false });
+  const build = async (contentDir: string, t: Theme) => buildSite({ codeVersion: testCode(), contentDir, projectRoot, theme: t, writer: new MemoryWriter(), publishedRoutes: false });
 
   it("an #anchor to an id a template renders is fine; a near miss says which it meant, at the Markdown's line", async () => {
     const good = await editedFixture("basic", { "articles/guia/so-titulo.md": "---\ntitle: Só título\n---\n\nVeja [isto](/primeiro#ingredientes).\n" });

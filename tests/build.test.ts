@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
-import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot, text } from "./helpers.js";
+import { buildInMemory, editedFixture, fixture, parseHtml, projectRoot, text, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const built = await buildInMemory(fixture("basic"));
@@ -126,7 +126,7 @@ describe("bad input fails the build and keeps the last good output", () => {
   async function buildInto(contentDir: string, outDir: string) {
     const writer = new FolderWriter(outDir);
     await writer.begin();
-    return buildSite({ contentDir, projectRoot, theme, writer });
+    return buildSite({ codeVersion: testCode(), contentDir, projectRoot, theme, writer });
   }
 
   it("the up-to-date note is written aside outside the published site: no temporary file ever appears in it (a kill then would leave one there)", async () => {
@@ -248,7 +248,7 @@ describe("a symlink in public/", () => {
       const writer = new FolderWriter(out);
       await writer.begin();
       const contentDir = await editedFixture("basic", { "articles/guia/so-titulo.md": link(href) });
-      return buildSite({ contentDir, projectRoot, theme, writer, publicDir });
+      return buildSite({ codeVersion: testCode(), contentDir, projectRoot, theme, writer, publicDir });
     };
     const published = await build("/docs/relatorio.pdf");
     expect(published.errors.map((e) => e.message)).toEqual([]);
@@ -285,7 +285,7 @@ describe("every content error at once", () => {
     const withBlocks = await buildInMemory(dir);
     expect(withBlocks.errors[0]!.hint).toContain("plus data for a block placed in the body");
     const { MemoryWriter } = await import("../engine/stages/write/writers.js");
-    const bare = await buildSite({ contentDir: dir, projectRoot, theme: { ...theme, blocks: [] }, writer: new MemoryWriter() });
+    const bare = await buildSite({ codeVersion: testCode(), contentDir: dir, projectRoot, theme: { ...theme, blocks: [] }, writer: new MemoryWriter() });
     const unknown = bare.errors.find((e) => e.message === "unknown front-matter key `zzzqqq`")!;
     expect(unknown.hint).toMatch(/^front-matter keys are title, /);
     expect(unknown.hint).not.toContain("block");

@@ -10,7 +10,7 @@ import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
-import { buildInMemory, comparable, editedFixture, parseHtml, projectRoot, realSite, text } from "./helpers.js";
+import { buildInMemory, comparable, editedFixture, parseHtml, projectRoot, realSite, text, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const CARDS = `- route: /primeiro
@@ -130,7 +130,7 @@ describe("watch mode", () => {
       "cards.yaml": CARDS,
       "editions.yaml": EDITIONS.replace("  title: Edição de agosto\n", ""),
     });
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).errors).toEqual([]);
     const edit = async (file: string, change: (s: string) => string) => {
@@ -149,7 +149,7 @@ describe("watch mode", () => {
     expect(text(slides()[0]!.querySelector("a"))).toBe("Abrir a edição");
 
     const fresh = new MemoryWriter();
-    await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
+    await new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme }).build(fresh);
     expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
     for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
   });
@@ -158,7 +158,7 @@ describe("watch mode", () => {
 describe("a card whose article was renamed by hand", () => {
   it("is an error at its line whose hint says where the page went, as a Markdown link's does", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
     expect((await builder.build(new MemoryWriter())).errors).toEqual([]);
     const { rename } = await import("node:fs/promises");
     await rename(path.join(content, "articles/guia/so-titulo.md"), path.join(content, "articles/guia/somente-titulo.md"));

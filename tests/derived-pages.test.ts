@@ -11,12 +11,12 @@ import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { formatWarning } from "../engine/lib/errors.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
-import { editedFixture } from "./helpers.js";
+import { editedFixture, testCode } from "./helpers.js";
 
 async function build(dir: string) {
   const writer = new MemoryWriter();
   // The notebook is a site of its own: its folder is its root.
-  return new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook }).build(writer);
+  return new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook }).build(writer);
 }
 
 const record = (dir: string) => readFile(path.join(dir, "content/published-routes.txt"), "utf8");

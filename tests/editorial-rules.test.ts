@@ -13,7 +13,7 @@ import { articleModel, loadContent, parseArticle, type Article } from "../engine
 import { checkEditorialRules, isAfter, runEditorialRules, type RuleFinding } from "../engine/stages/checks/editorial-rules.js";
 import { formatError, formatWarning } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
-import { editedFixture, projectRoot } from "./helpers.js";
+import { editedFixture, projectRoot, testCode } from "./helpers.js";
 
 /** An article of the fixture's folder, with its front matter. */
 const article = (title: string, date: string, body: string, extra = "") => `---\ntitle: ${title}\ndate: ${date}\n${extra}---\n\n${body}\n`;
@@ -145,7 +145,7 @@ describe("a build with editorial rules", () => {
 
   it("prints what they find as warnings at file:line, and publishes the site", async () => {
     const dir = await editedFixture("basic", { "rules.yaml": rules });
-    const result = await buildSite({ contentDir: dir, projectRoot, theme, writer: new MemoryWriter() });
+    const result = await buildSite({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, writer: new MemoryWriter() });
     expect(result.ok).toBe(true);
     const shown = result.warnings.map(formatWarning).map((w) => w.replace(path.relative(projectRoot, dir), "<content>"));
     expect(shown).toEqual(expect.arrayContaining(["warning <content>/articles/primeiro.md:12: o número “83%” não tem fonte [fontes]"]));
@@ -154,7 +154,7 @@ describe("a build with editorial rules", () => {
   it("a save that runs no stage (a file of public/ copied) keeps them: the dev pages' panel does not lose them", async () => {
     const dir = await editedFixture("basic", { "rules.yaml": rules });
     const publicDir = await mkdtemp(path.join(tmpdir(), "cafe-public-"));
-    const builder = new SiteBuilder({ contentDir: dir, projectRoot, theme, publicDir, drafts: true });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, publicDir, drafts: true });
     const writer = new MemoryWriter();
     const first = await builder.build(writer);
     const ours = (warnings: { message: string }[]) => warnings.filter((w) => w.message.endsWith("[fontes]")).map((w) => w.message);
@@ -167,7 +167,7 @@ describe("a build with editorial rules", () => {
 
   it("with strict (--strict, CI=true), stops the build with each as an error: file:line, code frame and what to do", async () => {
     const dir = await editedFixture("basic", { "rules.yaml": rules });
-    const result = await buildSite({ contentDir: dir, projectRoot, theme, writer: new MemoryWriter(), strict: true });
+    const result = await buildSite({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, writer: new MemoryWriter(), strict: true });
     expect(result.ok).toBe(false);
     const printed = result.errors.map(formatError).join("\n\n");
     expect(printed).toMatch(/articles\/primeiro\.md:12: o número “83%” não tem fonte \[fontes\]\n.*\n.*\n> 12 \|   - value: "83%"/);
@@ -211,10 +211,10 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
 
   it("in watch mode, a saved article that stops saying what another one links it for gives that other one its finding (and back)", async () => {
     const dir = await editedFixture("basic", files);
-    const builder = new SiteBuilder({ contentDir: dir, projectRoot, theme, drafts: true });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, drafts: true });
     const writer = new MemoryWriter();
     const ours = (warnings: { message: string; file: string; line?: number }[]) => shown(warnings).filter((w) => w.includes("[saque]") || w.includes("[grafia]") || w.includes("[paragrafos]"));
-    const cold = async () => ours((await buildSite({ contentDir: dir, projectRoot, theme, drafts: true, writer: new MemoryWriter() })).warnings);
+    const cold = async () => ours((await buildSite({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, drafts: true, writer: new MemoryWriter() })).warnings);
     const first = await builder.build(writer);
     expect(ours(first.warnings).some((w) => w.startsWith("com-link.md"))).toBe(false);
     // com-aviso.md no longer names the saque-aniversário: com-link.md, unchanged, links nothing that does.

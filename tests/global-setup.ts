@@ -19,6 +19,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { listFiles } from "../engine/lib/files.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
+import { codeVersion } from "../engine/incremental/fingerprint.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 import { projectState, stateChanges, type ProjectState } from "./project-state.js";
@@ -34,6 +35,8 @@ declare module "vitest" {
     realSite: BuiltSite;
     /** The run's engine cache (as the real site's build left it) and the folder of the unit workers' own copies. */
     runCache: { cacheDir: string; workersDir: string };
+    /** The version of the code under test (the engine's, the theme's, the lock file), as a build computes it (`code.version`). */
+    codeVersion: string;
   }
 }
 
@@ -42,6 +45,7 @@ interface Run {
   /** The run's folder: its cache, the unit workers' caches, the real site. */
   folder: string;
   cacheDir: string;
+  codeVersion: string;
   site: Promise<BuiltSite>;
   users: number;
 }
@@ -64,13 +68,14 @@ async function swapIn(made: string, kept: string): Promise<boolean> {
 }
 
 /**
- * The engine's content-addressed media caches (social cards, cut fonts, encoded images), kept
+ * The engine's content-addressed caches (social cards, cut fonts, encoded images, the theme's
+ * bundled assets), kept
  * from one run to the next beside the engine's cache: drawing the real site's 15 cards and
  * encoding its images was most of what the setup cost. Each entry is keyed by everything that
  * makes it (the code, the fonts, the text, the bytes), so an entry of other code is never
  * used; a damaged one is made again. CAFE_TEST_COLD=1 starts from an empty cache.
  */
-const KEPT_MEDIA = ["cards", "fonts", "images"];
+const KEPT_MEDIA = ["cards", "fonts", "images", "assets"];
 const keptMediaDir = (projectRoot: string) => path.join(keptDir(projectRoot), "media");
 
 /** The run's cache starts with the kept media. */
@@ -103,6 +108,8 @@ async function keepMedia(projectRoot: string, cacheDir: string): Promise<void> {
  */
 const keptSiteDir = (projectRoot: string) => path.join(keptDir(projectRoot), "real-site");
 const INPUT_FOLDERS = ["content", "public", "engine", "templates", "client"];
+/** The code's folders, as the command names them for this site (the theme's and the engine's). */
+const CODE_FOLDERS = ["templates", "client", "engine"];
 const INPUT_FILES = ["package.json", "package-lock.json", "tsconfig.json", "cafe.config.ts", "node_modules/.package-lock.json", "tests/global-setup.ts"];
 const INPUT_ENV = ["NODE_ENV", "TZ", "LANG", "LC_ALL", "LC_TIME"];
 
@@ -177,14 +184,14 @@ export async function keepSite(projectRoot: string, inputs: string, site: BuiltS
   }
 }
 
-async function buildRealSite(projectRoot: string, folder: string, cacheDir: string): Promise<BuiltSite> {
+async function buildRealSite(projectRoot: string, folder: string, cacheDir: string, codeVersion: string): Promise<BuiltSite> {
   const inputs = await siteInputs(projectRoot);
   const kept = await keptSite(projectRoot, inputs, path.join(folder, "site"));
   if (kept) return kept;
   const dir = path.join(folder, "dist");
   const writer = new FolderWriter(dir);
   await writer.begin();
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer });
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer, codeVersion });
   const site = {
     dir,
     routes: result.routes.map(({ path, outFile, kind }) => ({ path, outFile, kind })),
@@ -202,7 +209,9 @@ async function startRun(projectRoot: string): Promise<Run> {
   await mkdir(cacheDir);
   process.env.CAFE_CACHE_DIR = cacheDir;
   await seedMedia(projectRoot, cacheDir);
-  return { before, folder, cacheDir, site: buildRealSite(projectRoot, folder, cacheDir), users: 0 };
+  // What the command computes from the same folders (project.ts): the tests' builds keep the theme's bundles by it.
+  const code = await codeVersion(projectRoot, CODE_FOLDERS);
+  return { before, folder, cacheDir, codeVersion: code, site: buildRealSite(projectRoot, folder, cacheDir, code), users: 0 };
 }
 
 export default async function setup(project: TestProject) {
@@ -212,6 +221,7 @@ export default async function setup(project: TestProject) {
   run.users++;
   project.provide("realSite", await run.site);
   project.provide("runCache", { cacheDir: run.cacheDir, workersDir: path.join(run.folder, "workers") });
+  project.provide("codeVersion", run.codeVersion);
   return async () => {
     if (--run.users > 0) return;
     delete shared[RUN];

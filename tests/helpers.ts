@@ -18,9 +18,16 @@ const run = promisify(execFile);
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures", name);
 
+/**
+ * The version of the code under test (tests/global-setup.ts), for a builder to be told as the
+ * command tells its own: the theme's bundles are then taken from the assets cache
+ * (engine/stages/assets/asset-cache.ts) instead of made by esbuild for every build.
+ */
+export const testCode = (): string => inject("codeVersion");
+
 export async function buildInMemory(contentDir: string): Promise<BuildResult & { writer: MemoryWriter }> {
   const writer = new MemoryWriter();
-  const result = await buildSite({ contentDir, projectRoot, theme, writer, themeFolders: devTheme.themeFolders });
+  const result = await buildSite({ contentDir, projectRoot, theme, writer, themeFolders: devTheme.themeFolders, codeVersion: testCode() });
   return { ...result, writer };
 }
 
@@ -30,7 +37,7 @@ export async function buildImagesFixture(): Promise<string> {
   const writer = new FolderWriter(out);
   await writer.begin();
   const contentDir = path.join(fixture("images"), "content");
-  const result = await buildSite({ contentDir, publicDir: path.join(fixture("images"), "public"), projectRoot, theme, writer });
+  const result = await buildSite({ contentDir, publicDir: path.join(fixture("images"), "public"), projectRoot, theme, writer, codeVersion: testCode() });
   if (!result.ok) throw new Error(result.errors.map((e) => `${e.location}: ${e.message}`).join("\n"));
   return out;
 }

@@ -12,7 +12,7 @@ import { SiteBuilder, type BuildResult } from "../engine/pipeline/site-builder.j
 import { formatError } from "../engine/lib/errors.js";
 import { ImageWork } from "../engine/stages/images/images.js";
 import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
-import { comparable, fixture, parseHtml, projectRoot } from "./helpers.js";
+import { comparable, fixture, parseHtml, projectRoot, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 import { cacheRoot } from "../engine/incremental/cache-root.js";
 import { IMAGE_SIZES } from "../templates/image-sizes.js";
@@ -22,7 +22,7 @@ const publicDir = path.join(fixture("images"), "public");
 
 async function build(contentDir = content, options: { reference?: boolean; publicDir?: string } = {}): Promise<BuildResult & { writer: MemoryWriter }> {
   const writer = new MemoryWriter();
-  const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir: options.publicDir ?? publicDir, reference: options.reference }).build(writer);
+  const result = await new SiteBuilder({ codeVersion: testCode(), contentDir, projectRoot, theme, publicDir: options.publicDir ?? publicDir, reference: options.reference }).build(writer);
   return { ...result, writer };
 }
 
@@ -188,7 +188,7 @@ describe("watch mode", () => {
   it("an image replaced on disk: its new files written, the old ones removed, the page updated", async () => {
     const dir = await copy();
     const writer = new MemoryWriter();
-    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme, publicDir: dir.public });
     expect((await builder.build(writer)).ok).toBe(true);
     const old = [...writer.files.keys()].filter((f) => f.startsWith("assets/images/grafico-"));
     const chart = path.join(dir.content, "images/grafico.png");
@@ -280,7 +280,7 @@ describe("bad images are reported where they are written", () => {
     const folderBuild = async () => {
       const writer = new FolderWriter(out);
       await writer.begin();
-      return new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public }).build(writer);
+      return new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme, publicDir: dir.public }).build(writer);
     };
     expect((await folderBuild()).ok).toBe(true);
     const before = (await readdir(out, { recursive: true })).sort();

@@ -4,13 +4,13 @@ import { rm, writeFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
-import { comparable, editedFixture, projectCopy, projectRoot } from "./helpers.js";
+import { comparable, editedFixture, projectCopy, projectRoot, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 describe("incremental rebuilds", () => {
   it("an article edit re-renders its own page only, and the output equals a full build", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
 
@@ -22,14 +22,14 @@ describe("incremental rebuilds", () => {
     expect(result.changed.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
 
     const fresh = new MemoryWriter();
-    await new SiteBuilder({ contentDir: content, projectRoot, theme }).build(fresh);
+    await new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme }).build(fresh);
     expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
     for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
   });
 
   it("the whole-site checks cover every article, not only the one edited", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
     const messages = (r: { errors: { file?: string; message: string }[] }) => r.errors.map((e) => `${e.file}: ${e.message}`);
@@ -51,7 +51,7 @@ describe("incremental rebuilds", () => {
 
   it("editing the featured article re-renders the home page too", async () => {
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     await builder.build(writer);
     const file = path.join(content, "articles/primeiro.md");
@@ -66,7 +66,7 @@ describe("incremental rebuilds", () => {
       "cards.yaml": (s) => s.slice(0, s.indexOf("- route: /guia/so-titulo")),
       "editions.yaml": (s) => s.slice(0, s.indexOf("- id: agosto-2025")),
     });
-    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
     const gone = path.join(content, "articles/guia/so-titulo.md");
@@ -85,7 +85,7 @@ describe("incremental rebuilds", () => {
   it("a CSS edit rebuilds the stylesheet and every page that links it", async () => {
     const project = await projectCopy();
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot: project, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot: project, theme });
     const writer = new MemoryWriter();
     await builder.build(writer);
     const oldCss = [...writer.files.keys()].find((f) => /^assets\/styles-/.test(f))!;
@@ -103,7 +103,7 @@ describe("incremental rebuilds", () => {
   it("a public/ file is copied when it changes", async () => {
     const project = await projectCopy();
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ contentDir: content, projectRoot: project, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot: project, theme });
     const writer = new MemoryWriter();
     await builder.build(writer);
     const file = path.join(project, "public/humans.txt");

@@ -12,7 +12,7 @@ import { initSite, STARTER_DEV_DEPENDENCIES } from "../engine/tools/init-site.js
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../engine/starter/theme/theme.js";
-import { parseHtml, projectRoot, text } from "./helpers.js";
+import { parseHtml, projectRoot, text, testCode } from "./helpers.js";
 
 const engineDir = path.join(projectRoot, "engine");
 const fresh = () => mkdtemp(path.join(tmpdir(), "cafe-init-"));
@@ -27,7 +27,7 @@ describe("cafe init", () => {
     expect(report.packageJson).toBe("created");
 
     const writer = new MemoryWriter();
-    const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme, publicDir: path.join(dir, "public"), themeFolders: ["theme"] }).build(writer);
+    const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(dir, "content"), projectRoot: dir, theme, publicDir: path.join(dir, "public"), themeFolders: ["theme"] }).build(writer);
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
     expect(result.routes.map((r) => r.path)).toEqual(["/", "/404", "/tags/getting-started", "/tags/writing", "/welcome", "/writing-posts"]);

@@ -14,7 +14,7 @@ import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { islandTheme } from "./fixtures/islands/theme/theme.js";
 import { Counter } from "./fixtures/islands/theme/counter.js";
 import { defineIsland } from "../engine/index.js";
-import { editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
+import { editedFixture, parseHtml, projectRoot, text, testCode } from "./helpers.js";
 
 const siteRoot = path.join(projectRoot, "tests/fixtures/islands");
 const themeFile = path.join(siteRoot, "theme/theme.tsx");
@@ -23,7 +23,7 @@ const themeFile = path.join(siteRoot, "theme/theme.tsx");
 async function build(options: Parameters<typeof islandTheme>[0] = {}, content = siteRoot) {
   const writer = new MemoryWriter();
   const theme = islandTheme(options);
-  const result = await new SiteBuilder({ contentDir: path.join(content, "content"), projectRoot: siteRoot, theme, publishedRoutes: false }).build(writer);
+  const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(content, "content"), projectRoot: siteRoot, theme, publishedRoutes: false }).build(writer);
   return { ...result, writer };
 }
 

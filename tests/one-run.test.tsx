@@ -11,14 +11,14 @@ import { readFile, rm } from "node:fs/promises";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
-import { buildInMemory, editedFixture, projectRoot } from "./helpers.js";
+import { buildInMemory, editedFixture, projectRoot, testCode } from "./helpers.js";
 
 const NOTEBOOK_THEME = "tests/fixtures/notebook/theme";
 
 async function buildNotebook(dir: string) {
   const writer = new MemoryWriter();
   // The notebook is a site of its own: its folder is its root.
-  const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook, themeFolders: ["theme"] }).build(writer);
+  const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook, themeFolders: ["theme"] }).build(writer);
   return { ...result, writer };
 }
 
@@ -172,7 +172,7 @@ describe("what a page does that fails in the browser, though it builds (issue 39
       },
     };
     const writer = new MemoryWriter();
-    const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme, themeFolders: ["theme"] }).build(writer);
+    const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(dir, "content"), projectRoot: dir, theme, themeFolders: ["theme"] }).build(writer);
     expect(result.errors).toEqual([]);
     const faviconLine = await lineOf(`${NOTEBOOK_THEME}/theme.tsx`, 'favicon: "/favicon.svg"');
     const warnings = result.warnings.map((w) => `${w.file}${w.line ? `:${w.line}` : ""}: ${w.message}`);

@@ -12,14 +12,14 @@ import { SiteBuilder, type BuildOptions } from "../engine/pipeline/site-builder.
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
 import { theme } from "../templates/theme.js";
-import { comparable, editedFixture, fixture, projectRoot } from "./helpers.js";
+import { comparable, editedFixture, fixture, projectRoot, testCode } from "./helpers.js";
 import { formatError } from "../engine/lib/errors.js";
 
 async function bothWays(options: Omit<BuildOptions, "cloneBetweenStages">, edit?: { file: string; text: (before: string) => string }) {
   const sites = [];
   for (const cloneBetweenStages of [false, true]) {
     const writer = new MemoryWriter();
-    const builder = new SiteBuilder({ ...options, cloneBetweenStages, publishedRoutes: false });
+    const builder = new SiteBuilder({ codeVersion: testCode(), ...options, cloneBetweenStages, publishedRoutes: false });
     const result = await builder.build(writer);
     expect(result.errors.map(formatError)).toEqual([]);
     if (edit) {
@@ -65,7 +65,7 @@ describe("what a stage finds wrong is plain data too", () => {
     });
     const reports = [];
     for (const cloneBetweenStages of [false, true]) {
-      const result = await new SiteBuilder({ contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook, cloneBetweenStages, publishedRoutes: false }).build(new MemoryWriter());
+      const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(dir, "content"), projectRoot: dir, theme: notebook, cloneBetweenStages, publishedRoutes: false }).build(new MemoryWriter());
       expect(result.ok).toBe(false);
       reports.push(result.errors.map((e) => [e.location, e.message, e.hint, formatError(e)]));
     }

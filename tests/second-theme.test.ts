@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
-import { editedFixture, parseHtml, projectRoot, text } from "./helpers.js";
+import { editedFixture, parseHtml, projectRoot, text, testCode } from "./helpers.js";
 
 /** The notebook is a site of its own: its folder is its root (its asset entries are relative to it). */
 const siteRoot = path.join(projectRoot, "tests/fixtures/notebook");
@@ -16,7 +16,7 @@ const contentDir = path.join(siteRoot, "content");
 
 async function build(dir = contentDir) {
   const writer = new MemoryWriter();
-  const result = await new SiteBuilder({ contentDir: dir, projectRoot: siteRoot, theme: notebook }).build(writer);
+  const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot: siteRoot, theme: notebook }).build(writer);
   return { ...result, writer };
 }
 

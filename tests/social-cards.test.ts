@@ -13,7 +13,7 @@ import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MediaCache } from "../engine/incremental/media-cache.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
-import { fixture, parseHtml, projectRoot } from "./helpers.js";
+import { fixture, parseHtml, projectRoot, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const SITE = "https://cafecomacris.placeholder.invalid";
@@ -26,7 +26,7 @@ async function copy(): Promise<{ content: string; public: string }> {
 
 async function build(dir: { content: string; public: string }) {
   const writer = new MemoryWriter();
-  const result = await new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public }).build(writer);
+  const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme, publicDir: dir.public }).build(writer);
   expect(result.errors).toEqual([]);
   return { ...result, writer };
 }
@@ -83,7 +83,7 @@ describe("social cards", () => {
     const dir = await copy();
     const cache = await openSiteCache(await mkdtemp(path.join(tmpdir(), "cafe-cards-cache-")), "test");
     const writer = new MemoryWriter();
-    const builder = () => new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public, cache });
+    const builder = () => new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme, publicDir: dir.public, cache });
     expect((await builder().build(writer)).ok).toBe(true);
     const cardsBefore = [...writer.files.keys()].filter((f) => f.startsWith("assets/cards/")).sort();
     const file = path.join(dir.content, "articles/sem-fotos.md");
@@ -104,7 +104,7 @@ describe("social cards", () => {
   it("in watch mode, a new title gives the page a new card and removes the old one", async () => {
     const dir = await copy();
     const writer = new MemoryWriter();
-    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme, publicDir: dir.public });
     expect((await builder.build(writer)).ok).toBe(true);
     const cardOf = () => [...writer.files.keys()].find((f) => f.startsWith("assets/cards/sem-fotos-"))!;
     const old = cardOf();

@@ -14,7 +14,7 @@ import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { checkTheme } from "../engine/theme-check.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
-import { projectRoot } from "./helpers.js";
+import { projectRoot, testCode } from "./helpers.js";
 
 const siteRoot = path.join(projectRoot, "tests/fixtures/notebook");
 const thisFile = fileURLToPath(import.meta.url);
@@ -26,7 +26,7 @@ const placeOf = (text: string) => `${lineOf(text)}:${lines[lineOf(text) - 1]!.in
 
 /** Builds the notebook's content with a theme; the build's result, or the error it threw. */
 async function build(theme: Theme) {
-  return new SiteBuilder({ contentDir: path.join(siteRoot, "content"), projectRoot: siteRoot, theme }).build(new MemoryWriter()).catch((error: unknown) => error);
+  return new SiteBuilder({ codeVersion: testCode(), contentDir: path.join(siteRoot, "content"), projectRoot: siteRoot, theme }).build(new MemoryWriter()).catch((error: unknown) => error);
 }
 
 describe("a theme's mistakes found when it loads", () => {

@@ -19,6 +19,7 @@ import { shownFrom } from "../lib/code-location.js";
 import { shownPath } from "../lib/files.js";
 import { loadedPackages } from "../lib/packages.js";
 import type { Theme } from "../theme.js";
+import type { AssetSource } from "../stages/assets/assets.js";
 import type { WorkerModules } from "./threads.js";
 
 /** The engine's folder, when it runs from its sources (a build script under tsx; the command line says where it is). */
@@ -78,6 +79,13 @@ export interface BuildingSite {
   /** Whether this build wrote `file` (relative to `dir`, `/` between folders), whole. */
   holds(file: string): boolean;
 }
+
+/** What `--verbose` says of where the assets came from. */
+const ASSET_SOURCES: Record<AssetSource, string> = {
+  kept: "kept from the last build",
+  cached: "taken from the assets cache (esbuild not run)",
+  bundled: "bundled by esbuild",
+};
 
 /** The inputs' fingerprint as the up-to-date check compares it: a strict build is not the same build. */
 const strictInputs = (inputs: string, strict: boolean | undefined) => (strict ? `${inputs} strict` : inputs);
@@ -147,7 +155,10 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const { workers, threads } = options;
     const early = options.onPagesWritten;
     const onPagesWritten = early && (() => early({ dir: writer.folder, holds: (file: string) => writer.holds(file) }));
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict, engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, onPagesWritten });
+    const builder = new SiteBuilder({
+      contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
+      engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
+    });
     try {
       result = await builder.build(writer);
     } finally {
@@ -178,6 +189,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     if (result.bodies) console.log(`  ${"bodies".padEnd(16)} ${result.bodies.parsed} parsed, ${result.bodies.kept} kept`);
     console.log(`  ${"pages".padEnd(16)} ${result.rendered} rendered, ${result.routes.length - result.rendered} kept`);
     console.log(`  ${"threads".padEnd(16)} ${result.threads ?? 1}`);
+    if (result.assets) console.log(`  ${"assets".padEnd(16)} ${ASSET_SOURCES[result.assets]}`);
     // The libraries loaded for this build's work (lib/packages.ts), and how long each took to load.
     const loaded = loadedPackages().map(({ name, ms }) => `${name} (${ms.toFixed(1)} ms)`);
     console.log(`  ${"loaded".padEnd(16)} ${loaded.length > 0 ? loaded.join(", ") : "none of the libraries loaded on demand"}`);

@@ -16,7 +16,7 @@ import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
-import { assetStage, type AssetRecord } from "../stages/assets/assets.js";
+import { assetStage, type AssetRecord, type AssetStageInput } from "../stages/assets/assets.js";
 import { otherFiles, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type RenderedFile } from "../stages/render/render.js";
 import { checkedPages, type PageEntry, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
@@ -103,6 +103,8 @@ export interface UnwrittenInput extends CheckInput {
   projectRoot: string;
   /** The engine's folder (the islands' runtime is bundled from there). */
   engineDir: string;
+  /** The assets' content-addressed cache, for a builder that knows its code's version (stages/assets/asset-cache.ts). */
+  assetCache?: AssetStageInput["cache"];
   /** The last build: its assets, and its pages' links and ids (a page nothing changed is checked as recorded). */
   previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
   themeCode?: ThemeSources;
@@ -123,10 +125,10 @@ const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, in
  * site settings did not load.
  */
 export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
-  const { content, table, values, code, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported } = input;
+  const { content, table, values, code, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported, assetCache } = input;
   if (content.unavailable.includes(content.site.file)) return staged(null);
   const taken = async () => true;
-  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken });
+  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken, cache: assetCache });
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
@@ -134,5 +136,5 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   for await (const page of renderStage(renderInput, theme, pageThreads, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
   const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
-  return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))]);
+  return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))], bundled.warnings);
 }

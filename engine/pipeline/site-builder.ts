@@ -30,7 +30,7 @@ import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { cardPlan, cardStage } from "./draw-cards.js";
 import { feedFile } from "../stages/render/site-files.js";
-import { assetStage } from "../stages/assets/assets.js";
+import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
@@ -89,6 +89,15 @@ export interface BuildOptions {
    * Without it the cards are drawn while the assets are bundled.
    */
   onPagesWritten?: () => void;
+  /**
+   * The version of the code (`code.version`, engine/incremental/code-keys.ts): bundles of the
+   * theme's assets are then kept in a content-addressed cache (stages/assets/asset-cache.ts)
+   * and taken from it by any later build of this code from the same sources. None: esbuild
+   * bundles them whenever the last build's cannot be taken. `readAssets: false` (`--force`)
+   * stores them without looking.
+   */
+  codeVersion?: string;
+  readAssets?: boolean;
 }
 
 export interface BuildResult {
@@ -106,6 +115,8 @@ export interface BuildResult {
   timings?: [stage: string, ms: number][];
   /** The most threads a stage of this run computed its entries on (1: the build's own alone). */
   threads?: number;
+  /** Where this run's assets came from: the last build's output (`kept`), the content-addressed cache (`cached`, esbuild not run), or esbuild (`bundled`). */
+  assets?: AssetSource;
   /** Addresses added to the record of published addresses. */
   published?: string[];
   /** Derived pages (a tag's listing) no article makes any more, taken out of the record. */
@@ -257,7 +268,7 @@ export class SiteBuilder {
     // that stops earlier waits for them too, before it lets the writer go).
     // Watch mode, after article files only: the assets' sources are as the last run found them (no need to read them again).
     const sourcesKnown = articlesOnly && output === previous.output && previous.routes !== undefined;
-    const bundled = assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR }).then(
+    const bundled = assetStage({ projectRoot, theme, site: content.site.value, previous: output.assets, force: newAssets, sourcesKnown, reuse, engineDir: this.options.engineDir ?? ENGINE_DIR, cache: this.assetCache }).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
@@ -292,7 +303,7 @@ export class SiteBuilder {
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors, assetCache: this.assetCache };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return failAfterAssets();
     }
@@ -348,7 +359,13 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(late, gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired, assets: assets.source };
+  }
+
+  /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */
+  private get assetCache(): { codeVersion: string; read: boolean } | undefined {
+    const { codeVersion, readAssets = true } = this.options;
+    return codeVersion === undefined ? undefined : { codeVersion, read: readAssets };
   }
 
   /** Where the theme's code is, for the rendered-link check to name the line of a link a template writes. */

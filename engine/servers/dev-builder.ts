@@ -45,7 +45,7 @@ export function runBuilder(setup: BuilderSetup): void {
     const code = await siteCodeKeys(setup.modulesFile, theme.modules, async () => setup.code ?? (await codeVersion(projectRoot, [...themeFolders, setup.engineFolder])));
     const cache = cacheDir ? await openSiteCache(cacheDir, code.version) : undefined;
     const workers = setup.workerModule ? { worker: setup.workerModule, site: themeModule } : undefined;
-    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict, engineDir: path.resolve(projectRoot, setup.engineFolder), code: code.parts });
+    const builder = new SiteBuilder({ contentDir, projectRoot, theme, drafts: true, cache, publicDir, themeFolders, workers, threads: setup.threads, strict: setup.strict, engineDir: path.resolve(projectRoot, setup.engineFolder), code: code.parts, codeVersion: cacheDir ? code.version : undefined });
     // The editors' schemas follow a theme edit here too (this process restarts on one); best effort.
     if (setup.editorSchemas) {
       void import("../tools/editor-schemas.js").then((m) => m.writeEditorSchemas({ projectRoot, contentDir, model: theme, themeName: theme.name })).catch(() => {});

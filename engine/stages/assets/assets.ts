@@ -5,12 +5,13 @@
  */
 /// <reference path="./subset-font.d.ts" />
 import path from "node:path";
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import type { BuildFailure, Plugin } from "esbuild";
-import { ContentError, staged, type Staged } from "../../lib/errors.js";
+import type { BuildFailure, Metafile, Plugin } from "esbuild";
+import { AssetCache, fileState } from "./asset-cache.js";
+import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { codeError } from "../../lib/code-location.js";
 import { hashOf } from "../../lib/hash.js";
 import { loadPackage } from "../../lib/packages.js";
@@ -22,28 +23,19 @@ export interface BuiltAssets {
   files: Map<string, Uint8Array>;
   /** Every file esbuild read for them, relative to the site root, with its state (`sourceStates`). */
   inputs: [file: string, state: string][];
+  /** esbuild's account of the bundles (what each source imported: the cache resolves it again). */
+  metafiles: Metafile[];
+  /** The entry points as esbuild was given them (the theme's, the islands' runtime, the inline script). */
+  entries: string[];
 }
 
 /**
  * The state of each source file the assets were bundled from: the hash of its bytes, or, for
  * a package's file (rewritten only when it is installed again), its size and time. An absent
- * file's state is "".
+ * file's state is "" (asset-cache.ts, `fileState`).
  */
-export async function sourceStates(projectRoot: string, files: readonly string[]): Promise<[file: string, state: string][]> {
-  return Promise.all(
-    files.map(async (file): Promise<[string, string]> => {
-      const full = path.resolve(projectRoot, file);
-      try {
-        if (file.split(/[\\/]/).includes("node_modules")) {
-          const s = await stat(full);
-          return [file, `${s.size}:${s.mtimeMs}`];
-        }
-        return [file, hashOf(await readFile(full))];
-      } catch {
-        return [file, ""];
-      }
-    }),
-  );
+function sourceStates(projectRoot: string, files: readonly string[]): Promise<[file: string, state: string][]> {
+  return Promise.all(files.map(async (file): Promise<[string, string]> => [file, await fileState(projectRoot, file)]));
 }
 
 export interface AssetOptions {
@@ -79,10 +71,29 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
   return subset;
 }
 
-/** Bundles the theme's entries into /assets with content hashes. */
-export async function buildAssets({ projectRoot, theme, site, minify = true, engineDir }: AssetOptions): Promise<BuiltAssets> {
-  const outdir = path.join(projectRoot, "assets-out");
+/** The plugins the bundle is made with: the islands' entries (the engine writes them) and the theme's fonts, cut to the site's text. */
+function bundlePlugins({ projectRoot, theme, site, engineDir }: AssetOptions): Plugin[] {
   const fonts = new Map<string, ThemeFont>((theme.assets.fonts ?? []).map((f) => [f.name, f]));
+  return [
+    islandEntries(theme, projectRoot, engineDir).plugin,
+    {
+      name: "theme-fonts",
+      setup(b) {
+        b.onResolve({ filter: /^font:/ }, ({ path: name }) => ({ path: `${name.slice(5)}.woff2`, namespace: "theme-font" }));
+        b.onLoad({ filter: /.*/, namespace: "theme-font" }, async ({ path: file }) => {
+          const font = fonts.get(file.replace(/\.woff2$/, ""));
+          if (!font) return { errors: [{ text: `the theme declares no font '${file}'` }] };
+          return { contents: await cutFont(projectRoot, font, site), loader: "file" };
+        });
+      },
+    },
+  ];
+}
+
+/** Bundles the theme's entries into /assets with content hashes. */
+export async function buildAssets(options: AssetOptions): Promise<BuiltAssets> {
+  const { projectRoot, theme, minify = true, engineDir } = options;
+  const outdir = path.join(projectRoot, "assets-out");
   // Loaded only when the assets are bundled (lib/packages.ts), not by a build that takes them from the last one.
   const { build } = await loadPackage("esbuild", () => import("esbuild"));
   // The inline script runs before first paint: its own tiny bundle, no React.
@@ -120,20 +131,7 @@ export async function buildAssets({ projectRoot, theme, site, minify = true, eng
     define: { "process.env.NODE_ENV": '"production"' },
     legalComments: "none",
     logLevel: "silent",
-    plugins: [
-      islands.plugin,
-      {
-        name: "theme-fonts",
-        setup(b) {
-          b.onResolve({ filter: /^font:/ }, ({ path: name }) => ({ path: `${name.slice(5)}.woff2`, namespace: "theme-font" }));
-          b.onLoad({ filter: /.*/, namespace: "theme-font" }, async ({ path: file }) => {
-            const font = fonts.get(file.replace(/\.woff2$/, ""));
-            if (!font) return { errors: [{ text: `the theme declares no font '${file}'` }] };
-            return { contents: await cutFont(projectRoot, font, site), loader: "file" };
-          });
-        },
-      },
-    ],
+    plugins: bundlePlugins(options),
   });
 
   const files = new Map<string, Uint8Array>();
@@ -159,7 +157,13 @@ export async function buildAssets({ projectRoot, theme, site, minify = true, eng
   for (const name of Object.keys(theme.assets.entries)) {
     if (!manifest.entries[name]) throw new Error(`the asset bundle has no output for the entry '${name}'`);
   }
-  return { manifest, files, inputs: await sourceStates(projectRoot, [...read].sort()) };
+  return {
+    manifest,
+    files,
+    inputs: await sourceStates(projectRoot, [...read].sort()),
+    metafiles: inlined ? [result.metafile, inlined.metafile] : [result.metafile],
+    entries: [...Object.values(theme.assets.entries), ...Object.values(islands.entries), ...(theme.assets.inline ? [theme.assets.inline] : [])],
+  };
 }
 
 const ISLAND = "cafe-island:";
@@ -293,32 +297,68 @@ export interface AssetStageInput extends AssetOptions {
   sourcesKnown?: boolean;
   /** Takes a file of the last build into this one; false when it cannot. */
   reuse(file: string): Promise<boolean>;
+  /**
+   * The content-addressed cache of bundles (asset-cache.ts), for a build that knows the
+   * version of its code (`code.version`): none, every bundle is made by esbuild. `read: false`
+   * (`--force`) stores the bundle without looking for one.
+   */
+  cache?: { codeVersion: string; read: boolean };
 }
+
+/** Where a build's assets came from: the last build's output, the content-addressed cache, or esbuild. */
+export type AssetSource = "kept" | "cached" | "bundled";
 
 /**
  * Stage 7 — the assets, taken from the last build when the code and the fonts' text are the
- * same, otherwise bundled. Returns their record and the files to write (none when reused),
- * or the errors esbuild found in the theme's code.
+ * same, else from the content-addressed cache when everything they are made from is as it
+ * was, otherwise bundled. Returns their record and the files to write (none when kept), where
+ * they came from, or the errors esbuild found in the theme's code.
  */
-export async function assetStage(input: AssetStageInput): Promise<Staged<{ record: AssetRecord; files: Map<string, Uint8Array> } | undefined>> {
+export async function assetStage(input: AssetStageInput): Promise<Staged<{ record: AssetRecord; files: Map<string, Uint8Array>; source: AssetSource } | undefined>> {
   const { projectRoot, theme, site, previous, force, reuse } = input;
   const { entries, inline } = theme.assets;
   const key = hashOf(JSON.stringify([entries, inline ?? null, (theme.assets.fonts ?? []).map((f) => [f.name, f.source, f.text(site) ?? null])]));
   if (!force && previous?.key === key && previous.files.length > 0 && previous.inputs && (input.sourcesKnown || (await sameSources(projectRoot, previous.inputs)))) {
     let all = true;
     for (const file of previous.files) all &&= await reuse(file);
-    if (all) return staged({ record: previous, files: new Map() });
+    if (all) return staged({ record: previous, files: new Map(), source: "kept" });
   }
   const misdeclared = islandMistakes(theme, projectRoot);
   if (misdeclared.length > 0) return staged(undefined, misdeclared);
+  const options: AssetOptions = { projectRoot, theme, site, minify: input.minify, engineDir: input.engineDir };
+  const cache = input.cache && (await assetCache(options, input.cache.codeVersion));
+  const notes: ContentWarning[] = [];
+  const cached = input.cache?.read ? await cache?.take(notes) : undefined;
+  if (cached) return staged({ record: { key, inputs: cached.inputs, manifest: cached.manifest, files: [...cached.files.keys()] }, files: cached.files, source: "cached" }, [], notes);
   try {
-    const built = await buildAssets({ projectRoot, theme, site, minify: input.minify, engineDir: input.engineDir });
-    return staged({ record: { key, inputs: built.inputs, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files });
+    const built = await buildAssets(options);
+    await cache?.keep(built);
+    return staged({ record: { key, inputs: built.inputs, manifest: built.manifest, files: [...built.files.keys()] }, files: built.files, source: "bundled" }, [], notes);
   } catch (error) {
     const errors = assetErrors(error, projectRoot, theme);
     if (!errors) throw error;
-    return staged(undefined, errors);
+    return staged(undefined, errors, notes);
   }
+}
+
+/**
+ * The cache of this theme's bundles for code of this version: keyed also by esbuild's version
+ * and every option the bundle is made with (the engine's folder relative to the site's, so a
+ * copy of the site in another folder finds them too).
+ */
+async function assetCache(options: AssetOptions, codeVersion: string): Promise<AssetCache> {
+  const { projectRoot, theme, site, minify = true, engineDir } = options;
+  const { version } = await loadPackage("esbuild", () => import("esbuild"));
+  const { entries, inline, fonts = [], islands = [] } = theme.assets;
+  const recipe = {
+    entries,
+    inline: inline ?? null,
+    fonts: fonts.map((f) => [f.name, f.source, f.text(site) ?? null]),
+    islands: islands.map(({ island }) => [island.name, island.module, island.export ?? null]),
+    minify,
+    engine: path.relative(projectRoot, engineDir).split(path.sep).join("/"),
+  };
+  return new AssetCache(projectRoot, { codeVersion, esbuild: version, options: recipe }, bundlePlugins(options));
 }
 
 /** True when every source the last assets were bundled from is as it was. */

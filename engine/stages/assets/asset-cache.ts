@@ -1,0 +1,391 @@
+/**
+ * The assets stage's content-addressed cache: a bundle esbuild made once (the scripts and
+ * stylesheets with their hashed names, the manifest templates read) is taken again, without
+ * running esbuild, by any later build of the same code from the same sources: a command-line
+ * build after `--force` or a cleaned output, `cafe dev` started again, a test's fresh folder.
+ *
+ * An entry is stored under the hash of everything the bundle is made from:
+ *
+ * - the recipe: the engine's code version (`code.version`: the code that writes the islands'
+ *   entries), esbuild's version, and the options (entries, inline script, islands, the fonts'
+ *   sources and text, minifying, the engine's folder relative to the site's);
+ * - the state of every file esbuild read (from the last bundle's metafile: the hash of its
+ *   bytes, or a package file's size and time): an edited, added or removed import misses;
+ * - the state of every `package.json`, `tsconfig.json` and `jsconfig.json` in the folders
+ *   those files are in and above them (what esbuild reads beside the sources: fields,
+ *   compiler options, `sideEffects`).
+ *
+ * - what the folders of the packages' files hold, from each file's folder up to its package's
+ *   (a file added there could change where the package's own imports lead).
+ *
+ * And an import of the site's or the engine's own code that could now resolve to another file
+ * (a new `foo.js` beside the `foo.ts` that `./foo.js` found, a package installed closer) is
+ * not trusted on the key: each one is resolved again by esbuild's own resolver (once per
+ * folder and name), and the entry is used only when every one resolves where it did. It fails closed: an import esbuild did not record as written, an entry that
+ * does not read back whole (named in one notice line), a disk that cannot be written: bundled.
+ *
+ * The entries live beside the other media caches (`node_modules/.cache/engine/assets/`), the
+ * newest `KEPT` of them: older ones are removed when one is stored.
+ */
+import { existsSync, statSync } from "node:fs";
+import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
+import path from "node:path";
+import type { ImportKind, Metafile, Plugin } from "esbuild";
+import type { ContentWarning } from "../../lib/errors.js";
+import { hashOf } from "../../lib/hash.js";
+import { loadPackage } from "../../lib/packages.js";
+import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
+import type { AssetManifest } from "../../theme.js";
+
+/** How many entries (bundles and the lists of what a recipe read) the cache keeps: a few versions of a theme, each a few kilobytes to a megabyte. */
+export const KEPT = 32;
+
+/** How many lists of what a recipe's bundles read are kept (the site, its copies elsewhere, a few edits apart). */
+const VARIANTS = 8;
+
+/** The entries' format: part of every key, so that another engine's entries are never read. */
+const FORMAT = "assets-v3";
+
+/** The configuration files esbuild reads in a source's folder and above it. */
+const CONFIG_FILES = ["package.json", "tsconfig.json", "jsconfig.json"];
+
+/** An import the bundle made, as esbuild's resolver is asked again: who imports, what it wrote, how, and where it went. */
+export type Resolution = [importer: string, written: string, kind: string, resolved: string];
+
+/** What a recipe's last bundle read: the files and configuration whose state keys it, and the imports to resolve again. */
+interface Reads {
+  inputs: string[];
+  configs: string[];
+  /** The folders of the packages' files read, up to each package's own folder: what is in them keys the bundle. */
+  listed: string[];
+  resolutions: Resolution[];
+}
+
+interface Bundle {
+  manifest: AssetManifest;
+  /** The output files' paths (relative to the site's folder), in the order the entry's files `0`, `1`… hold them. */
+  files: string[];
+  /** The sources' states, as the assets' record keeps them (`AssetRecord.inputs`). */
+  inputs: [file: string, state: string][];
+}
+
+/** A bundle the cache gave back. */
+export interface CachedAssets {
+  manifest: AssetManifest;
+  files: Map<string, Uint8Array>;
+  inputs: [file: string, state: string][];
+}
+
+/** What the bundle was made with, beside its sources. */
+export interface Recipe {
+  codeVersion: string;
+  esbuild: string;
+  options: unknown;
+}
+
+/** True for a file of an installed package. */
+const inPackage = (file: string) => file.split(/[\\/]/).includes("node_modules");
+
+/** A file's state: the hash of its bytes, or a package file's size and time (rewritten only when installed again); "" when absent. */
+export async function fileState(projectRoot: string, file: string): Promise<string> {
+  const full = path.resolve(projectRoot, file);
+  try {
+    if (inPackage(file)) {
+      const s = await stat(full);
+      return `${s.size}:${s.mtimeMs}`;
+    }
+    return hashOf(await readFile(full));
+  } catch {
+    return "";
+  }
+}
+
+/** The namespace of an input or import esbuild names (`cafe-island:…`, `theme-font:…`), "file" for a file. */
+function namespaceOf(name: string): { namespace: string; path: string } {
+  const m = /^([a-z][a-z0-9-]*):(.*)$/s.exec(name);
+  return m ? { namespace: m[1]!, path: m[2]! } : { namespace: "file", path: name };
+}
+
+/**
+ * Every import the bundles made, to resolve again; undefined when one cannot be (esbuild did
+ * not record what was written): then the bundle is not kept.
+ */
+export function importsOf(metafiles: readonly Metafile[]): Resolution[] | undefined {
+  const out: Resolution[] = [];
+  for (const metafile of metafiles) {
+    for (const [importer, meta] of Object.entries(metafile.inputs)) {
+      for (const record of meta.imports) {
+        if (record.original === undefined || record.with !== undefined) return undefined;
+        out.push([importer, record.original, record.kind, record.external ? `external:${record.path}` : record.path]);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The imports to ask the resolver again: those of the site's and the engine's own code (a
+ * package's own imports are keyed by what its folders hold: `packageFolders`), each once for
+ * where it is resolved from (five islands importing "react" from one folder ask once).
+ */
+export function toResolve(imports: readonly Resolution[]): Resolution[] {
+  const seen = new Set<string>();
+  return imports.filter(([importer, written, kind]) => {
+    if (inPackage(importer)) return false;
+    const from = namespaceOf(importer);
+    const where = from.namespace === "file" ? path.dirname(from.path) : "";
+    const id = JSON.stringify([from.namespace, where, written, kind]);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/**
+ * The folders of the packages' files the bundle read, from each file's folder up to its
+ * package's own (`node_modules/<name>` or `node_modules/@scope/<name>`): a file added there,
+ * or a nested `node_modules`, could change where a package's own import leads.
+ */
+function packageFolders(projectRoot: string, inputs: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const input of inputs.filter(inPackage)) {
+    const parts = path.relative(projectRoot, path.resolve(projectRoot, input)).split(path.sep);
+    const modules = parts.lastIndexOf("node_modules");
+    const root = modules + (parts[modules + 1]?.startsWith("@") ? 3 : 2);
+    for (let end = parts.length - 1; end >= root; end--) folders.add(parts.slice(0, end).join("/"));
+  }
+  return [...folders].sort();
+}
+
+/** What each folder holds (its names, sorted), hashed; "" when it cannot be read. */
+function listings(projectRoot: string, folders: readonly string[]): Promise<[string, string][]> {
+  return Promise.all(
+    folders.map(async (folder): Promise<[string, string]> => [folder, await readdir(path.resolve(projectRoot, folder)).then((names) => hashOf(names.sort().join("\n")), () => "")]),
+  );
+}
+
+/** True when `file` is a file (not a folder, not missing). */
+const isFile = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+
+/** The folders the sources are in and every folder above them, to the file system's root (esbuild looks for its configuration that far). */
+function foldersOf(projectRoot: string, inputs: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const input of inputs) {
+    for (let dir = path.dirname(path.resolve(projectRoot, input)); !folders.has(dir); dir = path.dirname(dir)) {
+      folders.add(dir);
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return [...folders].sort();
+}
+
+/** The configuration files present in those folders, relative to the site's folder. */
+async function configsIn(projectRoot: string, folders: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(
+    folders.flatMap((dir) => CONFIG_FILES.map(async (name) => (existsSync(path.join(dir, name)) ? path.relative(projectRoot, path.join(dir, name)) : undefined))),
+  );
+  return found.filter((file): file is string => file !== undefined);
+}
+
+/** An import to resolve: who imports (none for an entry point), what it wrote, how. */
+type Ask = [importer: string, written: string, kind: string];
+
+/**
+ * Where esbuild's resolver sends each import now, through the bundle's own plugins (which
+ * resolve the engine's and the fonts' names), in the metafile's terms (a path relative to the
+ * site's folder, `namespace:path`, `external:path`); undefined for one it cannot resolve.
+ */
+async function resolveAll(projectRoot: string, plugins: readonly Plugin[], asks: readonly Ask[]): Promise<(string | undefined)[] | undefined> {
+  if (asks.length === 0) return [];
+  const { build } = await loadPackage("esbuild", () => import("esbuild"));
+  let found: (string | undefined)[] | undefined;
+  const check: Plugin = {
+    name: "cafe-asset-cache-check",
+    setup(b) {
+      b.onStart(async () => {
+        found = await Promise.all(
+          asks.map(async ([importer, written, kind]) => {
+            const from = namespaceOf(importer);
+            const file = from.namespace === "file";
+            // An entry point named as a path without `./` is that file of the site's folder (as esbuild takes it).
+            const bare = importer === "" && !written.startsWith(".") && !path.isAbsolute(written) && namespaceOf(written).namespace === "file";
+            const result = await b.resolve(bare ? `./${written}` : written, {
+              kind: kind as ImportKind,
+              ...(importer === "" ? {} : { importer: file ? path.resolve(projectRoot, from.path) : from.path, namespace: from.namespace }),
+              // An entry point, and the engine's island entries, resolve from the site's folder (assets.ts).
+              resolveDir: file && importer !== "" ? path.dirname(path.resolve(projectRoot, from.path)) : projectRoot,
+            });
+            if (result.errors.length > 0) return undefined;
+            if (result.external) return `external:${result.path}`;
+            return result.namespace === "file" ? path.relative(projectRoot, result.path).split(path.sep).join("/") : `${result.namespace}:${result.path}`;
+          }),
+        );
+      });
+    },
+  };
+  try {
+    // No entry: only the resolver runs (the plugins' onResolve; nothing is loaded or bundled).
+    await build({ absWorkingDir: projectRoot, stdin: { contents: "" }, write: false, logLevel: "silent", plugins: [...plugins, check] });
+  } catch {
+    return undefined;
+  }
+  return found;
+}
+
+/** A bundle's outputs and what it read, stored for the next build of the same recipe. */
+export interface Made {
+  manifest: AssetManifest;
+  files: Map<string, Uint8Array>;
+  inputs: [file: string, state: string][];
+  metafiles: readonly Metafile[];
+  /** The entry points as the theme names them (resolved from the site's folder). */
+  entries: readonly string[];
+}
+
+/**
+ * The cache of one site's bundles for one recipe. `take` gives a stored bundle back when
+ * everything it was made from is as it was; `keep` stores a new one.
+ */
+export class AssetCache {
+  private readonly cache: MediaCache<unknown>;
+  private readonly recipe: string;
+
+  constructor(private readonly projectRoot: string, recipe: Recipe, private readonly plugins: readonly Plugin[]) {
+    this.cache = new MediaCache(projectRoot, "assets");
+    this.recipe = cacheKey([FORMAT, recipe.codeVersion, recipe.esbuild, JSON.stringify(recipe.options)]);
+  }
+
+  /** The key of a bundle of this recipe from sources and configuration in these states. */
+  private bundleKey(inputs: readonly [string, string][], configs: readonly [string, string][], listed: readonly [string, string][]): string {
+    return cacheKey([this.recipe, JSON.stringify(inputs), JSON.stringify(configs), JSON.stringify(listed)]);
+  }
+
+  private states(files: readonly string[]): Promise<[string, string][]> {
+    return Promise.all(files.map(async (file): Promise<[string, string]> => [file, await fileState(this.projectRoot, file)]));
+  }
+
+  /** An entry read back, or a notice when it was there but damaged (and is now removed). */
+  private async read(key: string, notes: ContentWarning[]): Promise<{ meta: unknown; files: Map<string, Uint8Array> } | undefined> {
+    const folder = path.join(this.cache.dir, key);
+    if (!existsSync(folder)) return undefined;
+    const entry = await this.cache.get(key);
+    if (!entry) {
+      notes.push(damaged(this.projectRoot, folder));
+      return undefined;
+    }
+    // Read: the newest are kept when the cache is pruned.
+    const now = new Date();
+    await utimes(folder, now, now).catch(() => {});
+    return entry;
+  }
+
+  /** What the recipe's bundles read, newest first (an entry that does not read back whole is a notice and none). */
+  private async variants(notes: ContentWarning[]): Promise<Reads[]> {
+    const entry = await this.read(this.recipe, notes);
+    if (!entry) return [];
+    const variants = (entry.meta as { variants?: unknown } | null)?.variants;
+    const reads = Array.isArray(variants) ? variants.map(asReads) : [undefined];
+    if (reads.every((r): r is Reads => r !== undefined)) return reads;
+    notes.push(damaged(this.projectRoot, path.join(this.cache.dir, this.recipe)));
+    await rm(path.join(this.cache.dir, this.recipe), { recursive: true, force: true });
+    return [];
+  }
+
+  /**
+   * The stored bundle whose sources are as they are now, or undefined (and why not, when an
+   * entry was damaged). Each of the recipe's last bundles is tried, newest first: the site and
+   * a copy of it in another folder (its packages found elsewhere) read other files.
+   */
+  async take(notes: ContentWarning[]): Promise<CachedAssets | undefined> {
+    for (const reads of await this.variants(notes)) {
+      const found = await this.takeVariant(reads, notes);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private async takeVariant(reads: Reads, notes: ContentWarning[]): Promise<CachedAssets | undefined> {
+    // A configuration file added where there was none counts as a change.
+    const present = await configsIn(this.projectRoot, foldersOf(this.projectRoot, reads.inputs));
+    if (present.join("\n") !== reads.configs.join("\n")) return undefined;
+    const [inputs, configs, listed] = await Promise.all([this.states(reads.inputs), this.states(reads.configs), listings(this.projectRoot, reads.listed)]);
+    if (inputs.some(([, state]) => state === "")) return undefined;
+    const key = this.bundleKey(inputs, configs, listed);
+    const stored = await this.read(key, notes);
+    if (!stored) return undefined;
+    const bundle = asBundle(stored.meta, stored.files);
+    if (!bundle) {
+      notes.push(damaged(this.projectRoot, path.join(this.cache.dir, key)));
+      await rm(path.join(this.cache.dir, key), { recursive: true, force: true });
+      return undefined;
+    }
+    const now = await resolveAll(this.projectRoot, this.plugins, reads.resolutions.map(([importer, written, kind]) => [importer, written, kind]));
+    if (!now || now.some((resolved, i) => resolved !== reads.resolutions[i]![3])) return undefined;
+    const files = new Map(bundle.files.map((name, i) => [name, stored.files.get(String(i))!]));
+    return { manifest: bundle.manifest, files, inputs: bundle.inputs };
+  }
+
+  /** Stores a bundle just made (when esbuild recorded every import as written), then prunes the oldest entries. */
+  async keep(made: Made): Promise<void> {
+    const imports = importsOf(made.metafiles);
+    if (!imports) return;
+    // An entry named by the path of a file is that file (esbuild's rule for entry points): its
+    // bytes key the bundle. One named otherwise (no extension, a package) is asked as an import is.
+    const named = made.entries.filter((entry) => namespaceOf(entry).namespace === "file" && !isFile(path.resolve(this.projectRoot, entry)));
+    const entries = await resolveAll(this.projectRoot, this.plugins, named.map((entry): Ask => ["", entry, "entry-point"]));
+    if (!entries || entries.some((resolved) => resolved === undefined)) return;
+    // The imports as the bundle resolved them (its metafile), to be asked again by the next build.
+    const resolutions = [...named.map((entry, i): Resolution => ["", entry, "entry-point", entries[i]!]), ...toResolve(imports)];
+    const inputs = made.inputs.map(([file]) => file);
+    const folders = packageFolders(this.projectRoot, inputs);
+    const configNames = await configsIn(this.projectRoot, foldersOf(this.projectRoot, inputs));
+    const [states, configs, listed] = await Promise.all([this.states(inputs), this.states(configNames), listings(this.projectRoot, folders)]);
+    if (states.some(([, state]) => state === "") || listed.some(([, state]) => state === "")) return;
+    const names = [...made.files.keys()];
+    const bundle: Bundle = { manifest: made.manifest, files: names, inputs: made.inputs };
+    await this.cache.put(this.bundleKey(states, configs, listed), { meta: bundle, files: new Map(names.map((name, i) => [String(i), made.files.get(name)!])) });
+    const reads: Reads = { inputs, configs: configNames, listed: folders, resolutions };
+    // This one first, then the others this recipe's bundles read (the same list once).
+    const others = (await this.variants([])).filter((variant) => JSON.stringify(variant) !== JSON.stringify(reads));
+    await this.cache.put(this.recipe, { meta: { variants: [reads, ...others].slice(0, VARIANTS) }, files: new Map() });
+    await prune(this.cache.dir, KEPT);
+  }
+}
+
+/** The notice for an entry that did not read back whole: one line, naming it; the assets are bundled again. */
+function damaged(projectRoot: string, folder: string): ContentWarning {
+  return { file: path.relative(projectRoot, folder) || folder, message: "this cached bundle of the assets was damaged and is not used: the assets are bundled again (and stored anew)", notice: true };
+}
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
+
+function asReads(meta: unknown): Reads | undefined {
+  const m = meta as Partial<Reads> | null;
+  if (!m || typeof m !== "object" || !isStrings(m.inputs) || !isStrings(m.configs) || !isStrings(m.listed) || !Array.isArray(m.resolutions)) return undefined;
+  if (!m.resolutions.every((r) => isStrings(r) && r.length === 4)) return undefined;
+  return m as Reads;
+}
+
+function asBundle(meta: unknown, files: Map<string, Uint8Array>): Bundle | undefined {
+  const m = meta as Partial<Bundle> | null;
+  if (!m || typeof m !== "object" || !isStrings(m.files) || !Array.isArray(m.inputs) || !m.manifest || typeof m.manifest !== "object") return undefined;
+  const manifest = m.manifest as Partial<AssetManifest>;
+  if (typeof manifest.entries !== "object" || typeof manifest.fonts !== "object" || typeof manifest.inlineScript !== "string") return undefined;
+  if (!m.inputs.every((pair) => isStrings(pair) && pair.length === 2)) return undefined;
+  if (files.size !== m.files.length || !m.files.every((_, i) => files.has(String(i)))) return undefined;
+  return m as Bundle;
+}
+
+/** Removes all but the `kept` most recently used entries (and any left half-written by a build that was killed). */
+async function prune(dir: string, kept: number): Promise<void> {
+  try {
+    const names = await readdir(dir);
+    const entries = await Promise.all(
+      names.map(async (name) => ({ name, time: await stat(path.join(dir, name)).then((s) => s.mtimeMs, () => 0) })),
+    );
+    const old = entries.filter((e) => !e.name.includes(".tmp-")).sort((a, b) => b.time - a.time).slice(kept);
+    await Promise.all(old.map((e) => rm(path.join(dir, e.name), { recursive: true, force: true })));
+  } catch {
+    // Only a saving: an entry not removed now is removed by a later build.
+  }
+}
