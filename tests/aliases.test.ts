@@ -233,6 +233,21 @@ describe("the record of published addresses", () => {
     expect(writer.text("solto.html")).toContain('url=/avulso"');
   });
 
+  it("a whole section gone at once: every address is an error at its line, the first hundred with a likely new address", async () => {
+    const dir = await published();
+    const record = path.join(dir, "published-routes.txt");
+    // Two letters more than /primeiro each: a plausible typo of it, so each would be given it.
+    const gone = Array.from({ length: 150 }, (_, i) => `/primeiro${String.fromCharCode(97 + Math.floor(i / 26), 97 + (i % 26))}`);
+    await writeFile(record, `${await readFile(record, "utf8")}${gone.join("\n")}\n`);
+    const result = await buildInMemory(dir);
+    expect(result.ok).toBe(false);
+    const vanished = result.errors.filter((e) => e.message.endsWith("was published and nothing answers it now"));
+    expect(vanished.map((e) => e.message)).toEqual(gone.map((route) => `${route} was published and nothing answers it now`));
+    // Each guess compares the address with every route: made for the first hundred, more than a report prints in full.
+    expect(vanished.slice(0, 100).every((e) => e.hint?.includes("if its page moved (to /primeiro?)"))).toBe(true);
+    expect(vanished.slice(100).every((e) => e.hint?.startsWith("if its page moved, add `aliases:"))).toBe(true);
+  });
+
   it("without an earlier build to ask, names the new address that shares words with the old one; a draft is not published", async () => {
     const dir = await published();
     await rename(path.join(dir, "articles/solto.md"), path.join(dir, "articles/texto-solto.md"));
