@@ -112,4 +112,21 @@ describe("the persistent cache", () => {
     expect(left).not.toContain(path.basename(dead));
     expect(left).toContain(path.basename(alive));
   }, 300_000);
+
+  it("keeps what the editorial rules found: `npm run build` after a one-article edit runs them over that article only, and prints what a cold build prints (issue 37)", async () => {
+    // The command's own compare: what the warm build printed (`--verbose`), not only how many pages it kept.
+    const { content, out, build, compare, edit } = await cliSite();
+    await writeFile(path.join(content, "rules.yaml"), "grafia:\n  kind: substitution\n  swap:\n    conversa: prosa\n" + "fontes:\n  kind: block-field\n  block: stat-cards\n  field: source\n");
+    const read = (printed: string) => Number(/^\s+editorial rules\s+(\d+) articles read/m.exec(printed)?.[1]);
+    const warnings = (printed: string) => printed.split("\n").filter((line) => /\[(grafia|fontes)\]$/.test(line));
+    const first = await compare();
+    expect(read(first.printed)).toBeGreaterThanOrEqual(3);
+    expect(warnings(first.printed).length).toBeGreaterThanOrEqual(3);
+    await edit("articles/guia/so-titulo.md", (t) => `${t}\nUma conversa a mais.\n`);
+    const edited = await compare();
+    expect(read(edited.printed)).toBe(1);
+    const cold = await build("--out", path.join(out, "cold-rules"), "--no-cache", "--force");
+    expect(warnings(edited.printed)).toEqual(warnings(cold));
+    expect(warnings(edited.printed).some((line) => line.includes("so-titulo.md"))).toBe(true);
+  }, 300_000);
 });

@@ -6,12 +6,13 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { buildSite, SiteBuilder } from "../engine/pipeline/site-builder.js";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { articleModel, loadContent, parseArticle, type Article } from "../engine/stages/load/content.js";
 import { checkEditorialRules, isAfter, runEditorialRules, type RuleFinding } from "../engine/stages/checks/editorial-rules.js";
 import { formatError, formatWarning } from "../engine/lib/errors.js";
+import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { theme } from "../templates/theme.js";
 import { editedFixture, projectRoot, testCode } from "./helpers.js";
 
@@ -175,18 +176,21 @@ describe("a build with editorial rules", () => {
   });
 });
 
+/** Rules that read each article alone, and one (`requires`) that reads the articles it links too. */
+const SAVES_RULES =
+  "saque:\n  kind: requires\n  when: 'saldo do FGTS'\n  needs: 'saque-aniversário'\n  message: 'fala de “{found}” sem o saque-aniversário'\n" +
+  "grafia:\n  kind: substitution\n  swap:\n    on-line: online\n" +
+  "paragrafos:\n  kind: paragraph-length\n  max: 12\n";
+const SAVES_ARTICLES = {
+  "articles/com-aviso.md": article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado no saque-aniversário."),
+  "articles/com-link.md": article("Com link", "02/09/2025", "O saldo do FGTS: veja [o aviso](/com-aviso)."),
+  "articles/outro.md": article("Outro", "02/09/2025", "Um curso on-line."),
+  "articles/fixo.md": article("Fixo", "02/09/2025", "Outro curso on-line, e mais um on-line."),
+};
+
 describe("editorial rules across dev saves (issue 37: a save in a site of 4000 articles read every article again)", () => {
-  const rules =
-    "saque:\n  kind: requires\n  when: 'saldo do FGTS'\n  needs: 'saque-aniversário'\n  message: 'fala de “{found}” sem o saque-aniversário'\n" +
-    "grafia:\n  kind: substitution\n  swap:\n    on-line: online\n" +
-    "paragrafos:\n  kind: paragraph-length\n  max: 12\n";
-  const files = {
-    "rules.yaml": rules,
-    "articles/com-aviso.md": article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado no saque-aniversário."),
-    "articles/com-link.md": article("Com link", "02/09/2025", "O saldo do FGTS: veja [o aviso](/com-aviso)."),
-    "articles/outro.md": article("Outro", "02/09/2025", "Um curso on-line."),
-    "articles/fixo.md": article("Fixo", "02/09/2025", "Outro curso on-line, e mais um on-line."),
-  };
+  const rules = SAVES_RULES;
+  const files = { "rules.yaml": rules, ...SAVES_ARTICLES };
   const shown = (warnings: { message: string; file: string; line?: number }[]) => warnings.map((w) => `${path.basename(w.file)}:${w.line}: ${w.message}`).sort();
 
   it("a save reads again only the saved article: the others' findings are the last run's, and every run finds what a build from scratch finds", async () => {
@@ -202,11 +206,12 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     const again = runEditorialRules(next, content!.rules!.value, theme.languages, first.memory);
     expect(again.findings).toEqual(checkEditorialRules(next, content!.rules!.value, theme.languages));
     expect(again.findings.map((f) => `${path.basename(f.file)}:${f.rule}`)).toContain("outro.md:paragrafos");
-    // An article not saved since is not read again: its findings are the very objects of the last run.
+    // An article not saved since is not read again: its findings are the last run's.
     const of = (run: { findings: RuleFinding[] }, name: string) => run.findings.filter((f) => path.basename(f.file) === name);
     expect(of(first, "fixo.md")).toHaveLength(2);
-    expect(of(again, "fixo.md")).toHaveLength(2);
-    of(again, "fixo.md").forEach((finding, i) => expect(finding).toBe(of(first, "fixo.md")[i]));
+    expect(of(again, "fixo.md")).toEqual(of(first, "fixo.md"));
+    expect(first.read).toHaveLength(content!.articles.length);
+    expect(again.read.map((f) => path.basename(f))).toEqual(["outro.md"]);
   });
 
   it("in watch mode, a saved article that stops saying what another one links it for gives that other one its finding (and back)", async () => {
@@ -228,5 +233,90 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     expect(ours(back.warnings).some((w) => w.startsWith("com-link.md"))).toBe(false);
     expect(ours(back.warnings)).toEqual(await cold());
     await builder.close();
+  });
+});
+
+describe("editorial rules across command-line builds (issue 37: a one-article edit at 4000 articles read every article again)", () => {
+  // The rules of the dev saves above, and two that read the articles' blocks' data (one in a data file).
+  const rules = SAVES_RULES + "fontes:\n  kind: block-field\n  block: stat-cards\n  field: source\n" + "precos:\n  kind: block-field\n  block: tool-table\n  field: preco\n";
+  const files = { "rules.yaml": rules, ...SAVES_ARTICLES };
+  /** A command-line build: a new builder over the cache folder, as `npm run build` opens it. */
+  const build = async (dir: string, cacheDir: string | undefined, strict = false) => {
+    const cache = cacheDir === undefined ? undefined : await openSiteCache(cacheDir, testCode());
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache, strict });
+    try {
+      return await builder.build(new MemoryWriter());
+    } finally {
+      await builder.close();
+    }
+  };
+  const ours = (warnings: { message: string; file: string; line?: number }[]) => warnings.filter((w) => /\[(saque|grafia|paragrafos|fontes|precos)\]$/.test(w.message)).map(formatWarning);
+
+  it("a build after a one-article edit reads only that article, and warns of what a build from scratch warns of", async () => {
+    const dir = await editedFixture("basic", files);
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));
+    const first = await build(dir, cacheDir);
+    expect(first.ok).toBe(true);
+    expect(first.rules!.read).toBeGreaterThanOrEqual(6);
+    expect(ours(first.warnings).length).toBeGreaterThan(4);
+    // Nothing changed: no article is read again, and the warnings are the same.
+    const same = await build(dir, cacheDir);
+    expect(same.rules).toEqual({ read: 0, kept: first.rules!.read + first.rules!.kept });
+    expect(ours(same.warnings)).toEqual(ours(first.warnings));
+    // One article edited: it alone is read; com-link.md's finding (it reads com-aviso.md) is found again.
+    await writeFile(path.join(dir, "articles/com-aviso.md"), article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado, on-line."));
+    const edited = await build(dir, cacheDir);
+    expect(edited.rules!.read).toBe(1);
+    const cold = await build(dir, undefined);
+    expect(cold.rules!.read).toBe(first.rules!.read);
+    expect(ours(edited.warnings)).toEqual(ours(cold.warnings));
+    expect(ours(edited.warnings).join("\n")).toMatch(/com-link\.md:6: fala de “saldo do FGTS” sem o saque-aniversário \[saque\]/);
+    expect(ours(edited.warnings).join("\n")).toMatch(/com-aviso\.md:6: write `online`, not `on-line` \[grafia\]/);
+  });
+
+  it("a strict build from the cache gives each finding its code frame, in an article or in a data file, as a build from scratch does", async () => {
+    const dir = await editedFixture("basic", files);
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));
+    expect((await build(dir, cacheDir)).ok).toBe(true);
+    const strict = await build(dir, cacheDir, true);
+    expect(strict.ok).toBe(false);
+    const cold = await build(dir, undefined, true);
+    const printed = strict.errors.map(formatError);
+    expect(printed).toEqual(cold.errors.map(formatError));
+    expect(printed.join("\n")).toMatch(/articles\/fixo\.md:6:\d+: write `online`.*\n(.*\n)*> +6 \| Outro curso on-line/);
+    expect(printed.join("\n")).toMatch(/data\/tools\.json:\d+: an item of `::tool-table` \(Obsidian\) has no `preco`.*\n(.*\n)*> +\d+ \| +\{/);
+    expect(strict.errors.every((e) => e.source !== undefined && e.source !== "")).toBe(true);
+  });
+
+  it("an edit to the rules file, or to a data file, reads every article again", async () => {
+    const dir = await editedFixture("basic", files);
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));
+    const first = await build(dir, cacheDir);
+    const all = first.rules!.read;
+    await writeFile(path.join(dir, "rules.yaml"), rules.replace("max: 12", "max: 8"));
+    const ruled = await build(dir, cacheDir);
+    expect(ruled.rules!.read).toBe(all);
+    expect(ours(ruled.warnings)).toEqual(ours((await build(dir, undefined)).warnings));
+    const tools = path.join(dir, "data/tools.json");
+    const data = JSON.parse(await readFile(tools, "utf8")) as Record<string, unknown>[];
+    await writeFile(tools, JSON.stringify(data.map((item, i) => (i === 0 ? { ...item, name: "Obsidian 2" } : item)), null, 2));
+    const changed = await build(dir, cacheDir);
+    expect(changed.rules!.read).toBe(all);
+    expect(ours(changed.warnings)).toEqual(ours((await build(dir, undefined)).warnings));
+    expect(ours(changed.warnings).join("\n")).toMatch(/\(Obsidian 2\) has no `preco`/);
+  });
+
+  it("a cache whose kept findings are not what this code keeps (damaged) is not used for them", async () => {
+    const dir = await editedFixture("basic", files);
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));
+    const first = await build(dir, cacheDir);
+    const storeFile = path.join(cacheDir, "store.json");
+    const store = JSON.parse(await readFile(storeFile, "utf8")) as { build: { rules?: { articles: Record<string, { found: Record<string, unknown> }> } } };
+    const kept = store.build.rules!.articles;
+    for (const entry of Object.values(kept)) for (const rule of Object.keys(entry.found)) entry.found[rule] = rule === "grafia" ? [{ rule: "grafia", file: "elsewhere.md", line: 1, message: "x" }] : "damaged";
+    await writeFile(storeFile, JSON.stringify(store));
+    const again = await build(dir, cacheDir);
+    expect(again.rules!.read).toBe(first.rules!.read);
+    expect(ours(again.warnings)).toEqual(ours(first.warnings));
   });
 });

@@ -8,7 +8,9 @@
  * - pages: for each route, the hashes of every value its template read (dependencies.ts),
  *   and the build folder that holds its HTML;
  * - assets: the bundle of the last build, by the code and the text its fonts were cut to;
- * - media: the images' and cards' files of the last build.
+ * - media: the images' and cards' files of the last build;
+ * - editorial rules: what they found in each article, by the hash of its text, under a key of
+ *   the rules, the data files and the site's languages.
  *
  * The whole store belongs to one version of the code (code-keys.ts: the engine, the lock
  * file and the theme's modules outside the parts it names; without a graph of the modules,
@@ -24,7 +26,7 @@ import { hashOf } from "../lib/hash.js";
 import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 4;
+const FORMAT = 5;
 /** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
 const SHARDS = 16;
 

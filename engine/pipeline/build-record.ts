@@ -1,7 +1,8 @@
 /**
  * What a site's build keeps from one run to the next, as the stages made it: each article
  * file's entry (its parsed front matter, its rendered body) and the record of the output
- * (each page, the assets, the media, the cards, the old addresses' files). The store
+ * (each page, the assets, the media, the cards, the old addresses' files) with what the
+ * editorial rules found in each article. The store
  * (incremental/build-cache.ts) reads and writes them whole and knows none of their parts.
  */
 import { BuildCache } from "../incremental/build-cache.js";
@@ -11,6 +12,7 @@ import type { CachedBody } from "../stages/markdown/markdown-stage.js";
 import type { PageEntry } from "../stages/checks/rendered-links.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
 import type { KeptCard } from "../stages/cards/cards.js";
+import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 
 /** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
 export interface FileEntry extends CachedBody {
@@ -33,6 +35,12 @@ export interface BuildRecord {
   cards?: Record<string, KeptCard>;
   /** The old addresses' files (`_redirects`, a page at each old address). */
   redirects?: string[];
+  /**
+   * What the editorial rules found in each article, by the hash of its text, for the rules,
+   * data files and languages of its key (findings without the file's text): a build reads
+   * again only the articles whose text changed.
+   */
+  rules?: RuleMemory;
 }
 
 /** The persistent cache of a site's builds. */

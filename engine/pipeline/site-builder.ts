@@ -111,6 +111,8 @@ export interface BuildResult {
   rendered: number;
   /** The articles' Markdown bodies parsed in this run, and those kept from the last run or the cache. */
   bodies?: { parsed: number; kept: number };
+  /** The articles the editorial rules read in this run, and those whose findings were kept from the last run or the cache (none without a rules file). */
+  rules?: { read: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
   timings?: [stage: string, ms: number][];
   /** The most threads a stage of this run computed its entries on (1: the build's own alone). */
@@ -152,7 +154,7 @@ export interface PreviousBuild {
   articles: readonly Article[];
   images: ImageMemory;
   cards: CardMemory;
-  /** What the editorial rules found in each article (an article not saved since is not read again). */
+  /** What the editorial rules found in each article (an article not saved since is not read again); before the first run, the cache's (`output.rules`). */
   rules?: RuleMemory;
   /** What the output holds: each page with its dependencies, the assets, media and old addresses' files. */
   output: BuildRecord;
@@ -294,8 +296,9 @@ export class SiteBuilder {
       const threads = await this.threadsFor("pages", count);
       return { threads, site: () => site(threads) };
     };
-    const rules = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules }, theme)))).value;
-    this.previous = { ...this.previous, rules };
+    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules ?? previous.output.rules }, theme)))).value;
+    this.previous = { ...this.previous, rules: checked.rules };
+    const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
@@ -350,7 +353,7 @@ export class SiteBuilder {
     const late = lap("write late", await writeLater(writer, cards.cards.files, [["feed.xml", feed]]));
     const media = [...images.images.files.keys(), ...cards.cards.files.keys()];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
-    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept };
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next };
@@ -359,7 +362,7 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(late, gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, timings: lap.laps, published, retired, assets: assets.source };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
   }
 
   /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */

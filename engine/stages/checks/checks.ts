@@ -27,12 +27,19 @@ export interface CheckInput {
   earlier: EarlierArticles;
   /** The site's editorial rules (content/rules.yaml) find errors, not warnings (`--strict`, or CI). */
   strict?: boolean;
-  /** What the last run's editorial rules found in each article (watch mode): an article not saved since is not read again. */
+  /** What the last run's editorial rules found in each article (watch mode, or the cache): an article whose text did not change is not read again. */
   rules?: RuleMemory;
 }
 
+/** What the checks give the next runs: what the editorial rules found in each article, and the articles they read in this run. */
+export interface CheckOutput {
+  rules?: RuleMemory;
+  /** The articles' files the editorial rules read (the others' findings were the memory's). */
+  read: string[];
+}
+
 /** The whole-site checks: what is wrong, and what the editorial rules found in each article (for the next run). */
-export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous }: CheckInput, theme: Theme): Promise<Staged<RuleMemory | undefined>> {
+export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -41,7 +48,7 @@ export async function checkStage({ content, table, markdown, addresses, earlier,
     },
   };
   const rules = editorialFindings(content, theme.languages, strict === true, previous);
-  return staged(rules.memory, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
+  return staged({ rules: rules.memory, read: rules.read }, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
 }
 
 /**
@@ -53,13 +60,13 @@ export function editorialFindings(
   languages: readonly string[],
   strict: boolean,
   previous?: RuleMemory,
-): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory } {
+): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory; read: string[] } {
   const rules = content.rules;
-  if (!rules?.value) return { errors: [], warnings: [] };
-  const { findings, memory } = runEditorialRules(content, rules.value, languages, previous);
-  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory };
+  if (!rules?.value) return { errors: [], warnings: [], read: [] };
+  const { findings, memory, read } = runEditorialRules(content, rules.value, languages, previous);
+  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory, read };
   const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
-  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory };
+  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory, read };
 }
 
 /** The theme's own checks; none while a file they read did not load (its own errors are reported). */

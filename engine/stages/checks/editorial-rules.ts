@@ -18,6 +18,7 @@ import type { EditorialRule, EditorialRules } from "../load/rules-model.js";
 import { markdownOf } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
 import { lineOf } from "../../lib/text-lines.js";
+import { hashOfAll } from "../../lib/hash.js";
 
 /** What a rule found: where, and what the author reads. */
 export interface RuleFinding {
@@ -217,18 +218,34 @@ function linksOf(lines: readonly string[]): { target: string; line: number }[] {
   return lines.flatMap((text, index) => [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => ({ target: m[1]!, line: index + 1 })));
 }
 
+/** A finding as the rules' memory keeps it: without the file's text (re-attached from the file it names when it is reported). */
+type KeptFinding = Omit<RuleFinding, "source">;
+
 /**
- * What the last run of the rules found in each article, by rule (watch mode hands it to the
- * next run): an article saved again is a new object, so its entry is not its own any more;
- * the others' findings are taken as they are. Valid only for the same rules, data files and
- * languages (the objects themselves: a run that read them again starts a new memory).
+ * What the last run of the rules found in each article, by rule: watch mode hands it to the
+ * next run, and the persistent cache keeps it across builds (in the build record). Plain data
+ * (JSON): an entry is taken only for an article of the same text (`sourceHash`), and the whole
+ * memory only for the same rules, data files and languages (`key`); findings are kept without
+ * the file's text (a cache that held each article's text again would grow by the whole site).
  */
 export interface RuleMemory {
-  rules: EditorialRules;
-  data: SiteContent["data"];
-  languages: readonly string[];
-  /** By article file: the article it was made from, and what each rule found in it alone (or learnt of it, for a rule that reads other articles too). */
-  articles: Map<string, { article: Article; found: Map<string, unknown> }>;
+  /** Hash of what else the rules read: the rules, every data file (name, file and text), the site's languages. */
+  key: string;
+  /** By article file: the hash of its text, and what each rule found in it alone (or learnt of it, for a rule that reads other articles too). */
+  articles: Record<string, { sourceHash: string; found: Record<string, unknown> }>;
+}
+
+/** What a run of the rules found, the memory for the next run, and the files of the articles it read (the others' findings were the memory's). */
+export interface RuleRun {
+  findings: RuleFinding[];
+  memory: RuleMemory;
+  read: string[];
+}
+
+/** The key of a memory: what the rules read besides each article's own text. */
+export function ruleMemoryKey(rules: EditorialRules, data: SiteContent["data"], languages: readonly string[]): string {
+  const files = [...data].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([name, file]) => [name, file.file, file.source]);
+  return hashOfAll(["rules", JSON.stringify(rules), "languages", JSON.stringify(languages), "data", ...files]);
 }
 
 /**
@@ -239,33 +256,43 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
   return runEditorialRules(content, rules, languages).findings;
 }
 
+const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 /**
  * The same, keeping what each article alone gave each rule (`memory`, for the next run): with
- * the last run's memory, an article that did not change is not read again, only the articles
- * saved since (a dev save in a site of 4000 articles read every one of them: most of its time).
- * A rule that reads other articles too (`requires`, `later-links`) keeps what it learnt of each
- * one and looks at the others again.
+ * the last run's memory (of this process, or of the cache), an article whose text did not
+ * change is not read again, only the articles saved since (a dev save in a site of 4000
+ * articles read every one of them: most of its time). A rule that reads other articles too
+ * (`requires`, `later-links`) keeps what it learnt of each one and looks at the others again.
+ * A memory of other rules, data files or languages, or an entry that is not what this code
+ * keeps (a damaged cache), is not used.
  */
-export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory): { findings: RuleFinding[]; memory: RuleMemory } {
-  const usable = previous && previous.rules === rules && previous.data === content.data && previous.languages === languages ? previous.articles : undefined;
-  const memory: RuleMemory = { rules, data: content.data, languages, articles: new Map() };
-  /** What `rule` made of `article` alone: the last run's, when it is the same article; else made now. */
-  const ofArticle = <T,>(article: Article, rule: string, make: () => T): T => {
-    let entry = memory.articles.get(article.file);
+export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory): RuleRun {
+  const key = ruleMemoryKey(rules, content.data, languages);
+  const usable = isRecord(previous) && previous.key === key && isRecord(previous.articles) ? previous.articles : undefined;
+  const memory: RuleMemory = { key, articles: {} };
+  const read = new Set<string>();
+  /** What `rule` made of `article` alone: the last run's, when it was made from the same text (and is of the shape `valid` expects); else made now. */
+  const ofArticle = <T,>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T): T => {
+    let entry = hasOwn(memory.articles, article.file) ? memory.articles[article.file] : undefined;
     if (!entry) {
-      const last = usable?.get(article.file);
-      entry = { article, found: last?.article === article ? last.found : new Map() };
-      memory.articles.set(article.file, entry);
+      const last = usable && hasOwn(usable, article.file) ? usable[article.file] : undefined;
+      entry = { sourceHash: article.sourceHash, found: isRecord(last) && last.sourceHash === article.sourceHash && isRecord(last.found) ? { ...last.found } : {} };
+      memory.articles[article.file] = entry;
     }
-    if (entry.found.has(rule)) return entry.found.get(rule) as T;
+    if (hasOwn(entry.found, rule) && valid(entry.found[rule])) return entry.found[rule] as T;
+    read.add(article.file);
     const made = make();
-    entry.found.set(rule, made);
+    entry.found[rule] = made;
     return made;
   };
-  return { findings: checkRules(content, rules, languages, ofArticle), memory };
+  return { findings: checkRules(content, rules, languages, ofArticle), memory, read: [...read] };
 }
 
-function checkRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], ofArticle: <T>(article: Article, rule: string, make: () => T) => T): RuleFinding[] {
+type OfArticle = <T>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
+
+function checkRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], ofArticle: OfArticle): RuleFinding[] {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
@@ -294,25 +321,30 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
   const byRoute = new Map<string, Article[]>();
   for (const article of content.articles) byRoute.set(article.route, [...(byRoute.get(article.route) ?? []), article]);
 
-  const findings: RuleFinding[] = [];
+  // Each file's text, by file: re-attached to the findings once they are all made (the memory keeps none).
+  const sources = new Map<string, string>([...others.map((f) => [f.file, f.source] as const), ...content.articles.map((a) => [a.file, a.source] as const)]);
+  /** What a rule that reads each article alone keeps of it: findings in files this run knows. */
+  const isFindings = (value: unknown) =>
+    Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.rule === "string" && typeof f.file === "string" && sources.has(f.file) && typeof f.line === "number" && typeof f.message === "string");
+
+  const findings: KeptFinding[] = [];
   for (const [name, rule] of Object.entries(rules)) {
     const globs = (rule.files ?? ["articles/**"]).map(globPattern);
     const chosen = texts.filter((t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang));
-    const finding = (text: Pick<Text, "file" | "source">, line: number, kind: string, values: Record<string, string | number>, column?: number): RuleFinding => ({
+    const finding = (text: Pick<Text, "file">, line: number, kind: string, values: Record<string, string | number>, column?: number): KeptFinding => ({
       rule: name,
       file: text.file,
       line,
-      column,
-      source: text.source,
+      ...(column === undefined ? {} : { column }),
       message: fill(messageOf(rule, kind), values),
     });
-    const report = (text: Pick<Text, "file" | "source">, line: number, kind: string, values: Record<string, string | number>, column?: number) => findings.push(finding(text, line, kind, values, column));
+    const report = (text: Pick<Text, "file">, line: number, kind: string, values: Record<string, string | number>, column?: number) => findings.push(finding(text, line, kind, values, column));
     /** The findings of a rule that reads each article alone: the last run's for an article that did not change. */
-    const eachArticle = (find: (text: Text, article: Article, found: RuleFinding[]) => void) => {
+    const eachArticle = (find: (text: Text, article: Article, found: KeptFinding[]) => void) => {
       for (const text of articles) {
         findings.push(
-          ...ofArticle(text.article!, name, () => {
-            const found: RuleFinding[] = [];
+          ...ofArticle(text.article!, name, isFindings, () => {
+            const found: KeptFinding[] = [];
             find(text, text.article!, found);
             return found;
           }),
@@ -328,7 +360,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
       });
       for (const text of chosen) {
         const find = () => {
-          const found: RuleFinding[] = [];
+          const found: KeptFinding[] = [];
           // Over the whole text at once (no form spans a line): the same findings as line by line, in the same order once sorted.
           const shown = shownText(text);
           for (const form of forms) {
@@ -339,7 +371,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
           }
           return found;
         };
-        findings.push(...(text.article ? ofArticle(text.article, name, find) : find()));
+        findings.push(...(text.article ? ofArticle(text.article, name, isFindings, find) : find()));
       }
       continue;
     }
@@ -350,7 +382,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
       const needs = new RegExp(rule.needs, "iu");
       // What each article alone says: the line that speaks of `when` (-1: none, found only then) and whether it says `needs`.
       const learnt = (article: Article) =>
-        ofArticle(article, name, () => {
+        ofArticle(article, name, isLearnt, () => {
           const shown = shownBody(article);
           const at = shown.lines.findIndex((line) => when.test(line));
           return { at, found: at < 0 ? "" : when.exec(shown.lines[at]!)![0], says: at < 0 ? undefined : needs.test(shown.text) };
@@ -412,7 +444,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
         const own = text.article!.meta.date?.iso;
         if (!own) continue;
         // What the article alone gives: its links to pages of the site, and its dated update notes.
-        const { links, dated } = ofArticle(text.article!, name, () => {
+        const { links, dated } = ofArticle(text.article!, name, isLinks, () => {
           const lines = bodyOf(text.article!);
           const notes = noteRule
             ? containersOf(lines).flatMap((c) => (c.name === noteRule.container && c.title !== undefined && noteRule.title.test(c.title) ? [{ line: c.line, end: c.end, date: dateIn(c.title, noteRule.date) }] : []))
@@ -438,8 +470,19 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
       });
     }
   }
-  return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+  return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: sources.get(f.file) ?? "" }));
 }
+
+/** What `requires` keeps of an article: the line that speaks of `when` (-1: none), its words, whether it says `needs`. */
+const isLearnt = (value: unknown) => isRecord(value) && typeof value.at === "number" && typeof value.found === "string" && (value.says === undefined || typeof value.says === "boolean");
+
+/** What `later-links` keeps of an article: its links to pages of the site, and its dated update notes. */
+const isLinks = (value: unknown) =>
+  isRecord(value) &&
+  Array.isArray(value.links) &&
+  value.links.every((l) => isRecord(l) && typeof l.target === "string" && typeof l.line === "number") &&
+  Array.isArray(value.dated) &&
+  value.dated.every((n) => isRecord(n) && typeof n.line === "number" && typeof n.end === "number" && (n.date === undefined || typeof n.date === "string"));
 
 /**
  * What is wrong with where a pull quote stands (a finding's name), or undefined: it copies a
