@@ -117,7 +117,7 @@ describe("the persistent cache", () => {
     // The command's own compare: what the warm build printed (`--verbose`), not only how many pages it kept.
     const { content, out, build, compare, edit } = await cliSite();
     await writeFile(path.join(content, "rules.yaml"), "grafia:\n  kind: substitution\n  swap:\n    conversa: prosa\n" + "fontes:\n  kind: block-field\n  block: stat-cards\n  field: source\n");
-    const read = (printed: string) => Number(/^\s+editorial rules\s+(\d+) articles read/m.exec(printed)?.[1]);
+    const read = (printed: string) => Number(/^\s+editorial rules\s+(\d+) articles? read/m.exec(printed)?.[1]);
     const warnings = (printed: string) => printed.split("\n").filter((line) => /\[(grafia|fontes)\]$/.test(line));
     const first = await compare();
     expect(read(first.printed)).toBeGreaterThanOrEqual(3);

@@ -187,7 +187,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     for (const [stage, ms] of result.timings ?? []) console.log(`  ${stage.padEnd(16)} ${ms.toFixed(1).padStart(8)} ms`);
     // What this build made again and what it kept (facts, not times): each Markdown body, each page.
     if (result.bodies) console.log(`  ${"bodies".padEnd(16)} ${result.bodies.parsed} parsed, ${result.bodies.kept} kept`);
-    if (result.rules) console.log(`  ${"editorial rules".padEnd(16)} ${result.rules.read} articles read, ${result.rules.kept} kept`);
+    if (result.rules) console.log(`  ${"editorial rules".padEnd(16)} ${result.rules.read} article${result.rules.read === 1 ? "" : "s"} read, ${result.rules.kept} kept`);
     console.log(`  ${"pages".padEnd(16)} ${result.rendered} rendered, ${result.routes.length - result.rendered} kept`);
     console.log(`  ${"threads".padEnd(16)} ${result.threads ?? 1}`);
     if (result.assets) console.log(`  ${"assets".padEnd(16)} ${ASSET_SOURCES[result.assets]}`);
