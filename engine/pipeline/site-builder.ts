@@ -255,11 +255,13 @@ export class SiteBuilder {
     const pass = this.handOver;
     const lap = stopwatch();
     const found = findings();
+    // A run that stops lets the work started beside the stages (the assets, the cards) finish before the writer lets go.
+    const stop = async () => (await kept.beside, fail(writer, found));
     const loaded = found.add(lap("load", pass(await load())));
     this.previous = { ...previous, loaded };
     kept.articles = loaded.value.parsed;
     const { content, failed } = loaded.value;
-    if (!content) return fail(writer, found);
+    if (!content) return stop();
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
@@ -275,7 +277,6 @@ export class SiteBuilder {
       (error: unknown) => ({ error }),
     );
     kept.beside = bundled;
-    const failAfterAssets = async () => (await bundled, fail(writer, found));
     // The listings and site blocks' data, computed once here; with the content and the routes, what every thread reads.
     const values = siteValues(content, theme);
     const code = this.options.code;
@@ -308,7 +309,7 @@ export class SiteBuilder {
       // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
       const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors, assetCache: this.assetCache };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
-      return failAfterAssets();
+      return stop();
     }
     const siteUrl = theme.siteMeta(content.site.value).url;
     const draw = async (props: unknown[], fonts: LoadedFont[]) => {
@@ -324,12 +325,13 @@ export class SiteBuilder {
     // process and the pages are rendered here.
     const drawCards = () => cardStage(plan, cardInput, theme, reuse, draw);
     let drawing = this.options.onPagesWritten ? undefined : drawCards();
-    // Settled before the run ends, whatever stops it: a failed build leaves nothing running.
+    // Settled before the run ends, whatever stops it: a failed build leaves nothing running (cards
+    // drawn alongside have stored what they drew in the media cache).
     kept.beside = Promise.all([bundled, drawing?.catch(() => {})]);
     const assetsDone = await bundled;
     if ("error" in assetsDone) throw assetsDone.error;
     const assets = found.add(lap("assets", pass(assetsDone.value))).value;
-    if (!assets) return fail(writer, found, drawing);
+    if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
     const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
     // Render yields each page as it is made and write takes it: each is timed on its own.
@@ -338,7 +340,7 @@ export class SiteBuilder {
     lap.split("render", rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
     found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon })));
-    if (found.errors.length > 0) return fail(writer, found, drawing);
+    if (found.errors.length > 0) return stop();
     // Every page is written and checked: what is left is the cards and the feed.
     this.options.onPagesWritten?.();
     drawing ??= drawCards();
@@ -471,9 +473,7 @@ function findings() {
   return { errors, warnings, add };
 }
 
-async function fail(writer: SiteWriter, found: { errors: ContentIssue[]; warnings: ContentWarning[] }, drawing?: Promise<unknown>): Promise<BuildResult> {
-  // Cards drawn alongside are let finish (they stored what they drew in the media cache) before the writer lets go.
-  await drawing?.catch(() => {});
+async function fail(writer: SiteWriter, found: { errors: ContentIssue[]; warnings: ContentWarning[] }): Promise<BuildResult> {
   await writer.abort();
   return { ok: false, routes: [], errors: byPlace(found.errors), warnings: found.warnings, changed: [], rendered: 0 };
 }

@@ -139,7 +139,7 @@ export function plannedCards(wanted: readonly WantedCard[], card: ThemeSocialCar
 /**
  * The site's cards from what was found for each wanted card (`found`, in the same order): a
  * card the last build wrote that the output still holds is kept as it is; another is
- * written under its key's name.
+ * written under the name the plan gave it (`cardName`: what it draws).
  */
 export function siteCards(wanted: readonly WantedCard[], found: readonly ({ kept: KeptCard } | { png: Uint8Array })[], card: ThemeSocialCard, siteUrl: string): SiteCards {
   const files = new Map<string, Uint8Array>();
