@@ -53,7 +53,15 @@ for (let i = 0; i < Number(values.edits); i++) {
   const before = reloads.length;
   const saved = performance.now();
   await writeFile(file, `${text}\nEdição ${i}.\n`);
-  while (reloads.length === before) await new Promise((r) => setTimeout(r, 1));
+  // A save that sends no reload within a minute is a failure of the dev server (a page not
+  // written again), not a slow save: say so with what the server printed, instead of waiting.
+  while (reloads.length === before) {
+    if (performance.now() - saved > 60_000) {
+      await dev.close();
+      throw new Error(`edit ${i} (${path.relative(content, file)}): no reload within 60 s; the dev server printed:\n${lines.slice(-20).join("\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
   samples.push(reloads[before]! - saved);
   builderMs.push(Number(/updated in (\d+) ms/.exec(lines.at(-1) ?? "")?.[1] ?? NaN));
   await new Promise((r) => setTimeout(r, 120));
