@@ -1,9 +1,10 @@
 /** SiteBuilder.update: an edit rebuilds what it affects, and the result equals a full build. */
 import { describe, expect, it } from "vitest";
-import { rm, writeFile, readFile } from "node:fs/promises";
+import { mkdir, rm, writeFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
-import { MemoryWriter } from "../engine/stages/write/writers.js";
+import { LiveWriter, MemoryWriter } from "../engine/stages/write/writers.js";
+import { listFiles } from "../engine/lib/files.js";
 import { comparable, editedFixture, projectCopy, projectRoot, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
@@ -98,6 +99,48 @@ describe("incremental rebuilds", () => {
     expect(writer.files.has(oldCss)).toBe(false);
     expect(result.changed.filter((f) => f.endsWith(".html")).sort()).toEqual(["404.html", "guia/so-titulo.html", "index.html", "primeiro.html"]);
     expect(writer.text("index.html")).toContain(`/${newCss}`);
+  });
+
+  it("a save hashes the values of the pages it changed, not of every page, and the output still equals a full build", async () => {
+    const content = await editedFixture("basic", {});
+    await mkdir(path.join(content, "articles/extra"));
+    const article = (i: number) => path.join(content, `articles/extra/${i}.md`);
+    const edit = (i: number, text: string, title = `Extra ${i}`) => writeFile(article(i), `---\ntitle: ${title}\n---\n\n${text}\n`);
+    for (let i = 0; i < 40; i++) await edit(i, `Texto ${i}.`);
+    // As watch mode builds: drafts included (no address joins the record of published ones), into a folder it keeps across a failed save.
+    const options = { codeVersion: testCode(), contentDir: content, projectRoot, theme, drafts: true };
+    const builder = new SiteBuilder(options);
+    const out = path.join(content, "..", `${path.basename(content)}-out`);
+    const writer = new LiveWriter(out);
+    const built = await builder.build(writer);
+    expect(built.ok).toBe(true);
+    const pages = built.routes.length;
+    expect(pages).toBeGreaterThan(40);
+    // The same save, checked the way a run that cannot tell what the last one checked does: every page's values hashed.
+    const full = new SiteBuilder({ ...options, cloneBetweenStages: true });
+    const fullWriter = new MemoryWriter();
+    await full.build(fullWriter);
+
+    await edit(3, "Texto novo.");
+    const saved = await builder.update([article(3)], writer);
+    expect(saved.ok).toBe(true);
+    expect(saved.changed.filter((f) => f.endsWith(".html"))).toEqual(["extra/3.html"]);
+    expect(saved.hashed).toBeLessThan(pages / 2);
+    expect((await full.update([article(3)], fullWriter)).hashed).toBeGreaterThanOrEqual(pages);
+
+    // A save that fails, then one that fixes it and retitles another: what the last successful run checked is what is compared.
+    await edit(7, "Veja [isto](/nao-existe).");
+    expect((await builder.update([article(7)], writer)).ok).toBe(false);
+    await edit(5, "Texto 5.", "Outro título");
+    await edit(7, "Veja [isto](/extra/5).");
+    const fixed = await builder.update([article(5), article(7)], writer);
+    expect(fixed.ok).toBe(true);
+    expect(fixed.changed.filter((f) => f.endsWith(".html")).sort()).toEqual(["extra/5.html", "extra/7.html"]);
+
+    const fresh = new MemoryWriter();
+    await new SiteBuilder(options).build(fresh);
+    expect(listFiles(out).map((f) => path.relative(out, f).split(path.sep).join("/")).sort()).toEqual([...fresh.files.keys()].sort());
+    for (const [name, data] of fresh.files) expect(comparable(await readFile(path.join(out, name))), name).toEqual(comparable(Buffer.from(data)));
   });
 
   it("a public/ file is copied when it changes", async () => {

@@ -120,6 +120,27 @@ describe("social cards", () => {
     expect(result.changed.filter((f) => f.startsWith("assets/cards/"))).toEqual([old, cardOf()].sort());
   }, 60_000);
 
+  it("in watch mode, a save that changes no card's text does not call the card's component again to name the cards", async () => {
+    const dir = await copy();
+    const card = theme.socialCard!;
+    let calls = 0;
+    const counted = { ...theme, socialCard: { ...card, component: (props: Parameters<typeof card.component>[0]) => (calls++, card.component(props)) } };
+    const writer = new MemoryWriter();
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme: counted, publicDir: dir.public });
+    expect((await builder.build(writer)).ok).toBe(true);
+    const cards = () => [...writer.files.keys()].filter((f) => f.startsWith("assets/cards/")).sort();
+    const before = cards();
+    const file = path.join(dir.content, "articles/sem-fotos.md");
+    await writeFile(file, `${await readFile(file, "utf8")}\nUm parágrafo a mais.\n`);
+    calls = 0;
+    const result = await builder.update([file], writer);
+    expect(result.ok).toBe(true);
+    expect(result.changed).toEqual(["sem-fotos.html"]);
+    expect(calls).toBe(0);
+    expect(cards()).toEqual(before);
+    expect(writer.text("sem-fotos.html")).toContain(`${SITE}/${before.find((f) => f.startsWith("assets/cards/sem-fotos-"))}`);
+  }, 60_000);
+
   it("names each page's card before it is drawn: the pages are written and checked first, then the cards under those names, then the feed with their lengths", async () => {
     const dir = await copy();
     const file = path.join(dir.content, "articles/sem-fotos.md");

@@ -122,6 +122,11 @@ export class DepValues {
 
   constructor(private readonly sources: Readonly<DepSources>) {}
 
+  /** How many ids this set has hashed (or found it has no value for). */
+  get hashed(): number {
+    return this.memo.size;
+  }
+
   /** The hash of an id; throws for an id this set of values cannot hash (a misspelt kind, a stage not run yet). */
   hash(id: DepId): string {
     const value = this.lookup(id);
@@ -129,10 +134,14 @@ export class DepValues {
     return value;
   }
 
-  /** True when every recorded value still has its recorded hash; an id without a value reads as changed. */
-  unchanged(deps: Deps | undefined): boolean {
+  /**
+   * True when every recorded value still has its recorded hash; an id without a value reads as
+   * changed. `same`: the ids whose value is known to be the one the record was checked against
+   * (the render stage's check since the last run), not looked up.
+   */
+  unchanged(deps: Deps | undefined, same?: (id: string) => boolean): boolean {
     if (!deps) return false;
-    for (const [id, hash] of Object.entries(deps)) if (this.lookup(id) !== hash) return false;
+    for (const id in deps) if (!same?.(id) && this.lookup(id) !== deps[id]) return false;
     return true;
   }
 

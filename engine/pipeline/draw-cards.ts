@@ -37,13 +37,13 @@ export interface CardPlan {
 }
 
 /** The cards every route wants and their names, from the fonts and each page's props: no card is read or drawn. */
-export async function cardPlan({ routes, content, siteUrl, projectRoot, memory }: CardStageInput, theme: Theme): Promise<CardPlan> {
+export async function cardPlan({ routes, content, siteUrl, projectRoot, memory, previous }: CardStageInput, theme: Theme): Promise<CardPlan> {
   const card = theme.socialCard;
   if (!card || !cardsEnabled(theme, content.site.value)) return { wanted: [], byRoute: new Map() };
   // The part of every key that does not depend on the page: without the fonts' bytes read
   // again while the fonts' files are as they were.
   const setup = memory.setup ?? (await loadFonts(card, theme, createRequire(path.join(projectRoot, "package.json"))));
-  const wanted = wantedCards(routes, content, card, setup);
+  const wanted = wantedCards(routes, content, card, setup, previous);
   return { setup, wanted, byRoute: plannedCards(wanted, card, siteUrl) };
 }
 

@@ -17,7 +17,7 @@ import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
 import { assetStage, type AssetRecord, type AssetStageInput } from "../stages/assets/assets.js";
-import { otherFiles, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type RenderedFile } from "../stages/render/render.js";
+import { otherFiles, pageBodies, pagePolicy, pageValues, sameSince, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import { checkedPages, type PageEntry, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
@@ -52,26 +52,65 @@ export interface RenderInput {
 /** Where the pages are rendered: the threads for `count` pages, and the run's site share for them. */
 export type PageThreads = (count: number) => Promise<{ threads: Threads; site: () => Shared<SiteShare> }>;
 
-/**
- * Every page none of whose values kept its last version is rendered; every page is yielded
- * in route order (the kept ones as they were), then the site's other files.
- */
-export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
-  const { content, table, values, code, markdown, images, cards, assets, redirects, previous, checkOnly = false } = input;
+/** The sources every page of a run is rendered from, and the policy they carry. */
+function pageSources(input: RenderInput, theme: Theme) {
+  const { content, table, values, code, markdown, images, cards, assets } = input;
   const csp = pagePolicy(theme.siteMeta(content.site.value), assets.manifest);
   const bodies = new Map<string, PageBody>([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
   const absent = content.articles.map((a) => a.file).filter((file) => !bodies.has(file));
   const share: PageShare = { images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp, absent };
-  const sources = { content, table, values, code, share, bodies: (file: string) => bodies.get(file) };
-  // The core's word on the last build's pages (its hashes are made here, where every value is), then the writer's.
+  return { content, table, values, code, share, bodies: (file: string) => bodies.get(file), all: bodies };
+}
+
+/**
+ * What the last successful run's check of the pages vouches for: every entry of its record
+ * (`pages`, the very object the next run checks) was made or checked against the values of its
+ * `snapshot`.
+ */
+export interface PagesChecked {
+  pages: Readonly<Record<string, PageEntry>>;
+  snapshot: PageSnapshot;
+}
+
+/** The pages of the last build a run takes as they were, by route, and what they were checked against (the next run's `PagesChecked`, once the run succeeds). */
+export interface KeptPages {
+  kept: ReadonlyMap<string, PageEntry>;
+  snapshot: PageSnapshot;
+  /** What the pages are rendered from (made once a run, here). */
+  sources: ReturnType<typeof pageSources>;
+  /** How many of the values the last build's pages read were hashed to check them. */
+  hashed: number;
+}
+
+/**
+ * The pages of the last build none of whose values changed, and that the writer still holds
+ * (`reuse`): the core's word on each (its hashes are made here, where every value is), then
+ * the writer's. `since`: what the last run checked (watch mode): when it checked this very
+ * record, a page's own values (its route, body and card) are compared with that run's, part
+ * by part, and only those that differ are hashed; anything else, it hashes.
+ */
+export async function keptPages(input: RenderInput, theme: Theme, reuse: (file: string, size: number) => Promise<boolean>, since?: PagesChecked): Promise<KeptPages> {
+  const { table, previous, checkOnly = false } = input;
+  const sources = pageSources(input, theme);
+  const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute };
   const kept = new Map<string, PageEntry>();
-  if (Object.keys(previous).length > 0) {
-    const hashed = pageValues(sources, theme);
-    for (const route of table.routes) {
-      const entry = previous[route.path];
-      if (wouldKeep(route, entry, hashed, checkOnly) && (await reuse(route.outFile, entry.size))) kept.set(route.path, entry);
-    }
+  if (Object.keys(previous).length === 0) return { kept, snapshot, sources, hashed: 0 };
+  const values = pageValues(sources, theme);
+  const same = since && since.pages === previous && !checkOnly ? sameSince(since.snapshot, snapshot) : undefined;
+  for (const route of table.routes) {
+    const entry = previous[route.path];
+    if (wouldKeep(route, entry, values, checkOnly, same) && (await reuse(route.outFile, entry.size))) kept.set(route.path, entry);
   }
+  return { kept, snapshot, sources, hashed: values.hashed };
+}
+
+/**
+ * Every page but the `kept` ones (`keptPages`) is rendered; every page is yielded in route
+ * order (the kept ones as they were), then the site's other files.
+ */
+export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources }: KeptPages): AsyncGenerator<RenderedFile> {
+  const { content, table, redirects, checkOnly = false } = input;
+  const { share, all: bodies } = sources;
   const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
   const { threads, site } = await pageThreads(paths.length);
   const pagesShared = paths.length > 0 ? threads.share(share) : undefined;
@@ -133,7 +172,8 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   const cards = { byRoute: new Map() };
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
   const pages: Record<string, PageEntry> = {};
-  for await (const page of renderStage(renderInput, theme, pageThreads, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
+  const kept = await keptPages(renderInput, theme, taken);
+  for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
   const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
   return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))], bundled.warnings);

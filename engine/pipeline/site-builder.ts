@@ -32,7 +32,7 @@ import { cardPlan, cardStage } from "./draw-cards.js";
 import { feedFile } from "../stages/render/site-files.js";
 import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
-import { renderStage, unwrittenLinkStage, type PageThreads } from "./render-pages.js";
+import { keptPages, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
 import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
@@ -111,6 +111,8 @@ export interface BuildResult {
   rendered: number;
   /** The articles' Markdown bodies parsed in this run, and those kept from the last run or the cache. */
   bodies?: { parsed: number; kept: number };
+  /** The values the last build's pages read that were hashed to check them (watch mode compares a page's own route, body and card with the last check's instead). */
+  hashed?: number;
   /** The articles the editorial rules read in this run, and those whose findings were kept from the last run or the cache (none without a rules file). */
   rules?: { read: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
@@ -158,6 +160,8 @@ export interface PreviousBuild {
   rules?: RuleMemory;
   /** What the output holds: each page with its dependencies, the assets, media and old addresses' files. */
   output: BuildRecord;
+  /** What the last successful run's check of the pages was made against: the record in `output` (watch mode; render-pages.ts, `keptPages`). */
+  checked?: PagesChecked;
 }
 
 /** How stage data crosses from one stage to the next: as it is, or (tests) through `structuredClone`, as a thread would see it. */
@@ -334,10 +338,14 @@ export class SiteBuilder {
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
     const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
-    // Render yields each page as it is made and write takes it: each is timed on its own.
-    const rendering = timed(renderStage(renderInput, theme, pageThreads, reuse), pass);
+    // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
+    // render yields each page as it is made and write takes it: each is timed on its own.
+    const checking = performance.now();
+    const pagesKept = await keptPages(renderInput, theme, reuse, previous.checked);
+    const checkedMs = performance.now() - checking;
+    const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
-    lap.split("render", rendering.ms, "write");
+    lap.split("render", checkedMs + rendering.ms, "write");
     const pages = checkedPages(table.routes, written.pages);
     found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon })));
     if (found.errors.length > 0) return stop();
@@ -358,13 +366,13 @@ export class SiteBuilder {
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
-    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next };
+    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot } };
     // The addresses published for the first time join the record, the retired derived pages leave it (never from a build with drafts).
     const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(late, gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
   }
 
   /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */

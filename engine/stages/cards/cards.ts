@@ -80,13 +80,20 @@ export interface WantedCard {
   props: unknown;
 }
 
-/** Each route's card, from the parts of every key and name that do not depend on the page; a route whose props are undefined has none. */
-export function wantedCards(routes: readonly Route[], content: SiteContent, card: ThemeSocialCard, setup: Pick<CardSetup, "key" | "name">): WantedCard[] {
+/**
+ * Each route's card, from the parts of every key and name that do not depend on the page; a
+ * route whose props are undefined has none. A card whose key and route are the last build's
+ * (`previous`, its record by key) keeps the file it was written under: the same key is the
+ * same component's code, fonts and props, so the same name, and naming a card calls the
+ * theme's component for it (a dev save with cards on named every card again: a quarter of it).
+ */
+export function wantedCards(routes: readonly Route[], content: SiteContent, card: ThemeSocialCard, setup: Pick<CardSetup, "key" | "name">, previous: Readonly<Record<string, KeptCard>> = {}): WantedCard[] {
   return routes.flatMap((route) => {
     const props = card.props({ route, site: content.site.value, content });
     if (props === undefined) return [];
     const key = cacheKey([setup.key, JSON.stringify(props)]);
-    return [{ route, key, file: cardFile(route.path, cardName(card, props, setup, key)), alt: card.alt(props), props }];
+    const known = Object.hasOwn(previous, key) && previous[key]!.route === route.path ? previous[key]!.file : undefined;
+    return [{ route, key, file: known ?? cardFile(route.path, cardName(card, props, setup, key)), alt: card.alt(props), props }];
   });
 }
 

@@ -251,7 +251,10 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   }
   // A body no rendered page shows (an article that lost its route to another): its links'
   // #anchors are checked all the same, at their place in the Markdown.
-  const shown = new Set(pages.flatMap((page) => articlesOf(page, content).map((a) => a.file)));
+  // A page shows the body of its article (or of the one it features): the bodies pages read besides are gathered only when a body is left (rare).
+  const own = new Set(pages.flatMap(({ route }) => ownArticles(route).map((a) => a.file)));
+  let read: Set<string> | undefined;
+  const isShown = (file: string) => own.has(file) || (read ??= new Set(pages.flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
   const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
   // The ids every article page has whatever its body (the template's own): with a body's
   // headings, the ids its page would have, for a body whose article did not load.
@@ -261,17 +264,17 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
       .filter((p) => p.route.kind === "article")
       .map((p) => new Set(p.ids))
       .reduce<Set<string> | undefined>((all, ids) => (all ? new Set([...all].filter((id) => ids.has(id))) : ids), undefined) ?? new Set());
-  for (const [file, { result, unpublished: own }] of markdown) {
-    if (shown.has(file)) continue;
+  for (const [file, { result, unpublished }] of markdown) {
+    if (isShown(file)) continue;
     // The body of an article whose front matter failed: no page has its route; its own #anchors are checked against its headings.
     const ownIds = () => new Set([...commonIds(), ...result.headings.map((h) => h.id)]);
     for (const link of result.links) {
       if (link.url.startsWith("#")) continue; // the anchor of a page it does not have
       const at = link.url.indexOf("#");
-      if (own !== undefined && at > 0 && link.url.slice(0, at) === own) {
+      if (unpublished !== undefined && at > 0 && link.url.slice(0, at) === unpublished) {
         const anchor = decode(link.url.slice(at + 1)) ?? link.url.slice(at + 1);
         if (!ownIds().has(anchor)) {
-          errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), message: `broken link: ${own} has no element with the id #${anchor}`, hint: `its headings' ids: ${result.headings.map((h) => `#${h.id}`).join(", ") || "none"}` }));
+          errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), message: `broken link: ${unpublished} has no element with the id #${anchor}`, hint: `its headings' ids: ${result.headings.map((h) => `#${h.id}`).join(", ") || "none"}` }));
         }
         continue;
       }
@@ -305,12 +308,15 @@ export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets
     return { file: `the '${page.route.template}' template (page ${page.route.path})` };
   };
   const allowed = new Set(inlineScript ? [scriptHash(inlineScript)] : []);
-  /** A path of the site that names no file (undefined: it names one, or is not the site's). */
+  /** A path of the site that names no file (undefined: it names one, or is not the site's); each path looked at once (every page loads the same few). */
+  const verdicts = new Map<string, string | undefined>();
   const missing = (file: string) => {
+    if (verdicts.has(file)) return verdicts.get(file);
     const decoded = decode(file) ?? file;
-    if (!decoded.startsWith("/") || decoded.startsWith("//") || decoded.startsWith("/assets/images/") || decoded.startsWith("/assets/cards/")) return undefined;
-    const found = targets.table.byPath.has(decoded) || isPublicFile(targets.publicFiles, file) || targets.generated.has(decoded) || targets.redirects.has(decoded);
-    return found ? undefined : decoded;
+    const ours = decoded.startsWith("/") && !decoded.startsWith("//") && !decoded.startsWith("/assets/images/") && !decoded.startsWith("/assets/cards/");
+    const found = !ours || targets.table.byPath.has(decoded) || isPublicFile(targets.publicFiles, file) || targets.generated.has(decoded) || targets.redirects.has(decoded);
+    verdicts.set(file, found ? undefined : decoded);
+    return verdicts.get(file);
   };
   /** Where a path is written: quoted in the theme's code or site.yaml, else anywhere there, else the page's template. */
   const placeOfPath = (file: string, page: CheckedPage) => {
@@ -351,11 +357,16 @@ export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets
   return warnings;
 }
 
+/** The articles whose page a route is: its article and translations (none for another page). */
+function ownArticles(route: Route): Article[] {
+  const variants = articleOf(route);
+  return variants ? [variants.main, ...variants.translations] : [];
+}
+
 /** The articles a page shows: its own (and translations), and every body it read. */
 function articlesOf(page: CheckedPage, content: SiteContent): Article[] {
-  const variants = articleOf(page.route);
   const files = new Set(page.reads.filter((id) => id.startsWith("body:")).map((id) => id.slice(5)));
-  const own = variants ? [variants.main, ...variants.translations] : [];
+  const own = ownArticles(page.route);
   for (const a of own) files.add(a.file);
   const byFile = new Map(own.map((a) => [a.file, a]));
   return [...files].flatMap((file) => byFile.get(file) ?? content.articles.find((a) => a.file === file) ?? []);

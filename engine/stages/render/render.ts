@@ -20,7 +20,7 @@ import { ContentError, plainIssue, type ContentIssue } from "../../lib/errors.js
 import { fillImages, imageOf, type ShownImages } from "../images/images.js";
 import type { MarkdownImage } from "../markdown/image-slots.js";
 import { siteBlockData } from "../markdown/markdown-context.js";
-import type { Route, RouteTable } from "../routes/routes.js";
+import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
 import { pageLinks, type PageEntry } from "../checks/rendered-links.js";
@@ -133,11 +133,66 @@ function bodyHtml(body: PageBody | undefined, images: ShownImages, file: string)
 /**
  * Whether the page of the last build at a route can be taken as it is: same file, and none of
  * the values it read changed (a check-only run ignores its card and the assets, which change
- * no link or id). The writer has the last word: it may not hold the page (pipeline/render-pages.ts).
+ * no link or id). `same`: the ids whose value is known not to have changed since the pages'
+ * record was made (`sameSince`). The writer has the last word: it may not hold the page
+ * (pipeline/render-pages.ts).
  */
-export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false): entry is PageEntry {
+export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false, same?: (id: string) => boolean): entry is PageEntry {
   if (!entry || entry.outFile !== route.outFile) return false;
-  return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
+  return checkOnly ? values.unchanged(linkDeps(entry.deps)) : values.unchanged(entry.deps, same);
+}
+
+/**
+ * What the values each page reads on its own (its route, its body, its card) were made of in
+ * a run: the last run's is compared with this one's (`sameSince`), so a save in a site of
+ * thousands of pages hashes only what it changed.
+ */
+export interface PageSnapshot {
+  table: RouteTable;
+  bodies: ReadonlyMap<string, PageBody>;
+  cards: ReadonlyMap<string, SocialCard>;
+}
+
+/**
+ * The ids of a page's own values (`route:`, `body:`, `card:`) whose value is the same in `now`
+ * as in `last`: compared part by part, without a hash, for every route, body and card. Where
+ * it cannot tell (a body with images, whose value is its HTML with the images in place; a
+ * card with a value that is not a string or a number), the id reads as changed and is hashed.
+ * Every other kind of id (the site, a listing, the assets: one hash a run) is never vouched for.
+ */
+export function sameSince(last: PageSnapshot, now: PageSnapshot): (id: string) => boolean {
+  const changed = new Set<string>();
+  for (const route of now.table.routes) if (!sameRoute(last.table.byPath.get(route.path), route)) changed.add(dep.route(route.path));
+  for (const { path } of last.table.routes) if (!now.table.byPath.has(path)) changed.add(dep.route(path));
+  for (const [file, body] of now.bodies) {
+    const before = last.bodies.get(file);
+    if (!before || before.htmlHash !== body.htmlHash || before.images.length > 0 || body.images.length > 0) changed.add(`body:${file}`);
+  }
+  for (const file of last.bodies.keys()) if (!now.bodies.has(file)) changed.add(`body:${file}`);
+  for (const [path, card] of now.cards) if (!sameCard(last.cards.get(path), card)) changed.add(dep.card(path));
+  for (const path of last.cards.keys()) if (!now.cards.has(path)) changed.add(dep.card(path));
+  return (id) => (id.startsWith("route:") || id.startsWith("body:") || id.startsWith("card:")) && !changed.has(id);
+}
+
+/** Two routes whose value (`dep.route`: routeParts) is made of the same parts: kind, template, and each article's file and text hash. */
+function sameRoute(a: Route | undefined, b: Route): boolean {
+  if (!a || a.kind !== b.kind || a.template !== b.template) return false;
+  const before = articleOf(a);
+  const after = articleOf(b);
+  if (!before || !after) return before === after;
+  const sameText = (x: Article, y: Article) => x === y || (x.file === y.file && x.sourceHash === y.sourceHash);
+  return sameText(before.main, after.main) && before.translations.length === after.translations.length && before.translations.every((t, i) => sameText(t, after.translations[i]!));
+}
+
+/** Two social cards as a page names them, field by field (a field that is not a string or a number: not the same). */
+function sameCard(a: SocialCard | undefined, b: SocialCard | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => {
+    const value = (a as unknown as Record<string, unknown>)[key];
+    return (typeof value === "string" || typeof value === "number") && value === (b as unknown as Record<string, unknown>)[key];
+  });
 }
 
 /**
