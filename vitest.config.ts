@@ -67,9 +67,16 @@ export default defineConfig({
       // they make (builders, writers, temporary folders), not in the modules. They run on every
       // core, each worker with an engine cache of its own (tests/setup-unit-worker.ts), first:
       // vitest runs projects of different worker counts one after the other (groupOrder).
+      //
+      // They render as the command does (engine/cli/main.ts): React's production build
+      // (NODE_ENV=production) and the theme's JSX compiled for it, not React's development build
+      // that vitest's NODE_ENV=test picks, which builds a stack trace for every element it makes
+      // (a fifth of a unit worker's time). No unit test reads what only that build logs; the
+      // client's files below keep it (their hydration tests expect React to log nothing).
       {
         extends: true,
-        test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: [...INTEGRATION, ...DOM], ...UNIT },
+        oxc: { jsx: { development: false } },
+        test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: [...INTEGRATION, ...DOM], ...UNIT, env: { NODE_ENV: "production" } },
       },
       // The client's files, in a DOM (happy-dom), after the others: a worker is kept for the next
       // file only if that file wants the same environment, so mixed in one queue with the rest

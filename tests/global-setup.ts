@@ -13,7 +13,8 @@
  * first call does the work, the others share it, and the last teardown checks and cleans up.
  */
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -33,8 +34,11 @@ export interface BuiltSite {
 declare module "vitest" {
   export interface ProvidedContext {
     realSite: BuiltSite;
-    /** The run's engine cache (as the real site's build left it) and the folder of the unit workers' own copies. */
-    runCache: { cacheDir: string; workersDir: string };
+    /**
+     * The run's engine cache (as the real site's build left it), the folder of the unit workers'
+     * own copies, and the media the unit workers used in the last run (`keepWorkerMedia`).
+     */
+    runCache: { cacheDir: string; workersDir: string; workerMedia: string };
     /** The version of the code under test (the engine's, the theme's, the lock file), as a build computes it (`code.version`). */
     codeVersion: string;
   }
@@ -94,6 +98,38 @@ async function keepMedia(projectRoot: string, cacheDir: string): Promise<void> {
     await swapIn(next, keptMediaDir(projectRoot));
   } catch {
     // Only a head start for the next run: it draws what it does not find.
+    await rm(next, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/**
+ * What the unit workers' builds used beside the real site's media (the fixtures' cards, their
+ * encoded images, the theme's bundles), kept for the next run's workers: each worker starts with
+ * them (tests/setup-unit-worker.ts) and notes each entry its builds read or stored, in
+ * `used-<pid>.txt` beside its cache. Exactly the entries the last run used are kept, so one
+ * made for a run's own purpose (a title or a picture no run has seen) is kept once, then gone.
+ * A run without unit workers leaves them as they were.
+ */
+const keptWorkerMediaDir = (projectRoot: string) => path.join(keptDir(projectRoot), "worker-media");
+
+export async function keepWorkerMedia(projectRoot: string, workersDir: string): Promise<void> {
+  const notes = (await readdir(workersDir).catch(() => [] as string[])).filter((name) => /^used-\d+\.txt$/.test(name));
+  if (notes.length === 0) return;
+  const used = new Set<string>();
+  for (const name of notes) for (const line of (await readFile(path.join(workersDir, name), "utf8")).split("\n")) if (line) used.add(line);
+  const next = `${keptWorkerMediaDir(projectRoot)}.${process.pid}.tmp`;
+  try {
+    await rm(next, { recursive: true, force: true });
+    await mkdir(next, { recursive: true });
+    for (const folder of used) {
+      // `<workers>/worker-<pid>/<kind>/<key>`: an entry of a worker's own cache (a test's cache elsewhere is its own).
+      const [worker, kind, key, ...rest] = path.relative(workersDir, folder).split(path.sep);
+      if (!/^worker-\d+$/.test(worker ?? "") || !kind || !key || rest.length > 0 || !existsSync(path.join(folder, "manifest.json"))) continue;
+      await cp(folder, path.join(next, kind, key), { recursive: true, force: false });
+    }
+    await swapIn(next, keptWorkerMediaDir(projectRoot));
+  } catch {
+    // Only a head start for the next run: its workers make what they do not find.
     await rm(next, { recursive: true, force: true }).catch(() => {});
   }
 }
@@ -220,11 +256,13 @@ export default async function setup(project: TestProject) {
   const run = shared[RUN];
   run.users++;
   project.provide("realSite", await run.site);
-  project.provide("runCache", { cacheDir: run.cacheDir, workersDir: path.join(run.folder, "workers") });
+  const workerMedia = process.env.CAFE_TEST_COLD === "1" ? "" : keptWorkerMediaDir(projectRoot);
+  project.provide("runCache", { cacheDir: run.cacheDir, workersDir: path.join(run.folder, "workers"), workerMedia });
   project.provide("codeVersion", run.codeVersion);
   return async () => {
     if (--run.users > 0) return;
     delete shared[RUN];
+    await keepWorkerMedia(projectRoot, path.join(run.folder, "workers"));
     await rm(run.folder, { recursive: true, force: true });
     // In watch mode the developer edits the project while the tests run: nothing to compare.
     if (project.vitest.config.watch) return;

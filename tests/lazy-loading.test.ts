@@ -33,6 +33,11 @@ describe("a build loads a library only for the work that needs it (--verbose say
     const work = await mkdtemp(path.join(tmpdir(), "cafe-lazy-"));
     const content = path.join(work, "content");
     await cp(path.join(fixture("images"), "content"), content, { recursive: true });
+    // Its pictures a few pixels each (tests/fixtures/tiny-images): encoded all the same (sharp
+    // loaded), without the seconds the photos took, most of this test's (tests/images.test.ts encodes those).
+    for (const file of ["articles/com-fotos/capa.jpg", "articles/com-fotos/equipe.jpg", "images/grafico.png"]) {
+      await cp(path.join(fixture("tiny-images"), path.basename(file)), path.join(content, file));
+    }
     // Its public/ files (a PDF its articles link to) beside the project's.
     await cp(path.join(fixture("images"), "public"), path.join(project, "public"), { recursive: true });
     const out = path.join(work, "dist");

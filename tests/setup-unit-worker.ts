@@ -3,15 +3,42 @@
  * in the worker before each of its files). The unit files run on every core at once, and
  * tests count what a build draws, encodes or finds in the cache: two workers sharing one
  * cache would see each other's entries come and go. Each worker's cache starts as the run's
- * (the real site's kept media, tests/global-setup.ts), copied once per worker.
+ * (the real site's kept media, tests/global-setup.ts) with what the last run's workers used
+ * (the fixtures' cards and images), copied once per worker; the worker notes each entry its
+ * builds read or store, for the next run to keep (`keepWorkerMedia` in tests/global-setup.ts).
  */
-import { cpSync } from "node:fs";
+import { appendFileSync, cpSync } from "node:fs";
 import path from "node:path";
 import { inject } from "vitest";
+import { MediaCache } from "../engine/incremental/media-cache.js";
 
 const run = inject("runCache");
 const mine = path.join(run.workersDir, `worker-${process.pid}`);
 if (process.env.CAFE_CACHE_DIR !== mine) {
   cpSync(run.cacheDir, mine, { recursive: true });
+  if (run.workerMedia) {
+    try {
+      cpSync(run.workerMedia, mine, { recursive: true, force: false });
+    } catch {
+      // None kept yet (a first or cold run): the builds make them.
+    }
+  }
   process.env.CAFE_CACHE_DIR = mine;
+  noteUse(path.join(run.workersDir, `used-${process.pid}.txt`));
+}
+
+/** Notes the folder of each entry a build of this worker reads or stores (once per worker: the module is shared by its files). */
+function noteUse(file: string): void {
+  const proto = MediaCache.prototype;
+  const { get, put } = proto;
+  const note = (cache: MediaCache<unknown>, key: string) => appendFileSync(file, `${path.join(cache.dir, key)}\n`);
+  proto.get = async function (this: MediaCache<unknown>, key: string) {
+    const entry = await get.call(this, key);
+    if (entry) note(this, key);
+    return entry;
+  } as typeof proto.get;
+  proto.put = async function (this: MediaCache<unknown>, key: string, entry: Parameters<typeof put>[1]) {
+    await put.call(this, key, entry);
+    note(this, key);
+  } as typeof proto.put;
 }

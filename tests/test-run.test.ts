@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { keepSite, keptSite, siteInputs } from "./global-setup.js";
+import { keepSite, keptSite, keepWorkerMedia, siteInputs } from "./global-setup.js";
 
 describe("a unit worker", () => {
   it("builds with an engine cache of its own, which starts with the run's (the real site's cards and fonts)", () => {
@@ -22,6 +22,37 @@ describe("a unit worker", () => {
       expect(theRuns.length).toBeGreaterThan(0);
       for (const entry of theRuns) expect(existsSync(path.join(own, kind, entry)), `${kind}/${entry}`).toBe(true);
     }
+  });
+});
+
+describe("the media the unit workers used, kept from one run to the next", () => {
+  it("keeps exactly the entries of the workers' caches their builds noted, and nothing when no worker noted any", async () => {
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-worker-media-"));
+    const [project, workers] = [path.join(work, "project"), path.join(work, "workers")];
+    const entry = async (folder: string) => {
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, "manifest.json"), JSON.stringify({ meta: {}, files: [] }));
+      return folder;
+    };
+    const drawn = await entry(path.join(workers, "worker-11/cards/desenhado"));
+    await entry(path.join(workers, "worker-11/cards/nao-usado"));
+    const encoded = await entry(path.join(workers, "worker-12/images/codificado"));
+    const elsewhere = await entry(path.join(work, "a-tests-own-cache/cards/de-outro"));
+    const kept = path.join(project, "node_modules/.cache/cafe-tests/worker-media");
+    const keptNow = () => readdirSync(kept, { recursive: true }).map(String).filter((f) => f.endsWith("manifest.json")).sort();
+
+    // No worker noted anything (a run of the integration tests alone): nothing is kept, nothing removed.
+    await keepWorkerMedia(project, workers);
+    expect(existsSync(kept)).toBe(false);
+    await writeFile(path.join(workers, "used-11.txt"), `${drawn}\n${elsewhere}\n${drawn}\n${path.join(workers, "worker-11/cards/apagado")}\n`);
+    await writeFile(path.join(workers, "used-12.txt"), `${encoded}\n`);
+    await keepWorkerMedia(project, workers);
+    expect(keptNow()).toEqual(["cards/desenhado/manifest.json", "images/codificado/manifest.json"]);
+
+    // The next run used one of them only: the other is gone.
+    await rm(path.join(workers, "used-12.txt"));
+    await keepWorkerMedia(project, workers);
+    expect(keptNow()).toEqual(["cards/desenhado/manifest.json"]);
   });
 });
 
