@@ -1,7 +1,7 @@
 /**
  * The render stage's shell: around the compute core (stages/render/render.ts), what reads
  * and asks. The core says which pages of the last build it would keep; the writer is asked
- * whether it still holds each (`reuse`); the others are rendered, on the threads in slices
+ * once, for all of them, which it still holds (`reuse`); the others are rendered, on the threads in slices
  * or here, and every page is yielded to the write stage in route order as it is ready (no
  * run holds every page's HTML). Then the site's other files.
  *
@@ -56,7 +56,7 @@ export type PageThreads = (count: number) => Promise<{ threads: Threads; site: (
  * Every page none of whose values kept its last version is rendered; every page is yielded
  * in route order (the kept ones as they were), then the site's other files.
  */
-export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, reuse: (file: string, size: number) => Promise<boolean>): AsyncGenerator<RenderedFile> {
+export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, reuse: (files: ReadonlyMap<string, number>) => Promise<ReadonlySet<string>>): AsyncGenerator<RenderedFile> {
   const { content, table, values, code, markdown, images, cards, assets, redirects, previous, checkOnly = false } = input;
   const csp = pagePolicy(theme.siteMeta(content.site.value), assets.manifest);
   const bodies = new Map<string, PageBody>([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
@@ -67,10 +67,9 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const kept = new Map<string, PageEntry>();
   if (Object.keys(previous).length > 0) {
     const hashed = pageValues(sources, theme);
-    for (const route of table.routes) {
-      const entry = previous[route.path];
-      if (wouldKeep(route, entry, hashed, checkOnly) && (await reuse(route.outFile, entry.size))) kept.set(route.path, entry);
-    }
+    const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], hashed, checkOnly));
+    const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
+    for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
   }
   const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
   const { threads, site } = await pageThreads(paths.length);
@@ -127,13 +126,12 @@ const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, in
 export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
   const { content, table, values, code, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported, assetCache } = input;
   if (content.unavailable.includes(content.site.file)) return staged(null);
-  const taken = async () => true;
-  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken, cache: assetCache });
+  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: async () => true, cache: assetCache });
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
   const pages: Record<string, PageEntry> = {};
-  for await (const page of renderStage(renderInput, theme, pageThreads, taken)) if (page.kind !== "file") pages[page.route] = page.entry;
+  for await (const page of renderStage(renderInput, theme, pageThreads, async (files) => new Set(files.keys()))) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
   const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
   return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))], bundled.warnings);
