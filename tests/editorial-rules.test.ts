@@ -310,11 +310,14 @@ describe("editorial rules across command-line builds (issue 37: a one-article ed
     const dir = await editedFixture("basic", files);
     const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));
     const first = await build(dir, cacheDir);
-    const storeFile = path.join(cacheDir, "store.json");
-    const store = JSON.parse(await readFile(storeFile, "utf8")) as { build: { rules?: { articles: Record<string, { found: Record<string, unknown> }> } } };
-    const kept = store.build.rules!.articles;
-    for (const entry of Object.values(kept)) for (const rule of Object.keys(entry.found)) entry.found[rule] = rule === "grafia" ? [{ rule: "grafia", file: "elsewhere.md", line: 1, message: "x" }] : "damaged";
-    await writeFile(storeFile, JSON.stringify(store));
+    // The findings by article are kept in shards of their own, which store.json names.
+    const store = JSON.parse(await readFile(path.join(cacheDir, "store.json"), "utf8")) as { parts: Record<string, { names: string[] }> };
+    for (const name of store.parts["rules.articles"]!.names) {
+      const shardFile = path.join(cacheDir, name);
+      const kept = JSON.parse(await readFile(shardFile, "utf8")) as Record<string, { found: Record<string, unknown> }>;
+      for (const entry of Object.values(kept)) for (const rule of Object.keys(entry.found)) entry.found[rule] = rule === "grafia" ? [{ rule: "grafia", file: "elsewhere.md", line: 1, message: "x" }] : "damaged";
+      await writeFile(shardFile, JSON.stringify(kept));
+    }
     const again = await build(dir, cacheDir);
     expect(again.rules!.read).toBe(first.rules!.read);
     expect(ours(again.warnings)).toEqual(ours(first.warnings));

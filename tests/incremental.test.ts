@@ -28,6 +28,34 @@ describe("incremental rebuilds", () => {
     for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
   });
 
+  it("an article edit asks the writer once for every page it keeps, not once a page (issue 38: 100,000 questions took 8 s)", async () => {
+    const content = await editedFixture("basic", {});
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
+    /** The questions about pages the builder asks: how many pages each names. */
+    const asked: number[] = [];
+    const writer = new (class extends MemoryWriter {
+      override reuse(...args: Parameters<MemoryWriter["reuse"]>) {
+        const files: unknown[] = args[0] instanceof Map ? [...args[0].keys()] : [args[0]];
+        const pages = files.filter((f) => String(f).endsWith(".html")).length;
+        if (pages > 0) asked.push(pages);
+        return super.reuse(...args);
+      }
+    })();
+    const cold = await builder.build(writer);
+    expect(cold.ok).toBe(true);
+    asked.length = 0;
+
+    const file = path.join(content, "articles/guia/so-titulo.md");
+    await writeFile(file, `${await readFile(file, "utf8")}\nUm parágrafo a mais.\n`);
+    const result = await builder.update([file], writer);
+    expect(result.ok).toBe(true);
+    const pages = result.routes.length;
+    expect(result.changed.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
+    // Every page but the edited one (and those that show it) is asked of the writer, in one question.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toBe(pages - result.rendered);
+  });
+
   it("the whole-site checks cover every article, not only the one edited", async () => {
     const content = await editedFixture("basic", {});
     const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });

@@ -17,18 +17,22 @@
  * all of the code): from any other version it is empty. An edit to a named part's modules
  * keeps the store: the bodies and pages that read that part's key are made again. Files are written aside and renamed; one that cannot be
  * read or parsed, or that another format wrote, is ignored, so a cache can only ever save work,
- * never change a result. Only a successful build saves it.
+ * never change a result. Only a successful build saves it. A shard is named by the hash of its
+text, checked when it is read: the sealed values in it (lib/hash.ts) are not hashed again one
+by one (at 100,000 articles that was seconds of every build).
  */
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { vouchForSealed } from "../lib/hash.js";
 import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
-import { hashOf } from "../lib/hash.js";
 import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 5;
-/** Shards of the file entries: a site of 100,000 articles makes no single huge JSON string. */
-const SHARDS = 16;
+const FORMAT = 6;
+/** Entries a shard holds, about: a one-article edit rewrites a shard or two of each part, not the whole store. */
+const PER_SHARD = 1000;
+const MAX_SHARDS = 256;
 
 /** What the cache keeps of one article file, by the hash of its text (its parts are the stages'). */
 export interface CachedFile {
@@ -43,23 +47,51 @@ export interface CachedBuild {
   media: string[];
 }
 
+/** Where a part's shards are: their count, and each one's file. */
+interface StoredPart {
+  count: number;
+  names: string[];
+}
+
 interface Store {
   format: number;
   code: string;
+  /** The record of the last build, without its keyed parts (they are in their shards). */
   build: unknown;
+  /** Each part (`files`, and each keyed part of the record by its path) in shards. */
+  parts: Record<string, StoredPart>;
+}
+
+/** The entries of one shard, by key, as JSON has them. */
+type Shard = Record<string, unknown>;
+
+/** A part as read or last saved: each shard's file and the very values it held, to tell which shards a build changed. */
+interface KnownPart {
+  count: number;
+  shards: { name: string; values: Shard }[];
 }
 
 /**
- * The store, for entries of type `Entry` and a record of type `Build`: it reads and writes
- * them whole, as JSON, and knows nothing of what is in them but the text's hash
- * (pipeline/build-record.ts says what a site's build keeps).
+ * The store, for entries of type `Entry` and a record of type `Build`. It knows nothing of
+ * what is in them but the text's hash (pipeline/build-record.ts says what a site's build
+ * keeps), and which parts of the record are records by key (`keyed`: each page, each
+ * article's findings). Those and the file entries are kept in shards of about a thousand
+ * entries each: a save writes again only the shards holding an entry that is not the very
+ * value read or last saved (a run keeps the values of what did not change), so a one-article
+ * edit of a site of 100,000 writes a few megabytes, not the whole store. `store.json`, written
+ * last, names the shards it is made of; a shard is never written over, a new one is written
+ * beside it and the old one removed once no `store.json` names it, so a build stopped while
+ * saving leaves the store it found.
  */
 export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   private constructor(
     private readonly dir: string,
     private readonly code: string,
+    private readonly keyed: readonly string[],
     private build: Build,
     private readonly entries: Map<string, Entry>,
+    /** Each part as read or last saved. */
+    private known: Map<string, KnownPart> = new Map(),
   ) {}
 
   /** Each article file's entry, as earlier builds left it (stages read it; only the orchestrator stores). */
@@ -84,23 +116,40 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
 
   /** An empty cache that is never saved (`--no-cache`, tests); `empty` is the record of no build. */
   static none<Entry extends CachedFile, Build extends CachedBuild>(empty: Build): BuildCache<Entry, Build> {
-    return new BuildCache<Entry, Build>("", "", empty, new Map());
+    return new BuildCache<Entry, Build>("", "", [], empty, new Map());
   }
 
   /**
    * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
-   * starts empty and is still saved.
+   * starts empty and is still saved. `keyed`: the paths of the record's parts that are records
+   * by key (`"pages"`, `"rules.articles"`), each kept in shards of its own. A store missing a
+   * shard it names, or one that does not parse, is ignored whole.
    */
-  static async open<Entry extends CachedFile, Build extends CachedBuild>(dir: string, code: string, empty: Build, { read = true } = {}): Promise<BuildCache<Entry, Build>> {
-    const none = new BuildCache<Entry, Build>(dir, code, empty, new Map());
+  static async open<Entry extends CachedFile, Build extends CachedBuild>(dir: string, code: string, empty: Build, { read = true, keyed = ["pages"] }: { read?: boolean; keyed?: readonly string[] } = {}): Promise<BuildCache<Entry, Build>> {
+    const none = new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map());
     if (!read) return none;
     const store = await readJson<Store>(path.join(dir, "store.json"));
     const build = store?.build as Build | undefined;
-    if (!store || store.format !== FORMAT || store.code !== code || typeof build?.pages !== "object" || !Array.isArray(build.media)) return none;
+    if (!store || store.format !== FORMAT || store.code !== code || !isObject(build) || !isObject(store.parts) || !Array.isArray(build.media)) return none;
+    const known = new Map<string, KnownPart>();
+    for (const [part, stored] of Object.entries(store.parts)) {
+      if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return none;
+      const shards = await Promise.all(stored.names.map((name) => readShard(dir, name)));
+      if (!shards.every(isObject)) return none;
+      // Each shard's bytes are the ones its name's hash was made of: its sealed values need no check of their own.
+      for (const shard of shards) for (const key in shard) vouchForSealed(shard[key]);
+      known.set(part, { count: stored.count, shards: shards.map((values, i) => ({ name: stored.names[i]!, values })) });
+    }
+    // Each keyed part back in its place in the record, one object of all its shards' entries.
+    for (const part of keyed) {
+      const read = known.get(part);
+      const parent = parentOf(build as unknown as Record<string, unknown>, part);
+      if (read && parent) parent.object[parent.key] = Object.assign({}, ...read.shards.map((s) => s.values));
+    }
+    if (!isObject(build.pages)) return none;
     const files = new Map<string, Entry>();
-    const shards = await Promise.all(Array.from({ length: SHARDS }, (_, i) => readJson<Record<string, Entry>>(path.join(dir, `files-${i}.json`))));
-    for (const shard of shards) for (const [file, entry] of Object.entries(shard ?? {})) files.set(file, entry);
-    return new BuildCache<Entry, Build>(dir, code, build, files);
+    for (const shard of known.get("files")?.shards ?? []) for (const key in shard.values) files.set(key, shard.values[key] as Entry);
+    return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known);
   }
 
   /** False for `none()`: nothing is kept, so nothing is sealed or stored. */
@@ -119,8 +168,9 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   }
 
   /**
-   * Writes the store, each file aside then renamed over the old one. A file a stopped build
-   * left aside (Ctrl+C ends a build at once, even while it saves) is removed first, unless the
+   * Writes the store: the shards that changed, each aside then renamed, then `store.json`
+   * naming them, then the shards no longer named are removed. A file a stopped build left
+   * aside (Ctrl+C ends a build at once, even while it saves) is removed first, unless the
    * process named in it is still running.
    */
   async save(): Promise<void> {
@@ -130,16 +180,104 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const pid = Number(/\.(\d+)\.tmp$/.exec(name)?.[1]);
       if (pid && pid !== process.pid && !isRunning(pid)) await rm(path.join(this.dir, name), { force: true });
     }
-    const shards: Record<string, Entry>[] = Array.from({ length: SHARDS }, () => ({}));
-    for (const [file, entry] of this.entries) shards[shardOf(file)]![file] = entry;
+    const build = { ...this.build } as unknown as Record<string, unknown>;
+    const parts = new Map<string, Iterable<[string, unknown]>>([["files", this.entries]]);
+    for (const part of this.keyed) {
+      // The record without its keyed parts: each path copied down to the part, which is taken out.
+      const parent = parentOf(build, part, { copy: true });
+      if (!parent) continue;
+      const value = parent.object[parent.key];
+      if (isObject(value)) parts.set(part, entriesOf(value));
+      delete parent.object[parent.key];
+    }
+    const known = new Map<string, KnownPart>();
+    const written: Promise<void>[] = [];
+    for (const [part, entries] of parts) {
+      const all = [...entries];
+      const count = shardCount(all.length);
+      const before = this.known.get(part);
+      const shards = Array.from({ length: count }, (): Shard => ({}));
+      for (const [key, value] of all) shards[shardOf(key, count)]![key] = value;
+      known.set(part, {
+        count,
+        shards: shards.map((values, i) => {
+          const old = before?.count === count ? before.shards[i] : undefined;
+          if (old && sameValues(old.values, values)) return { name: old.name, values };
+          const text = JSON.stringify(values);
+          const name = `${part}-${i}.${textHash(text)}.json`;
+          written.push(writeFileAtomic(path.join(this.dir, name), text, { mkdirs: false }));
+          return { name, values };
+        }),
+      });
+    }
     // The shards first: a store.json that names a build is only written once they are all in.
-    await Promise.all(shards.map((shard, i) => writeFileAtomic(path.join(this.dir, `files-${i}.json`), JSON.stringify(shard), { mkdirs: false })));
-    const store: Store = { format: FORMAT, code: this.code, build: this.build };
+    await Promise.all(written);
+    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries([...known].map(([part, { count, shards }]) => [part, { count, names: shards.map((s) => s.name) }])) };
     await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(store), { mkdirs: false });
+    this.known = known;
+    const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)));
+    // Shards no store.json names any more (and the files of an older format).
+    for (const name of await readdir(this.dir)) {
+      if (name !== "store.json" && name.endsWith(".json") && !named.has(name)) await rm(path.join(this.dir, name), { force: true });
+    }
   }
 }
 
-const shardOf = (file: string) => hashOf(file).charCodeAt(0) % SHARDS;
+/** A shard's file: its part, its number, the hash of its text. */
+const SHARD = /^[a-z.]+-\d+\.([0-9a-f]{40})\.json$/;
+
+const textHash = (text: string) => createHash("sha1").update(text).digest("hex");
+
+/** A shard's entries; undefined when its file is missing, does not parse, or is not the text its name's hash was made of (damaged). */
+async function readShard(dir: string, name: string): Promise<Shard | undefined> {
+  try {
+    const text = await readFile(path.join(dir, name), "utf8");
+    if (textHash(text) !== SHARD.exec(name)?.[1]) return undefined;
+    return JSON.parse(text) as Shard;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many shards a part of `size` entries is kept in: a power of two, so that sizes near each other share a count. */
+const shardCount = (size: number) => Math.min(MAX_SHARDS, 2 ** Math.ceil(Math.log2(Math.max(1, size / PER_SHARD))));
+
+/** The shard of a key: FNV-1a of its UTF-16 units (a crypto hash a key cost a fifth of a save of 60,000 entries). */
+function shardOf(key: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+}
+
+/** True when both hold the same keys with the very same values (a shard no entry of which a run replaced). */
+function sameValues(a: Shard, b: Shard): boolean {
+  let size = 0;
+  for (const key in b) {
+    if (a[key] !== b[key] || !Object.hasOwn(a, key)) return false;
+    size++;
+  }
+  for (const _ in a) if (--size < 0) return false;
+  return size === 0;
+}
+
+/** A record's entries, without an array of every one made first. */
+function* entriesOf(record: Record<string, unknown>): Generator<[string, unknown]> {
+  for (const key in record) yield [key, record[key]];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The object holding the part at `dotted` (`"rules.articles"`: the record's `rules`), copying the objects on the way when `copy`; undefined when one is missing. */
+function parentOf(root: Record<string, unknown>, dotted: string, { copy = false } = {}): { object: Record<string, unknown>; key: string } | undefined {
+  const keys = dotted.split(".");
+  let object = root;
+  for (const key of keys.slice(0, -1)) {
+    const next = object[key];
+    if (!isObject(next)) return undefined;
+    object = copy ? (object[key] = { ...next }) : next;
+  }
+  return { object, key: keys.at(-1)! };
+}
 
 async function readJson<T>(file: string): Promise<T | undefined> {
   try {

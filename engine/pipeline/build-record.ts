@@ -3,7 +3,9 @@
  * file's entry (its parsed front matter, its rendered body) and the record of the output
  * (each page, the assets, the media, the cards, the old addresses' files) with what the
  * editorial rules found in each article. The store
- * (incremental/build-cache.ts) reads and writes them whole and knows none of their parts.
+ * (incremental/build-cache.ts) knows none of their parts but which are records by key (`KEYED`):
+ * a run hands on the very values of what did not change, and the store writes again only the
+ * shards holding a value that is not one it read.
  */
 import { BuildCache } from "../incremental/build-cache.js";
 import type { Sealed } from "../lib/hash.js";
@@ -49,8 +51,11 @@ export type SiteCache = BuildCache<FileEntry, BuildRecord>;
 /** The record of no build. */
 export const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });
 
+/** The parts of the record that are records by key, each stored in shards of its own (a one-article edit saves a few). */
+const KEYED = ["pages", "rules.articles"];
+
 /** Opens a site's cache in `dir` for this version of the code (`read: false`: starts empty, still saved). */
-export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), options);
+export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED });
 
 /** No cache: nothing read, nothing saved. */
 export const noSiteCache = (): SiteCache => BuildCache.none(emptyRecord());

@@ -1,7 +1,7 @@
 /**
  * The render stage's shell: around the compute core (stages/render/render.ts), what reads
  * and asks. The core says which pages of the last build it would keep; the writer is asked
- * whether it still holds each (`reuse`); the others are rendered, on the threads in slices
+ * once, for all of them, which it still holds (`reuse`); the others are rendered, on the threads in slices
  * or here, and every page is yielded to the write stage in route order as it is ready (no
  * run holds every page's HTML). Then the site's other files.
  *
@@ -89,7 +89,7 @@ export interface KeptPages {
  * record, a page's own values (its route, body and card) are compared with that run's, part
  * by part, and only those that differ are hashed; anything else, it hashes.
  */
-export async function keptPages(input: RenderInput, theme: Theme, reuse: (file: string, size: number) => Promise<boolean>, since?: PagesChecked): Promise<KeptPages> {
+export async function keptPages(input: RenderInput, theme: Theme, reuse: (files: ReadonlyMap<string, number>) => Promise<ReadonlySet<string>>, since?: PagesChecked): Promise<KeptPages> {
   const { table, previous, checkOnly = false } = input;
   const sources = pageSources(input, theme);
   const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute };
@@ -97,10 +97,10 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (file: 
   if (Object.keys(previous).length === 0) return { kept, snapshot, sources, hashed: 0 };
   const values = pageValues(sources, theme);
   const same = since && since.pages === previous && !checkOnly ? sameSince(since.snapshot, snapshot) : undefined;
-  for (const route of table.routes) {
-    const entry = previous[route.path];
-    if (wouldKeep(route, entry, values, checkOnly, same) && (await reuse(route.outFile, entry.size))) kept.set(route.path, entry);
-  }
+  // The core's word on every page, then the writer's, asked once for all of them.
+  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, same));
+  const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
+  for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
   return { kept, snapshot, sources, hashed: values.hashed };
 }
 
@@ -166,13 +166,12 @@ const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, in
 export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
   const { content, table, values, code, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported, assetCache } = input;
   if (content.unavailable.includes(content.site.file)) return staged(null);
-  const taken = async () => true;
-  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: taken, cache: assetCache });
+  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: async () => true, cache: assetCache });
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
   const pages: Record<string, PageEntry> = {};
-  const kept = await keptPages(renderInput, theme, taken);
+  const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
   for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
   const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });

@@ -270,7 +270,8 @@ export class SiteBuilder {
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
-    const reuse = (file: string, size?: number) => writer.reuse(file, size);
+    // The assets and the cards ask the writer file by file; the pages, all at once (renderStage).
+    const reuse = async (file: string, size?: number) => (await writer.reuse(new Map([[file, size]]))).has(file);
     // The assets need the theme and the site's settings only: esbuild bundles them in its own
     // process while the bodies are parsed here, and they are awaited before the pages (a run
     // that stops earlier waits for them too, before it lets the writer go).
@@ -341,7 +342,7 @@ export class SiteBuilder {
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();
-    const pagesKept = await keptPages(renderInput, theme, reuse, previous.checked);
+    const pagesKept = await keptPages(renderInput, theme, (files) => writer.reuse(files), previous.checked);
     const checkedMs = performance.now() - checking;
     const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });

@@ -273,17 +273,22 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
   const usable = isRecord(previous) && previous.key === key && isRecord(previous.articles) ? previous.articles : undefined;
   const memory: RuleMemory = { key, articles: {} };
   const read = new Set<string>();
+  /** Entries the memory holds as the last run left them: the same value, so the store sees it unchanged (copied before a rule adds to one). */
+  const asLeft = new Set<RuleMemory["articles"][string]>();
   /** What `rule` made of `article` alone: the last run's, when it was made from the same text (and is of the shape `valid` expects); else made now. */
   const ofArticle = <T,>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T): T => {
     let entry = hasOwn(memory.articles, article.file) ? memory.articles[article.file] : undefined;
     if (!entry) {
       const last = usable && hasOwn(usable, article.file) ? usable[article.file] : undefined;
-      entry = { sourceHash: article.sourceHash, found: isRecord(last) && last.sourceHash === article.sourceHash && isRecord(last.found) ? { ...last.found } : {} };
+      const same = isRecord(last) && last.sourceHash === article.sourceHash && isRecord(last.found);
+      entry = same ? (last as RuleMemory["articles"][string]) : { sourceHash: article.sourceHash, found: {} };
+      if (same) asLeft.add(entry);
       memory.articles[article.file] = entry;
     }
     if (hasOwn(entry.found, rule) && valid(entry.found[rule])) return entry.found[rule] as T;
     read.add(article.file);
     const made = make();
+    if (asLeft.delete(entry)) memory.articles[article.file] = entry = { sourceHash: entry.sourceHash, found: { ...entry.found } };
     entry.found[rule] = made;
     return made;
   };

@@ -82,9 +82,8 @@ export async function writeLater(writer: SiteWriter, media: ReadonlyMap<string, 
 
 /** Media files (content-hashed or key-named): one the last build wrote is taken from it, the others written. */
 async function writeMedia(writer: SiteWriter, media: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
-  const fresh: [string, Uint8Array][] = [];
-  for (const [file, bytes] of media) if (!(await writer.reuse(file, bytes.length))) fresh.push([file, bytes]);
-  return writeFiles(writer, fresh);
+  const taken = await writer.reuse(new Map([...media].map(([file, bytes]) => [file, bytes.length])));
+  return writeFiles(writer, [...media].filter(([file]) => !taken.has(file)));
 }
 
 /** The files a build wrote: its pages, its assets, its media and its old addresses' files. */
