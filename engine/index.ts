@@ -5,7 +5,7 @@
  *
  * - A site's config file (cafe.config.ts): `defineConfig`.
  * - Declaring a theme: `defineTheme` and the types it is made of.
- * - In templates: `Picture`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`, `formatDate`.
+ * - In templates: `Picture`, `Cached`, `useMarkdownLanguage`, `absoluteUrl`, `articleOf`, `byCodePoint`, `formatDate`.
  * - In schemas and checks: the engine's field schemas, `errorAt`, `routeErrors`, `ContentError`.
  */
 
@@ -39,6 +39,7 @@ export type { BaseMeta, SiteDate } from "./stages/load/content-model.js";
 
 // In templates.
 export { Picture, type PictureProps, type ProcessedImage } from "./stages/images/images.js";
+export { Cached, type CachedProps } from "./stages/render/cached-parts.js";
 export { useMarkdownLanguage } from "./stages/markdown/markdown-context.js";
 export { absoluteUrl } from "./lib/site-paths.js";
 export { articleOf, byCodePoint } from "./stages/routes/routes.js";

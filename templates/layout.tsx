@@ -5,7 +5,7 @@ import { Footer } from "./footer.js";
 import { Newsletter } from "./newsletter.js";
 import { ToasterIsland } from "./islands.js";
 import type { CafeArticle, CafePageContext } from "./page-context.js";
-import { absoluteUrl } from "../engine/index.js";
+import { absoluteUrl, Cached } from "../engine/index.js";
 
 export interface LayoutProps {
   ctx: CafePageContext;
@@ -70,13 +70,18 @@ export function Layout({ ctx, title, description, titleEn, page, article, childr
         <a className="skip-link" href="#conteudo" lang="pt-BR">
           {site.skipLink}
         </a>
-        <Header site={site} />
+        {/* The same on every page: rendered once a build and reused (engine/README.md, "Cached parts"). */}
+        <Cached name="site-header">
+          <Header site={site} />
+        </Cached>
         <main id="conteudo" className="site-main" tabIndex={-1} lang="pt-BR">
           {children}
         </main>
-        <Newsletter site={site} />
-        <Footer site={site} />
-        <ToasterIsland wake="manual" props={{ closeLabel: site.toast.close }} />
+        <Cached name="site-end">
+          <Newsletter site={site} />
+          <Footer site={site} />
+          <ToasterIsland wake="manual" props={{ closeLabel: site.toast.close }} />
+        </Cached>
       </body>
     </html>
   );

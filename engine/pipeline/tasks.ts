@@ -16,6 +16,7 @@ import { markdownSession, type MarkdownSession } from "../stages/markdown/markdo
 import { bodyValues, renderBodies, type RenderedBody } from "../stages/markdown/markdown-stage.js";
 import { bodyNotHere, pageValues, renderPages, type PageBody, type PageOutcome, type PageShare } from "../stages/render/render.js";
 import { drawHere, type LoadedFont } from "../stages/cards/cards.js";
+import { PartMemory } from "../stages/render/cached-parts.js";
 import type { DepValues } from "../incremental/dependencies.js";
 
 /**
@@ -81,6 +82,8 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
   const bodyOf = (file: string) => given.bodies.get(file) ?? (given.every || given.absent.has(file) ? undefined : bodyNotHere(file));
   const absentOf = lastOf((pages: PageShare) => new Set(pages.absent));
   const byPages = lastOf((both: { site: SiteShare; pages: PageShare }) => pageValues({ ...both.site, share: both.pages, bodies: bodyOf }, theme));
+  /** The cached parts of the run's pages rendered on this thread (stages/render/cached-parts.tsx). */
+  const partsOf = lastOf(() => new PartMemory());
 
   return async function runTask(task: Task): Promise<TaskResults[Task["kind"]]> {
     switch (task.kind) {
@@ -99,7 +102,7 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
         const pages = resolve(task.pages);
         const values: DepValues = byPages(`${task.site.id} ${task.pages.id}`, { site, pages });
         given = { bodies: task.bodies, every: task.every, absent: absentOf(task.pages.id, pages) };
-        return renderPages(task.routes, { ...site, share: pages, bodies: bodyOf }, values, theme, task.checkOnly);
+        return renderPages(task.routes, { ...site, share: pages, bodies: bodyOf }, values, theme, partsOf(`${task.site.id} ${task.pages.id}`, undefined), task.checkOnly);
       }
       case "ready":
         return true;

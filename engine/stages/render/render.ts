@@ -14,7 +14,8 @@ import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { IslandContext, ISLAND_MARK, islandNames, type IslandScope } from "../../islands.js";
 import type { Article, SiteContent } from "../load/content.js";
-import { dep, DepValues, Recorder, recordedContent } from "../../incremental/dependencies.js";
+import { dep, DepValues, Recorder, recordedContent, type DepId } from "../../incremental/dependencies.js";
+import { fillParts, PartContext, PartMismatch, type PartMemory, type PartScope } from "./cached-parts.js";
 import { hashOf } from "../../lib/hash.js";
 import { ContentError, plainIssue, type ContentIssue } from "../../lib/errors.js";
 import { fillImages, imageOf, type ShownImages } from "../images/images.js";
@@ -212,12 +213,12 @@ export type PageOutcome =
  * place. A check-only run (a build that has errors) leaves out a page that cannot render
  * (what it needs is among the errors).
  */
-export function renderPages(paths: readonly string[], sources: PageSources, values: DepValues, theme: Theme, checkOnly = false): PageOutcome[] {
+export function renderPages(paths: readonly string[], sources: PageSources, values: DepValues, theme: Theme, parts: PartMemory, checkOnly = false): PageOutcome[] {
   return paths.map((routePath): PageOutcome => {
     const route = sources.table.byPath.get(routePath);
     try {
       if (!route) throw new Error(`no route ${routePath} in this run's table`);
-      return { route: routePath, ...renderRoute(route, sources, values, theme) };
+      return { route: routePath, ...renderRoute(route, sources, values, theme, parts) };
     } catch (error) {
       if (error instanceof BodyNotHere) return { route: routePath, needs: error.file };
       if (checkOnly) return { route: routePath, left: true };
@@ -241,10 +242,26 @@ export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<
 }
 
 /** One page, through a context that records what its template reads. */
-function renderRoute(route: Route, { content, table, share, values: siteData, bodies }: PageSources, values: DepValues, theme: Theme): { html: string; entry: PageEntry } {
+function renderRoute(route: Route, { content, table, share, values: siteData, bodies }: PageSources, values: DepValues, theme: Theme, memory: PartMemory): { html: string; entry: PageEntry } {
   const { images, cards, assets, csp } = share;
   const recorder = new Recorder(values);
-  const read = recorder.read;
+  // What a cached part renders from is noted with it, and noted again on each page that reuses it.
+  let captured: Set<DepId> | undefined;
+  const read = (id: DepId) => {
+    recorder.read(id);
+    captured?.add(id);
+  };
+  const parts: PartScope = {
+    memory,
+    route: route.path,
+    read,
+    capture: () => void (captured = new Set()),
+    release: () => {
+      const ids = [...(captured ?? [])];
+      captured = undefined;
+      return ids;
+    },
+  };
   read(dep.route(route.path));
   // The template's code: its module and what that reaches (incremental/code-keys.ts).
   read(dep.code(`template:${route.template}`));
@@ -287,7 +304,7 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
       return listingOf(siteData, theme, name);
     },
   };
-  const html = renderPage(route, ctx, theme);
+  const html = renderPage(route, ctx, theme, parts);
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
   // Copied (structuredClone makes new strings): read out of the page, each is a slice of its
   // HTML and would keep the whole page alive as long as the record (156 MB at 4000 articles).
@@ -306,7 +323,7 @@ function linkDeps(deps: Readonly<Record<string, string>>): Record<string, string
  * theme's (a template it does not have, a template that throws) is thrown as a ContentError
  * at the theme's line, not as a crash.
  */
-export function renderPage(route: Route, ctx: PageContext, theme: Theme): string {
+export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts?: PartScope): string {
   const template = theme.templates[route.template];
   if (!template) {
     const names = Object.keys(theme.templates);
@@ -320,11 +337,20 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme): string
   }
   try {
     const islands: IslandScope = { names: islandNames(theme), where: `on ${route.path}` };
-    const html = `<!DOCTYPE html>${renderToString(createElement(IslandContext.Provider, { value: islands }, template(ctx)))}`;
+    const page = createElement(IslandContext.Provider, { value: islands }, template(ctx));
+    const html = `<!DOCTYPE html>${parts ? fillParts(renderToString(createElement(PartContext.Provider, { value: parts }, page)), parts.memory, route.path) : renderToString(page)}`;
     // An island rendered by the template or in an article's body (React escapes every `<` of a text).
     return html.includes(ISLAND_MARK) ? withIslandRuntime(html, ctx.assets.islandRuntime) : html;
   } catch (error) {
     if (error instanceof ContentError || error instanceof BodyNotHere) throw error;
+    if (error instanceof PartMismatch) {
+      throw codeError(themePlace(theme), undefined, {
+        message: `the cached part '${error.part}' renders differently on ${error.again} than on ${error.first}, for the same name, \`vary\` and values given to its children`,
+        hint: "what it shows depends on something else it reads (a React context, a value of the module): give that to its children, or add it to its `vary`",
+        find: error.part,
+        fallback: "the theme",
+      });
+    }
     throw codeError(siteCodePlace((error as Error)?.stack) ?? themePlace(theme), undefined, {
       message: `the template '${route.template}' failed on ${route.path}: ${(error as Error)?.message ?? String(error)}`,
       hint: "fix the theme's code at this line",
