@@ -23,6 +23,7 @@
 import { createContext, createElement, Fragment, isValidElement, useContext, type ReactElement, type ReactNode } from "react";
 import { randomBytes } from "node:crypto";
 import type { DepId } from "../../incremental/dependencies.js";
+import { notPlainData } from "../../islands.js";
 
 export interface CachedProps {
   /** The part's name, unique in the theme (`site-header`): the key's first word, and what a message names. */
@@ -107,7 +108,8 @@ export class PartMemory {
       if (isValidElement(value)) return this.keyOf(value);
       let key = this.objects.get(value);
       if (key === undefined) {
-        const plain = plainText(value);
+        // Plain data as islands' props are (islands.tsx): its JSON says all it holds.
+        const plain = notPlainData(value, "value") === undefined ? JSON.stringify(value) : undefined;
         if (plain === undefined) key = `#${this.objectCount++}`;
         else key = `=${this.plain.get(plain) ?? this.plain.set(plain, this.plain.size).get(plain)!}`;
         this.objects.set(value, key);
@@ -208,34 +210,3 @@ export function fillParts(html: string, memory: PartMemory, route: string): stri
   return out + html.slice(at);
 }
 
-/** The text of plain data (JSON, with undefined kept apart from null); undefined for anything else in it. */
-function plainText(value: unknown, depth = 0): string | undefined {
-  if (depth > 32) return undefined;
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
-    case "number":
-    case "boolean":
-      return String(value);
-    case "undefined":
-      return "u";
-    case "object": {
-      if (Array.isArray(value)) {
-        const items = value.map((item) => plainText(item, depth + 1));
-        return items.includes(undefined) ? undefined : `[${items.join(",")}]`;
-      }
-      const proto = Object.getPrototypeOf(value) as object | null;
-      if ((proto !== Object.prototype && proto !== null) || isValidElement(value)) return undefined;
-      const fields: string[] = [];
-      for (const [key, item] of Object.entries(value)) {
-        const text = plainText(item, depth + 1);
-        if (text === undefined) return undefined;
-        fields.push(`${JSON.stringify(key)}:${text}`);
-      }
-      return `{${fields.join(",")}}`;
-    }
-    default:
-      return undefined;
-  }
-}

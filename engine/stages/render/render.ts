@@ -323,7 +323,7 @@ function linkDeps(deps: Readonly<Record<string, string>>): Record<string, string
  * theme's (a template it does not have, a template that throws) is thrown as a ContentError
  * at the theme's line, not as a crash.
  */
-export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts?: PartScope): string {
+export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts: PartScope): string {
   const template = theme.templates[route.template];
   if (!template) {
     const names = Object.keys(theme.templates);
@@ -337,8 +337,8 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts?:
   }
   try {
     const islands: IslandScope = { names: islandNames(theme), where: `on ${route.path}` };
-    const page = createElement(IslandContext.Provider, { value: islands }, template(ctx));
-    const html = `<!DOCTYPE html>${parts ? fillParts(renderToString(createElement(PartContext.Provider, { value: parts }, page)), parts.memory, route.path) : renderToString(page)}`;
+    const page = createElement(PartContext.Provider, { value: parts }, createElement(IslandContext.Provider, { value: islands }, template(ctx)));
+    const html = `<!DOCTYPE html>${fillParts(renderToString(page), parts.memory, route.path)}`;
     // An island rendered by the template or in an article's body (React escapes every `<` of a text).
     return html.includes(ISLAND_MARK) ? withIslandRuntime(html, ctx.assets.islandRuntime) : html;
   } catch (error) {
