@@ -15,6 +15,7 @@ import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { fixture, parseHtml, projectRoot, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
+import { plainGradients } from "../engine/stages/cards/cards.js";
 
 const SITE = "https://cafecomacris.placeholder.invalid";
 
@@ -187,4 +188,30 @@ describe("social cards", () => {
     expect(doc.querySelector('meta[name="twitter:card"]')?.getAttribute("content")).toBe("summary");
     expect(site.writer.text("feed.xml")).not.toContain("<enclosure");
   });
+
+  it("paints a gradient background without satori's pattern where the pattern is only the gradient, with the same pixels; other patterns are left as they are", async () => {
+    const { default: satori } = await import("satori");
+    const { Resvg } = await import("@resvg/resvg-js");
+    const font = { name: "Inter", weight: 400 as const, data: await readFile(path.join(projectRoot, "node_modules/@fontsource/inter/files/inter-latin-400-normal.woff")) };
+    const box = (style: Record<string, unknown>) =>
+      satori(createElement("div", { style: { display: "flex", width: "100%", height: "100%", backgroundColor: "#fff", ...style } }, createElement("div", { style: { width: 40, height: 30, margin: 10, backgroundImage: "linear-gradient(90deg, #f00, #00f)" } })), {
+        width: 120,
+        height: 60,
+        fonts: [font],
+      });
+    const pixels = (svg: string) => new Resvg(svg, { font: { loadSystemFonts: false } }).render().pixels;
+    const plain = await box({ backgroundImage: "linear-gradient(135deg, #fffaf5 0%, #3b2417 100%)" });
+    expect(plain).toContain("<pattern");
+    const painted = plainGradients(plain);
+    expect(painted).not.toContain("<pattern");
+    expect(Buffer.compare(pixels(painted), pixels(plain))).toBe(0);
+    // Tiles smaller than the box repeat, and a box with round corners is a path: both stay patterns.
+    for (const style of [{ backgroundImage: "linear-gradient(90deg, #f00, #00f)", backgroundSize: "20px 20px" }, { backgroundImage: "linear-gradient(90deg, #f00, #00f)", borderRadius: 12 }]) {
+      const svg = await box(style);
+      const outer = svg.match(/<pattern id="satori_pattern_id_0"[^]*?<\/pattern>/)?.[0];
+      expect(outer).toBeDefined();
+      expect(plainGradients(svg)).toContain(outer);
+    }
+  });
 });
+
