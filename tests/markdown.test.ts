@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/stages/load/content.js";
 import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
-import { fixture, parseHtml } from "./helpers.js";
+import { fixture, parseHtml, projectRoot } from "./helpers.js";
 import { theme } from "../templates/theme.js";
 
 const site = (await loadContent(fixture("basic"), theme)).content as SiteContent;
@@ -130,3 +132,26 @@ describe("IPv6 literals in links (issue 40, point 14)", () => {
     expect([...doc.querySelectorAll("a")].map((a) => a.getAttribute("href"))).toEqual(["http://[::1]:47003/c", "https://[2001:db8::1]/x?q=1", "http://[fe80::1%25eth0]/"]);
   });
 });
+
+describe("the pipelines that leave extensions out", () => {
+  it("give every Markdown file of the site and the fixtures, and prose with links, colons and addresses written as entities, what the full pipeline gives", async () => {
+    const files = (await Promise.all(["content", "tests/fixtures"].map(async (dir) => (await readdir(path.join(projectRoot, dir), { recursive: true })).map((file) => path.join(dir, file)))))
+      .flat()
+      .filter((file) => file.endsWith(".md") && !file.includes("node_modules"));
+    const bodies = await Promise.all(files.map(async (file) => (await readFile(path.join(projectRoot, file), "utf8")).replace(/^---\n[\s\S]*?\n---\n/, "")));
+    bodies.push(
+      "Veja: [o relatório](https://www.ibge.gov.br/x) e www.exemplo.com.br, http://a.b/c?d=e.\n\nSem endereço nenhum: só palavras, wwwx e httpz.\n",
+      "Escreva para oi&#64;cris.com ou oi&commat;cris.com: mailto&#58;oi@ não conta.\n\n| a | b |\n|---|---|\n| www.x.org | https://y.org |\n",
+      "Contato: oi@cris.com, ou [aqui](mailto:oi@cris.com).\n",
+    );
+    expect(bodies.length).toBeGreaterThan(20);
+    for (const [i, body] of bodies.entries()) {
+      const parsed = parseArticle(`---\ntitle: Teste\n---\n${body}`, "content/articles/teste.md", "teste.md", articleModel(theme));
+      if (!("article" in parsed)) continue;
+      const given = renderMarkdown(parsed.article, site, theme);
+      const full = renderMarkdown(parsed.article, site, theme, { lean: false });
+      expect(given, files[i] ?? body).toEqual(full);
+    }
+  });
+});
+

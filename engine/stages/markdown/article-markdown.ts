@@ -83,9 +83,13 @@ function BlockSlot({ "data-block": index, children }: { "data-block"?: string; c
  * the full one, and the same without the GFM and directive extensions for text in which
  * they can match nothing. Every GFM construct and every directive needs one of the
  * characters `USES_EXTENSIONS` looks for; skipping them halves the parse time of plain
- * prose and changes no output (bench/README.md has the figure).
+ * prose and changes no output (bench/README.md has the figure). Between the two,
+ * `noEmail`: every extension but GFM's email autolink literal, for text with no `@`. That
+ * one construct is tried at the start of every word (every letter and digit may begin an
+ * address) and needs an `@` to match: prose with a link or a colon, and no address, parses
+ * in about half the time without it, to the same tree.
  */
-export type Pipelines = { full: Processor; lean: Processor };
+export type Pipelines = { full: Processor; lean: Processor; noEmail: Processor };
 const USES_EXTENSIONS = /[|~@:]|\[\^|\[[ xX]\]|www\./;
 /** Written right after an image, marks it as decorative: no alt text, skipped by screen readers. */
 const DECORATIVE = "{decorative}";
@@ -104,11 +108,32 @@ function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pip
     } as const;
     const rehypeOptions = theme.markdownLabels?.(lang) ?? {};
     const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
+    const noEmail = unified().use(remarkParse).use(remarkGfmWithoutEmail).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
     const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
-    found = { full: full as unknown as Processor, lean: lean as unknown as Processor };
+    found = { full: full as unknown as Processor, lean: lean as unknown as Processor, noEmail: noEmail as unknown as Processor };
     byLang.set(lang, found);
   }
   return found;
+}
+
+/**
+ * remark-gfm with GFM's syntax as it is, less the tokenizer of email autolink literals
+ * (`a@b.org`), found by its name among the constructs remark-gfm gives micromark. A construct
+ * that fails leaves nothing behind, and this one fails where there is no `@`: for such text
+ * the tree is the same (the test compares every Markdown file of the site and fixtures).
+ */
+function remarkGfmWithoutEmail(this: Processor) {
+  remarkGfm.call(this as never);
+  // micromark's syntax extension, as far as it is read here: its text constructs by character code.
+  type Syntax = { text?: Record<number, { name?: string } | { name?: string }[] | undefined> };
+  const syntax = this.data().micromarkExtensions as Syntax[];
+  const gfm = syntax[syntax.length - 1]!;
+  const text: NonNullable<Syntax["text"]> = {};
+  for (const [code, constructs] of Object.entries(gfm.text ?? {})) {
+    const kept = [constructs ?? []].flat().filter((construct) => construct.name !== "emailAutolink");
+    if (kept.length > 0) text[Number(code)] = kept;
+  }
+  syntax[syntax.length - 1] = { ...gfm, text };
 }
 
 /**
@@ -147,8 +172,8 @@ export function renderMarkdown(
   if (beyond) return { html: "", ...result, errors: [beyond] };
   const file = new VFile({ path: article.file, value: markdown });
   file.data.pipeline = { article, content, theme, blocks, result, session } satisfies PipelineData;
-  const { full, lean } = pipelinesFor(theme, article.lang, session);
-  const pipeline = leanAllowed !== false && !USES_EXTENSIONS.test(markdown) ? lean : full;
+  const { full, lean, noEmail } = pipelinesFor(theme, article.lang, session);
+  const pipeline = leanAllowed === false ? full : !USES_EXTENSIONS.test(markdown) ? lean : markdown.includes("@") ? full : noEmail;
   try {
     const body = pipeline.processSync(file).result as ReactElement;
     const html = result.errors.length > 0 ? "" : renderToString(createElement(IslandContext.Provider, { value: { names: islandNames(theme), where: `in ${article.file}` } }, createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body)));
