@@ -2,9 +2,9 @@
  * The card stage's shell: around the compute core (stages/cards/cards.ts), what reads and
  * writes. The core says which card each route wants (its key, which names its file: the
  * pages are rendered and written before any card is drawn, `cardPlan`) and puts the site's cards
- * together; here, each is found where it already is (drawn this run or the last, kept in the
- * output by the last build, in the media cache on disk), the others are drawn (on the
- * threads, `draw`) and stored in the media cache. A build in which no card changed reads
+ * together; here, each is found where it already is (kept in the output by the last build,
+ * in the media cache on disk), the others are drawn (on the threads, `draw`) and stored in the
+ * media cache. Each card is written to the output as soon as it is had, and let go. A build in which no card changed reads
  * neither the fonts' nor the cards' files twice, and loads neither satori nor resvg.
  */
 import { readFile } from "node:fs/promises";
@@ -58,36 +58,52 @@ export async function cardStage(
   theme: Theme,
   reuse: (file: string, size: number) => Promise<boolean>,
   draw: DrawCards,
+  /** Writes a card to the output; true when its bytes are not the published build's. */
+  store: (file: string, png: Uint8Array) => Promise<boolean>,
 ): Promise<Staged<{ cards: SiteCards; memory: CardMemory }>> {
   const card = theme.socialCard;
   const { setup, wanted } = plan;
-  if (!card || !setup) return staged({ cards: { byRoute: new Map(), lengths: new Map(), files: new Map(), kept: {} }, memory: { setup: memory.setup, drawn: new Map() } });
+  if (!card || !setup) return staged({ cards: { byRoute: new Map(), lengths: new Map(), files: [], changed: [], kept: {} }, memory: { setup: memory.setup } });
   const cache = new MediaCache<Record<string, never>>(projectRoot, "cards");
-  // Cards of titles no longer on the site are let go: only this run's are remembered.
-  const drawn = new Map<string, Uint8Array>();
-  const toDraw = new Map<string, unknown>();
-  const found: ({ kept: KeptCard } | { png: Uint8Array } | undefined)[] = [];
+  const found: ({ kept: KeptCard } | { length: number } | undefined)[] = [];
+  /** The files of each card still to write, by key (two routes may want the same card under their own names). */
+  const filesOf = new Map<string, string[]>();
+  const propsOf = new Map<string, unknown>();
   for (const { route, key, file, props } of wanted) {
     // The last build's card of this key, under the name this build gives it (a record of names made otherwise is not kept).
     const known = previous[key]?.route === route.path && previous[key]?.file === file ? previous[key] : undefined;
-    let png = drawn.get(key) ?? memory.drawn.get(key);
-    if (!png && known && (await reuse(known.file, known.length))) {
+    if (known && (await reuse(known.file, known.length))) {
       found.push({ kept: known });
       continue;
     }
-    png ??= toDraw.has(key) ? undefined : (await cache.get(key))?.files.get("card.png");
-    if (png) drawn.set(key, png);
-    else toDraw.set(key, props);
-    found.push(png && { png });
+    found.push(undefined);
+    filesOf.set(key, [...(filesOf.get(key) ?? []), file]);
+    propsOf.set(key, props);
   }
-  const keys = [...toDraw.keys()];
-  const pngs = await draw([...toDraw.values()], setup.fonts);
-  for (const [i, key] of keys.entries()) {
-    drawn.set(key, pngs[i]!);
-    await cache.put(key, { meta: {}, files: new Map([["card.png", pngs[i]!]]) });
+  const written = { files: [] as string[], changed: [] as string[] };
+  const lengthOf = new Map<string, number>();
+  // Each card is written as soon as it is had (read or drawn), and not held: what stays is its length.
+  const write = async (key: string, png: Uint8Array) => {
+    lengthOf.set(key, png.length);
+    for (const file of filesOf.get(key)!) {
+      written.files.push(file);
+      if (await store(file, png)) written.changed.push(file);
+    }
+  };
+  const toDraw: string[] = [];
+  for (const key of filesOf.keys()) {
+    const png = (await cache.get(key))?.files.get("card.png");
+    if (png) await write(key, png);
+    else toDraw.push(key);
   }
-  const all = found.map((it, i) => it ?? { png: drawn.get(wanted[i]!.key)! });
-  return staged({ cards: siteCards(wanted, all, card, siteUrl), memory: { setup, drawn } });
+  let i = 0;
+  for await (const png of draw(toDraw.map((key) => propsOf.get(key)), setup.fonts)) {
+    const key = toDraw[i++]!;
+    await cache.put(key, { meta: {}, files: new Map([["card.png", png]]) });
+    await write(key, png);
+  }
+  const all = found.map((it, n) => it ?? { length: lengthOf.get(wanted[n]!.key)! });
+  return staged({ cards: siteCards(wanted, all, card, siteUrl, written), memory: { setup } });
 }
 
 /** The fonts, and the part of every key that does not depend on the page. */

@@ -35,7 +35,7 @@ import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
-import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, runSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
+import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
@@ -317,10 +317,11 @@ export class SiteBuilder {
       return stop();
     }
     const siteUrl = theme.siteMeta(content.site.value).url;
-    const draw = async (props: unknown[], fonts: LoadedFont[]) => {
-      const threads = await this.threadsFor("cards", props.length);
+    const cardThreads = (count: number) => this.threadsFor("cards", count);
+    const draw = async function* (props: unknown[], fonts: LoadedFont[]) {
+      const threads = await cardThreads(props.length);
       const shared = threads.share(fonts);
-      return runSlices(threads, props, (slice) => ({ kind: "cards", fonts: shared, props: slice }));
+      yield* streamSlices(threads, props, (slice) => ({ kind: "cards", fonts: shared, props: slice }));
     };
     // Each card is named by its key: the pages name their cards before any is drawn.
     const cardInput = { routes: table.routes, content, siteUrl, projectRoot, memory: previous.cards, previous: output.cards ?? {} };
@@ -328,7 +329,7 @@ export class SiteBuilder {
     // The cards are drawn after the pages are written and checked when someone waits to be
     // served those (`cafe start`), else at once, while esbuild finishes the assets in its own
     // process and the pages are rendered here.
-    const drawCards = () => cardStage(plan, cardInput, theme, reuse, draw);
+    const drawCards = () => cardStage(plan, cardInput, theme, reuse, draw, (file, png) => writer.write(file, png));
     let drawing = this.options.onPagesWritten ? undefined : drawCards();
     // Settled before the run ends, whatever stops it: a failed build leaves nothing running (cards
     // drawn alongside have stored what they drew in the media cache).
@@ -361,8 +362,8 @@ export class SiteBuilder {
       return card && { ...card, length: lengths.get(route.path)! };
     };
     const feed = feedFile(theme.siteMeta(content.site.value), table.routes, theme.summary, cardOf);
-    const late = lap("write late", await writeLater(writer, cards.cards.files, [["feed.xml", feed]]));
-    const media = [...images.images.files.keys(), ...cards.cards.files.keys()];
+    const late = lap("write late", await writeLater(writer, new Map(), [["feed.xml", feed]])).concat(cards.cards.changed);
+    const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));

@@ -109,7 +109,9 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
       case "cards": {
         const card = theme.socialCard;
         if (!card) throw new Error("the theme draws no social card");
-        return drawHere(card)(task.props, resolve(task.fonts));
+        const drawn: Uint8Array[] = [];
+        for await (const png of drawHere(card)(task.props, resolve(task.fonts))) drawn.push(png);
+        return drawn;
       }
     }
   };
