@@ -168,7 +168,8 @@ describe("the image cache", () => {
     // A new builder (a new `npm run build`): everything comes from the cache.
     const second = await build(dir.content, { publicDir: dir.public });
     expect(encode).toHaveBeenCalledTimes(1);
-    expect([...second.writer.files.keys()]).toEqual([...first.writer.files.keys()]);
+    // The same files (in another order: the cards are written as they are had, among the pages).
+    expect([...second.writer.files.keys()].sort()).toEqual([...first.writer.files.keys()].sort());
 
     // A damaged entry (a file cut short) is ignored and made again, with the same result.
     const cacheDir = path.join(cacheRoot(projectRoot), "images");

@@ -176,8 +176,11 @@ export function siteCards(wanted: readonly WantedCard[], found: readonly ({ kept
  */
 export const drawHere = (card: ThemeSocialCard): DrawCards =>
   async function* (props, fonts) {
+    // One array of the fonts for the slice's every card: satori parses a font set once and
+    // keeps it by the array it was given.
+    const ready = satoriFonts(fonts);
     for (const one of props) {
-      yield await drawCard(card, one, fonts);
+      yield await drawCard(card, one, ready);
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
@@ -189,30 +192,23 @@ export const drawHere = (card: ThemeSocialCard): DrawCards =>
 export const CARD_DRAWING = "card-v2";
 
 /** One card: satori lays the theme's component out into an SVG, resvg rasterises it. */
-export async function drawCard(card: ThemeSocialCard, props: unknown, fonts: LoadedFont[]): Promise<Uint8Array> {
+async function drawCard(card: ThemeSocialCard, props: unknown, fonts: SatoriFont[]): Promise<Uint8Array> {
   // Loaded only when a card is drawn (lib/packages.ts), not by a build that keeps every card.
   const [{ default: satori }, { Resvg }] = await Promise.all([loadPackage("satori", () => import("satori")), loadPackage("resvg", () => import("@resvg/resvg-js"))]);
-  const svg = await satori(card.component(props), { width: card.width, height: card.height, fonts: satoriFonts(fonts) });
+  const svg = await satori(card.component(props), { width: card.width, height: card.height, fonts });
   // satori has drawn the text as paths: resvg needs no font, and must not pick the machine's.
   // The SVG is the card's size already: resvg draws it as it is, with no scaling to fit.
   return new Resvg(plainGradients(svg), { font: { loadSystemFonts: false } }).render().asPng();
 }
 
 /**
- * The fonts as satori reads them (Buffers), the same array for the same fonts: satori parses
- * a font set once and keeps it by the array it was given (then by its Buffers). A font handed
- * over between threads arrives as a plain Uint8Array, and a new Buffer of it for each card made
- * satori parse the three fonts again for every card: 68 ms a card instead of 41.
+ * The fonts as satori reads them (Buffers). A font handed over between threads arrives as a
+ * plain Uint8Array: a new Buffer of it for each card made satori parse the three fonts again
+ * for every card (68 ms a card instead of 41), so `drawHere` makes them once for its cards.
  */
 type SatoriFont = Omit<LoadedFont, "data"> & { data: Buffer };
-const forSatori = new WeakMap<readonly LoadedFont[], SatoriFont[]>();
 function satoriFonts(fonts: readonly LoadedFont[]): SatoriFont[] {
-  let made = forSatori.get(fonts);
-  if (!made) {
-    made = fonts.map((f) => ({ ...f, data: Buffer.isBuffer(f.data) ? f.data : Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength) }));
-    forSatori.set(fonts, made);
-  }
-  return made;
+  return fonts.map((f) => ({ ...f, data: Buffer.isBuffer(f.data) ? f.data : Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength) }));
 }
 
 /**
