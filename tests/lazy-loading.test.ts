@@ -50,7 +50,7 @@ describe("a build loads a library only for the work that needs it (--verbose say
     const cold = await build();
     expect(cold.stdout).toMatch(/Built \d+ pages/);
     // The images encoded, the cards drawn, the assets bundled, the fonts cut, every body parsed.
-    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified"]));
+    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified", "feed"]));
     expect((await readdir(path.join(out, "assets/images"))).some((file) => file.endsWith(".avif") || file.endsWith(".webp"))).toBe(true);
 
     // One sentence more in a body that shows no image.
@@ -59,6 +59,16 @@ describe("a build loads a library only for the work that needs it (--verbose say
     expect(edited.stdout).toMatch(/Built \d+ pages .*\(\d+ unchanged, from the cache\)/);
     expect(loadedOf(edited.stdout)).toEqual(["unified"]);
     expect(await readFile(path.join(out, "sem-fotos.html"), "utf8")).toContain("Uma frase a mais, escrita depois.");
+    expect(await readFile(path.join(out, "feed.xml"), "utf8")).toContain("Um artigo só de texto");
+
+    // The lead, which the feed shows, edited: the feed is made again, and says it.
+    const article = path.join(content, "articles/sem-fotos.md");
+    await writeFile(article, (await readFile(article, "utf8")).replace("lead: Um artigo só de texto", "lead: Um artigo só de palavras"));
+    const lead = await build();
+    expect(loadedOf(lead.stdout)).toContain("feed");
+    const feed = await readFile(path.join(out, "feed.xml"), "utf8");
+    expect(feed).toContain("Um artigo só de palavras");
+    expect(feed).not.toContain("Um artigo só de texto");
   }, 180_000);
 });
 
