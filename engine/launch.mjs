@@ -41,6 +41,37 @@ const CONFIG_FILES = ["cafe.config.ts", "cafe.config.mts", "cafe.config.tsx", "c
 const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
 /** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
+/**
+ * zod's messages in other languages than English (`z.locales`: some 60 files, half of the code
+ * of zod a start loads) stand in the bundle only when the site's code names them: otherwise
+ * zod's own index of them is replaced by this one, which has English only (its default).
+ */
+const ZOD_ENGLISH = path.join(engineDir, "lib/zod-english.ts");
+
+/** Redirects zod's index of its locales (`../locales/index.js`, imported by zod's namespaces) to ZOD_ENGLISH. */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: ZOD_ENGLISH } : undefined));
+  },
+};
+
+/** The first file read for a bundle, zod's own and ZOD_ENGLISH aside, that names zod's `locales`: such a bundle needs them all. */
+function namesLocales(metafile, root) {
+  for (const input of Object.keys(metafile.inputs)) {
+    const file = path.resolve(root, input);
+    if (file === ZOD_ENGLISH || /[\\/]node_modules[\\/]zod[\\/]/.test(file)) continue;
+    let source;
+    try {
+      source = readFileSync(file, "utf8");
+    } catch {
+      return file;
+    }
+    if (/\blocales\b/.test(source)) return file;
+  }
+  return undefined;
+}
+
 /** The bundle's graph of modules: each file esbuild read, with its state and what it imports. */
 const MODULES = "modules.json";
 /** The bundle's record, written last: a bundle without it is not complete. */
@@ -107,9 +138,28 @@ function record(root, file) {
   return [posix(path.relative(root, full)), stat.size, stat.mtimeMs, inPackage(full) ? "" : sha(readFileSync(full))];
 }
 
+/**
+ * A recorded file's path: the root (less a folder for each leading `..`) and the path joined as
+ * they are when the path has no other `.` or `..` part and is not absolute (as `record` writes
+ * them), else resolved.
+ * path.resolve normalizes the whole path again: for the 800 files of a start's check it was
+ * most of the launcher's time (CPU profile of an up-to-date build).
+ */
+function fullPath(root, file) {
+  if (typeof file !== "string" || path.isAbsolute(file)) return path.resolve(root, file);
+  // Leading `../` parts (the packages of a site whose node_modules is a link, a workspace's lock file): cut from the root.
+  let up = 0;
+  while (file.startsWith("../", up * 3)) up++;
+  const rest = file.slice(up * 3);
+  if (rest === "" || /(^|[\\/])\.\.?([\\/]|$)/.test(rest)) return path.resolve(root, file);
+  let base = root;
+  for (let i = 0; i < up; i++) base = path.dirname(base);
+  return `${base.endsWith(path.sep) ? base : base + path.sep}${rest}`;
+}
+
 /** True when a recorded file is still as it was: same size, and same time or (touched, not changed) same hash. */
 function unchanged(root, [file, size, mtime, hash]) {
-  const full = path.resolve(root, file);
+  const full = fullPath(root, file);
   const stat = statSync(full, { throwIfNoEntry: false });
   if (size === -1) return !stat?.isFile();
   if (!stat?.isFile() || stat.size !== size) return false;
@@ -292,7 +342,7 @@ async function make(root, siteModule, slot) {
   if (siteModule) entryPoints.site = siteModule;
   let result;
   try {
-    result = await build({
+    const options = {
       absWorkingDir: root,
       entryPoints,
       outdir: temp,
@@ -315,7 +365,13 @@ async function make(root, siteModule, slot) {
       chunkNames: "chunks/[name]-[hash]",
       metafile: true,
       logLevel: "silent",
-    });
+    };
+    result = await build({ ...options, plugins: [zodEnglishOnly] });
+    // Fails closed: code that names the locales (`z.config(z.locales.pt())`) gets zod whole.
+    if (namesLocales(result.metafile, root)) {
+      rmSync(temp, { recursive: true, force: true });
+      result = await build(options);
+    }
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
     // As file:line:column (relative to the site's folder), so the dev server's overlay points at the broken source.

@@ -214,6 +214,25 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     expect(again.read.map((f) => path.basename(f))).toEqual(["outro.md"]);
   });
 
+  it("the site's other files the rules read (site.yaml, the collections, the data) are searched again only when their text changed", async () => {
+    const dir = await editedFixture("basic", { "rules.yaml": "grafia:\n  kind: substitution\n  files: [site.yaml, 'articles/**']\n  swap:\n    on-line: online\n", ...SAVES_ARTICLES });
+    const { content } = await loadContent(dir, theme, { projectRoot: dir });
+    const rules = content!.rules!.value;
+    const site = content!.site.file;
+    const first = runEditorialRules(content!, rules, theme.languages);
+    // Kept by its text's hash, as an article's findings are: the same text is not searched again.
+    expect(first.memory.articles[site]).toBeDefined();
+    const again = runEditorialRules(content!, rules, theme.languages, first.memory);
+    expect(again.memory.articles[site]).toBe(first.memory.articles[site]);
+    expect(again.findings).toEqual(first.findings);
+    expect(again.read).toEqual([]);
+    // Edited: searched again; what it finds is what a run from scratch finds.
+    const edited = { ...content!, site: { ...content!.site, source: `${content!.site.source}# um curso on-line\n` } };
+    const after = runEditorialRules(edited, rules, theme.languages, again.memory);
+    expect(after.findings).toEqual(checkEditorialRules(edited, rules, theme.languages));
+    expect(after.findings.some((f) => f.file === site && f.rule === "grafia")).toBe(true);
+  });
+
   it("in watch mode, a saved article that stops saying what another one links it for gives that other one its finding (and back)", async () => {
     const dir = await editedFixture("basic", files);
     const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, drafts: true });

@@ -121,6 +121,21 @@ describe("the launcher runs the code as it is now", () => {
     expect(result.line).toBe("jsx-two-edited cts-one cjs-one package-one");
   }, 120_000);
 
+  it("leaves zod's messages in other languages out of the bundle, unless the site's code names them", async () => {
+    const { project, cache, build } = await instrumentedProject();
+    const bundled = async () => (await Promise.all((await bundleFiles(cache)).map((file) => readFile(file, "utf8")))).join("\n");
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    // zod's Portuguese message for a wrong input, from its locales/pt.js ("Entrada inválida", as esbuild writes it: ASCII).
+    const portuguese = "Entrada inv\\xE1lida";
+    expect(await bundled()).not.toContain(portuguese);
+    // A theme that asks for another language gets them all, and they work.
+    await writeFile(path.join(project, "templates/extra.jsx"), 'import { z } from "zod";\nexport const fromJsx = `jsx-${typeof z.locales.pt}`;\n');
+    const named = await build();
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.line).toBe("jsx-function cts-one cjs-one package-one");
+    expect(await bundled()).toContain(portuguese);
+  }, 120_000);
+
   it("bundles again with --force, even when an edit kept the file's size and time", async () => {
     const { project, build } = await instrumentedProject();
     // A time in whole seconds, which can be put back exactly.

@@ -11,7 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { appendFile, cp, mkdtemp, readdir, readFile } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -50,7 +50,7 @@ describe("a build loads a library only for the work that needs it (--verbose say
     const cold = await build();
     expect(cold.stdout).toMatch(/Built \d+ pages/);
     // The images encoded, the cards drawn, the assets bundled, the fonts cut, every body parsed.
-    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified"]));
+    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified", "feed"]));
     expect((await readdir(path.join(out, "assets/images"))).some((file) => file.endsWith(".avif") || file.endsWith(".webp"))).toBe(true);
 
     // One sentence more in a body that shows no image.
@@ -59,6 +59,43 @@ describe("a build loads a library only for the work that needs it (--verbose say
     expect(edited.stdout).toMatch(/Built \d+ pages .*\(\d+ unchanged, from the cache\)/);
     expect(loadedOf(edited.stdout)).toEqual(["unified"]);
     expect(await readFile(path.join(out, "sem-fotos.html"), "utf8")).toContain("Uma frase a mais, escrita depois.");
+    expect(await readFile(path.join(out, "feed.xml"), "utf8")).toContain("Um artigo só de texto");
+
+    // The lead, which the feed shows, edited: the feed is made again, and says it.
+    const article = path.join(content, "articles/sem-fotos.md");
+    await writeFile(article, (await readFile(article, "utf8")).replace("lead: Um artigo só de texto", "lead: Um artigo só de palavras"));
+    const lead = await build();
+    expect(loadedOf(lead.stdout)).toContain("feed");
+    const feed = await readFile(path.join(out, "feed.xml"), "utf8");
+    expect(feed).toContain("Um artigo só de palavras");
+    expect(feed).not.toContain("Um artigo só de texto");
+  }, 180_000);
+});
+
+describe("the editors' schemas (.vscode/schemas) are made again only when the code or their files changed", () => {
+  it("a body edit keeps them without making them; a schema file edited by hand is made again", async () => {
+    const project = await projectCopy();
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-schemas-"));
+    // The site's own content folder (the editors' schemas are written for it only), small: the basic fixture's.
+    await cp(fixture("basic"), path.join(project, "content"), { recursive: true });
+    const build = async () => {
+      const { stdout } = await run(process.execPath, ["engine/launch.mjs", "build", "--verbose"], { cwd: project, env: { ...process.env, CAFE_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1" } });
+      return stdout.split("\n").find((l) => /^\s+editor schemas\s/.test(l))?.replace(/^\s+editor schemas\s+/, "");
+    };
+    const schema = path.join(project, ".vscode/schemas/site.schema.json");
+
+    expect(await build()).toMatch(/^made from the theme's schemas, \d+ files written$/);
+    const made = await readFile(schema, "utf8");
+    expect(JSON.parse(made).title).toBe("site.yaml");
+
+    await appendFile(path.join(project, "content/articles/primeiro.md"), "\nUma frase a mais.\n");
+    expect(await build()).toBe("kept (the code and the files as the last build left them)");
+
+    // Edited by hand (or by a checkout): made again, whatever else changed.
+    await writeFile(schema, "{}\n");
+    await appendFile(path.join(project, "content/articles/primeiro.md"), "\nOutra frase.\n");
+    expect(await build()).toBe("made from the theme's schemas, 1 file written");
+    expect(await readFile(schema, "utf8")).toBe(made);
   }, 180_000);
 });
 

@@ -15,6 +15,7 @@ import { ContentError, formatError } from "../lib/errors.js";
 import { codeError, shownFrom, siteCodePlace } from "../lib/code-location.js";
 import { isUpToDate, projectInputs } from "../incremental/fingerprint.js";
 import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { shownPath, writeFileAtomic } from "../lib/files.js";
 
 /** What the launcher found and loaded: the site, its config, and where the engine is. */
@@ -185,7 +186,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         served?.server.close();
         return code;
       }
-      if (ownContent) await updateEditorSchemas(root, contentDir, theme);
+      if (ownContent) await updateEditorSchemas(root, contentDir, theme, { code: values["no-cache"] === true ? undefined : launch.code, verbose: values.verbose === true });
       // `start`: the site just built, served by this process (no second start of the command to load the code again).
       if (served) return new Promise<number>(() => {});
       return serving ? serveSite(root, outDir, serving) : code;
@@ -449,13 +450,24 @@ function portOf(value: unknown): number | undefined {
  * content folder (a build of another folder, a test's, leaves the editor settings alone);
  * a failure to write them is a warning, never a failed build.
  */
-async function updateEditorSchemas(root: string, contentDir: string, theme: SiteSetup["theme"]): Promise<void> {
+async function updateEditorSchemas(root: string, contentDir: string, theme: SiteSetup["theme"], { code, verbose }: { code?: string; verbose: boolean }): Promise<void> {
   try {
+    // Made from the theme's schemas only: with the same code, and the files as the last build left them, there is nothing to write.
+    const { schemasKept, schemasRecordFile, recordSchemas } = await import("../tools/editor-schemas-record.js");
+    const recordFile = schemasRecordFile(cacheRoot(root));
+    const key = code && JSON.stringify([code, root, path.relative(root, contentDir), existsSync(path.join(contentDir, "rules.yaml")), theme.name]);
+    if (key && (await schemasKept(recordFile, key))) {
+      if (verbose) console.log(`  ${"editor schemas".padEnd(16)} kept (the code and the files as the last build left them)`);
+      return;
+    }
     const [{ writeEditorSchemas }, { withSignalsHeld }] = await Promise.all([import("../tools/editor-schemas.js"), import("../lib/signals.js")]);
     // Files of the project (committed): Ctrl+C waits for them rather than leave a temporary file beside one.
-    const { written, problems } = await withSignalsHeld(() => writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name }));
+    const { written, files, problems } = await withSignalsHeld(() => writeEditorSchemas({ projectRoot: root, contentDir, model: theme, themeName: theme.name }));
     for (const problem of problems) console.warn(`warning ${problem}`);
+    if (verbose) console.log(`  ${"editor schemas".padEnd(16)} made from the theme's schemas, ${written.length} file${written.length === 1 ? "" : "s"} written`);
     if (written.length > 0) console.log(`Updated the editors' schemas of the YAML files: ${written.join(", ")}`);
+    // A problem (a settings file that is not JSON) is said again by the next build: not recorded.
+    if (key && problems.length === 0) await recordSchemas(recordFile, key, files).catch(() => {});
   } catch (error) {
     console.warn(`warning: the editors' schemas (.vscode/schemas) could not be written: ${(error as Error).message}`);
   }

@@ -39,12 +39,17 @@ export async function inputFingerprint(projectRoot: string, contentDir: string, 
 }
 
 function describe(list: string[], seed: string, relativeTo?: string): string {
+  // A file inside the folder (listed by its folder, so normalized) is named by cutting the folder off: what path.relative
+  // says, without normalizing both paths again for each of thousands of files.
+  const base = relativeTo === undefined ? undefined : path.resolve(relativeTo);
+  const inside = base === undefined ? "" : base.endsWith(path.sep) ? base : base + path.sep;
+  const named = (file: string) => (base === undefined ? file : file.startsWith(inside) && !file.includes(`${path.sep}..`) ? file.slice(inside.length) : path.relative(base, file));
   return hashOfAll(
     (function* () {
       yield seed;
       for (const file of list) {
         const s = statSync(file, { throwIfNoEntry: false });
-        yield `${relativeTo ? path.relative(relativeTo, file) : file}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+        yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
       }
     })(),
   );

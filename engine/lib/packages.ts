@@ -2,8 +2,9 @@
  * The heavy libraries a build needs only for some of its work, loaded when that work is done
  * and not before: sharp when an image is encoded, satori and resvg when a card is drawn,
  * esbuild when the assets are bundled, subset-font when a font is cut, unified (the Markdown
- * parser: remark, rehype) when a body is parsed. A one-article edit parses one body and loads
- * none of the others.
+ * parser: remark, rehype) when a body is parsed, feed (and its XML writer) when the feed says
+ * something else than the last build's. A one-article edit parses one body and loads none of
+ * the others.
  *
  * Each is loaded through `loadPackage`, which notes the load on Node's performance timeline
  * (a `cafe:load <name>` measure, made once per process however often the module is asked for):
@@ -13,7 +14,7 @@
  */
 
 /** The names `--verbose` reports, one per library a build may load on demand. */
-export type LazyPackage = "sharp" | "satori" | "resvg" | "esbuild" | "subset-font" | "unified";
+export type LazyPackage = "sharp" | "satori" | "resvg" | "esbuild" | "subset-font" | "unified" | "feed";
 
 const PREFIX = "cafe:load ";
 

@@ -43,6 +43,8 @@ export interface BuildRecord {
    * again only the articles whose text changed.
    */
   rules?: RuleMemory;
+  /** The feed's key (what it says, and the code's version) and its size: a build whose feed has the same key takes the file as it is. */
+  feed?: { key: string; size: number };
 }
 
 /** The persistent cache of a site's builds. */

@@ -29,7 +29,8 @@ import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { cardPlan, cardStage } from "./draw-cards.js";
-import { feedFile } from "../stages/render/site-files.js";
+import { feedData, feedXml, type FeedData } from "../stages/render/site-files.js";
+import { hashOfAll } from "../lib/hash.js";
 import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
@@ -361,11 +362,11 @@ export class SiteBuilder {
       const card = cardsByRoute.get(route.path);
       return card && { ...card, length: lengths.get(route.path)! };
     };
-    const feed = feedFile(theme.siteMeta(content.site.value), table.routes, theme.summary, cardOf);
-    const late = lap("write late", await writeLater(writer, new Map(), [["feed.xml", feed]])).concat(cards.cards.changed);
+    const feed = await feedOf(feedData(theme.siteMeta(content.site.value), table.routes, theme.summary, cardOf), output.feed, this.options.codeVersion, reuse);
+    const late = lap("write late", await writeLater(writer, new Map(), feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
-    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules };
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, feed: feed.kept };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot } };
@@ -523,3 +524,14 @@ function timed(pages: AsyncGenerator<RenderedFile>, pass: HandOver): AsyncGenera
   return Object.defineProperty(wrapper, "ms", { get: () => clock.ms }) as AsyncGenerator<RenderedFile> & { ms: number };
 }
 
+/**
+ * The feed's XML, or nothing to write when it says what the last build's said (the same data,
+ * made by the same code) and the last build's file is taken as it is: the `feed` library is
+ * then not even loaded. Without the code's version (no cache) it is always made.
+ */
+async function feedOf(data: FeedData, last: BuildRecord["feed"], codeVersion: string | undefined, reuse: (file: string, size?: number) => Promise<boolean>): Promise<{ xml?: string; kept?: BuildRecord["feed"] }> {
+  const key = codeVersion === undefined ? undefined : hashOfAll(["feed", codeVersion, JSON.stringify(data)]);
+  if (key !== undefined && last !== undefined && last.key === key && typeof last.size === "number" && (await reuse("feed.xml", last.size))) return { kept: last };
+  const xml = await feedXml(data);
+  return { xml, kept: key === undefined ? undefined : { key, size: Buffer.byteLength(xml) } };
+}

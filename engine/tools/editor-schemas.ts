@@ -88,20 +88,23 @@ function withSetting(text: string | undefined, key: (string | number)[], value: 
  * Writes the schemas into `<projectRoot>/.vscode/schemas/`, maps each to its YAML file of
  * `contentDir` in `.vscode/settings.json` (`yaml.schemas`; other settings and comments are
  * kept) and recommends the YAML extension (`.vscode/extensions.json`). Returns the files it
- * changed (none when all were up to date) and what it could not do.
+ * changed (none when all were up to date), every file it keeps (`files`, absolute paths) and
+ * what it could not do.
  */
 export async function writeEditorSchemas(input: {
   projectRoot: string;
   contentDir: string;
   model: Pick<ContentModel, "site" | "collections">;
   themeName: string;
-}): Promise<{ written: string[]; problems: string[] }> {
+}): Promise<{ written: string[]; files: string[]; problems: string[] }> {
   const { projectRoot, contentDir } = input;
   const written: string[] = [];
+  const files: string[] = [];
   const problems: string[] = [];
   const schemas = editorSchemas(input.model, input.themeName, { rules: existsSync(path.join(contentDir, RULES_FILE)) });
   for (const schema of schemas) {
     const file = path.join(projectRoot, SCHEMA_DIR, schema.file);
+    files.push(file);
     if (await writeIfChanged(file, schema.json)) written.push(path.relative(projectRoot, file));
   }
   const contentFolder = posix(path.relative(projectRoot, contentDir));
@@ -119,6 +122,7 @@ export async function writeEditorSchemas(input: {
     settings = next;
   }
   if (settings !== undefined && (await writeIfChanged(settingsFile, settings))) written.push(path.relative(projectRoot, settingsFile));
+  files.push(settingsFile);
 
   const extensionsFile = path.join(vscode, "extensions.json");
   const extensions = await readFile(extensionsFile, "utf8").catch(() => undefined);
@@ -128,5 +132,6 @@ export async function writeEditorSchemas(input: {
     const next = withSetting(extensions, ["recommendations"], [...list, "redhat.vscode-yaml"]);
     if (next !== undefined && (await writeIfChanged(extensionsFile, next))) written.push(path.relative(projectRoot, extensionsFile));
   }
-  return { written, problems };
+  files.push(extensionsFile);
+  return { written, files, problems };
 }

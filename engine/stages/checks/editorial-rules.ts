@@ -18,7 +18,7 @@ import type { EditorialRule, EditorialRules } from "../load/rules-model.js";
 import { markdownOf } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
 import { lineOf } from "../../lib/text-lines.js";
-import { hashOfAll } from "../../lib/hash.js";
+import { hashOf, hashOfAll } from "../../lib/hash.js";
 
 /** What a rule found: where, and what the author reads. */
 export interface RuleFinding {
@@ -231,7 +231,7 @@ type KeptFinding = Omit<RuleFinding, "source">;
 export interface RuleMemory {
   /** Hash of what else the rules read: the rules, every data file (name, file and text), the site's languages. */
   key: string;
-  /** By article file: the hash of its text, and what each rule found in it alone (or learnt of it, for a rule that reads other articles too). */
+  /** By file (an article, or another file the rules read: site.yaml, a collection, a data file): the hash of its text, and what each rule found in it alone (or learnt of it, for a rule that reads other articles too). */
   articles: Record<string, { sourceHash: string; found: Record<string, unknown> }>;
 }
 
@@ -275,29 +275,33 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
   const read = new Set<string>();
   /** Entries the memory holds as the last run left them: the same value, so the store sees it unchanged (copied before a rule adds to one). */
   const asLeft = new Set<RuleMemory["articles"][string]>();
-  /** What `rule` made of `article` alone: the last run's, when it was made from the same text (and is of the shape `valid` expects); else made now. */
-  const ofArticle = <T,>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T): T => {
-    let entry = hasOwn(memory.articles, article.file) ? memory.articles[article.file] : undefined;
+  /** What `rule` made of a file's text alone: the last run's, when it was made from the same text (and is of the shape `valid` expects); else made now. */
+  const ofFile = <T,>(file: string, sourceHash: string, rule: string, valid: (value: unknown) => boolean, make: () => T, article: boolean): T => {
+    let entry = hasOwn(memory.articles, file) ? memory.articles[file] : undefined;
     if (!entry) {
-      const last = usable && hasOwn(usable, article.file) ? usable[article.file] : undefined;
-      const same = isRecord(last) && last.sourceHash === article.sourceHash && isRecord(last.found);
-      entry = same ? (last as RuleMemory["articles"][string]) : { sourceHash: article.sourceHash, found: {} };
+      const last = usable && hasOwn(usable, file) ? usable[file] : undefined;
+      const same = isRecord(last) && last.sourceHash === sourceHash && isRecord(last.found);
+      entry = same ? (last as RuleMemory["articles"][string]) : { sourceHash, found: {} };
       if (same) asLeft.add(entry);
-      memory.articles[article.file] = entry;
+      memory.articles[file] = entry;
     }
     if (hasOwn(entry.found, rule) && valid(entry.found[rule])) return entry.found[rule] as T;
-    read.add(article.file);
+    if (article) read.add(file);
     const made = make();
-    if (asLeft.delete(entry)) memory.articles[article.file] = entry = { sourceHash: entry.sourceHash, found: { ...entry.found } };
+    if (asLeft.delete(entry)) memory.articles[file] = entry = { sourceHash: entry.sourceHash, found: { ...entry.found } };
     entry.found[rule] = made;
     return made;
   };
-  return { findings: checkRules(content, rules, languages, ofArticle), memory, read: [...read] };
+  const ofArticle: OfArticle = (article, rule, valid, make) => ofFile(article.file, article.sourceHash, rule, valid, make, true);
+  // The site's other files the rules read (site.yaml, the collections, the data files), kept the same way: by their text's hash.
+  const ofOther: OfOther = (file, source, rule, valid, make) => ofFile(file, hashOf("other", source), rule, valid, make, false);
+  return { findings: checkRules(content, rules, languages, ofArticle, ofOther), memory, read: [...read] };
 }
 
 type OfArticle = <T>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
+type OfOther = <T>(file: string, source: string, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
 
-function checkRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], ofArticle: OfArticle): RuleFinding[] {
+function checkRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], ofArticle: OfArticle, ofOther: OfOther): RuleFinding[] {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
@@ -376,7 +380,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
           }
           return found;
         };
-        findings.push(...(text.article ? ofArticle(text.article, name, isFindings, find) : find()));
+        findings.push(...(text.article ? ofArticle(text.article, name, isFindings, find) : ofOther(text.file, text.source, name, isFindings, find)));
       }
       continue;
     }

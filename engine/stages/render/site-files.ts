@@ -5,7 +5,8 @@
  */
 import { scriptHash } from "../../lib/hash.js";
 import { absoluteUrl } from "../../lib/site-paths.js";
-import { Feed } from "feed";
+import type { Feed } from "feed";
+import { loadPackage } from "../../lib/packages.js";
 import type { Article } from "../load/content.js";
 import { articleOf, byCodePoint, type Route } from "../routes/routes.js";
 import type { SiteMeta, SocialCard } from "../../theme.js";
@@ -50,23 +51,29 @@ const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(
 /** A card as the feed's enclosure states it: with its length in bytes, known once it is drawn. */
 export type FeedCard = SocialCard & { length: number };
 
+/** What the feed says (its channel and items, as the `feed` library takes them): plain data, made on every build; its XML only when it differs from the last build's. */
+export interface FeedData {
+  channel: ConstructorParameters<typeof Feed>[0];
+  items: Parameters<Feed["addItem"]>[0][];
+}
+
 /**
- * The RSS feed: the articles with a date, newest first. Written after the social cards (its
- * enclosures state each card's length), so after the pages.
+ * What the RSS feed says: the articles with a date, newest first. Made after the social cards
+ * (its enclosures state each card's length), so after the pages.
  */
-export function feedFile(
+export function feedData(
   site: SiteMeta,
   routes: readonly Route[],
   summaryOf: (article: Article) => string | undefined = (article) => article.meta.description,
   cardOf: (route: Route) => FeedCard | undefined = () => undefined,
-): string {
+): FeedData {
   const dated = routes
     .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
     .map((r) => ({ route: r, date: dateOf(r.article.main) }))
     .filter((x): x is { route: Extract<Route, { kind: "article" }>; date: Date } => x.date !== undefined)
     .sort((a, b) => b.date.getTime() - a.date.getTime() || byCodePoint(a.route.path, b.route.path))
     .slice(0, 50);
-  const feed = new Feed({
+  const channel = {
     title: site.name,
     description: site.description,
     id: absoluteUrl(site.url, "/"),
@@ -78,12 +85,12 @@ export function feedFile(
     generator: false,
     feedLinks: { rss: absoluteUrl(site.url, "/feed.xml") },
     author: { name: site.author },
-  });
-  for (const { route, date } of dated) {
+  } as FeedData["channel"];
+  const items = dated.map(({ route, date }) => {
     const { meta } = route.article.main;
     const url = absoluteUrl(site.url, route.path);
     const card = cardOf(route);
-    feed.addItem({
+    return {
       title: meta.title,
       id: url,
       link: url,
@@ -92,9 +99,22 @@ export function feedFile(
       category: meta.category ? [{ name: meta.category }] : undefined,
       author: [{ name: site.author }],
       enclosure: card ? { url: card.url, type: card.type, length: card.length } : undefined,
-    });
-  }
+    };
+  });
+  return { channel, items };
+}
+
+/** The feed's XML (RSS 2.0). The `feed` library (and the XML writer it brings) is loaded only to make it. */
+export async function feedXml(data: FeedData): Promise<string> {
+  const { Feed } = await loadPackage("feed", () => import("feed"));
+  const feed = new Feed(data.channel);
+  for (const item of data.items) feed.addItem(item);
   return feed.rss2();
+}
+
+/** The RSS feed of a site: `feedData`'s, as XML. */
+export function feedFile(...args: Parameters<typeof feedData>): Promise<string> {
+  return feedXml(feedData(...args));
 }
 
 /** The sitemap, robots.txt and `_headers` of a site (its feed: `feedFile`). */
