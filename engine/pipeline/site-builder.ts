@@ -363,7 +363,7 @@ export class SiteBuilder {
       return card && { ...card, length: lengths.get(route.path)! };
     };
     const feed = await feedOf(feedData(theme.siteMeta(content.site.value), table.routes, theme.summary, cardOf), output.feed, this.options.codeVersion, reuse);
-    const late = lap("write late", await writeLater(writer, new Map(), feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
+    const late = lap("write late", await writeLater(writer, feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, feed: feed.kept };

@@ -13,7 +13,7 @@ import { publicFiles } from "../../lib/public-files.js";
 export interface WriteInput {
   /** The assets bundled in this build (none when the last build's were taken). */
   assets: Iterable<[string, Uint8Array]>;
-  /** Images: content-hashed names, so one the last build wrote holds these bytes (the social cards come later: `writeLater`). */
+  /** Images: content-hashed names, so one the last build wrote holds these bytes (the social cards are written by their stage as each is had). */
   media: ReadonlyMap<string, Uint8Array>;
   /** The folder copied into the site as it is. */
   publicDir: string;
@@ -67,13 +67,13 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
 }
 
 /**
- * Files written after the pages were written and checked: the social cards as they are
- * drawn, then the feed (which states their lengths). Nothing committed yet; on a failure of
- * the writer the build is aborted and the error thrown. Returns the files whose bytes changed.
+ * Files written after the pages were written and checked and the social cards had: the feed
+ * (which states the cards' lengths). Nothing committed yet; on a failure of the writer the
+ * build is aborted and the error thrown. Returns the files whose bytes changed.
  */
-export async function writeLater(writer: SiteWriter, media: ReadonlyMap<string, Uint8Array>, files: Iterable<[string, string]>): Promise<string[]> {
+export async function writeLater(writer: SiteWriter, files: Iterable<[string, string]>): Promise<string[]> {
   try {
-    return (await writeMedia(writer, media)).concat(await writeFiles(writer, files));
+    return await writeFiles(writer, files);
   } catch (error) {
     await writer.abort();
     throw error;
