@@ -12,6 +12,7 @@ import { checkTheme } from "../engine/theme-check.js";
 import { titleLine } from "../engine/stages/checks/checks.js";
 import { locate } from "../engine/lib/yaml-source.js";
 import { theme } from "../templates/theme.js";
+import { poolBeforeLoad } from "../engine/pipeline/threads.js";
 
 describe("a rebuild does no work its result does not need", () => {
   // A guard of what the author reads (the placeholders are now located by the parse site.yaml was
@@ -68,5 +69,16 @@ describe("the line of an article's title, for a warning about it (found without 
   it("is the parser's line for every article of the real site", async () => {
     const { content } = await loadContent(path.join(projectRoot, "content"), theme);
     for (const article of content!.articles) expect(titleLine(article), article.file).toBe(locate(article, ["title"])?.line);
+  });
+});
+
+describe("the worker pool of a rebuild", () => {
+  it("a build whose cache holds the articles starts no worker before a stage has enough to hand out (a one-article edit of 100,000 had a worker load the code for nothing)", () => {
+    // Cold (a first build, --force, new code): the workers load the code while the content is read.
+    expect(poolBeforeLoad({ cachedFiles: 0 })).toBe(true);
+    // Warm: started by the stage that has enough entries (a template edit's pages), if any does.
+    expect(poolBeforeLoad({ cachedFiles: 100_000 })).toBe(false);
+    // --threads N: the pool starts with the builder, as the command says.
+    expect(poolBeforeLoad({ cachedFiles: 100_000, asked: 2 })).toBe(true);
   });
 });

@@ -102,6 +102,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
   const contentFlag = typed("content");
   const outFlag = typed("out");
   process.chdir(root);
+  const inputsOf = commandInputs(root);
 
   // React's production build, unless told otherwise: set before the config loads the theme (and React).
   process.env.NODE_ENV ??= "production";
@@ -123,7 +124,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
     // Nothing changed since the last build: said before the config loads the theme and React.
     const known = await readFolders(launch);
     const outDir = outFlag ?? known?.outDir;
-    if (known && outDir && (await upToDate(root, contentFlag ?? known.contentDir, outDir, known, engineDir))) return serving ? serveSite(root, outDir, serving) : 0;
+    if (known && outDir && (await upToDate(root, contentFlag ?? known.contentDir, outDir, await inputsOf(contentFlag ?? known.contentDir, inputFoldersOf(root, known, engineDir))))) return serving ? serveSite(root, outDir, serving) : 0;
   }
 
   const setup = await loadSetup(launch);
@@ -146,8 +147,8 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       const outDir = outFlag ?? setup.outDir;
       const threads = threadsOf(values.threads);
       if (threads === null) return 2;
-      const inputs = await projectInputs(root, contentDir, [...themeFolders, engineFolder, path.relative(root, publicDir)]);
-      if (!values.force && !strict && (await upToDate(root, contentDir, outDir, setup, engineDir, inputs))) return serving ? serveSite(root, outDir, serving) : 0;
+      const inputs = await inputsOf(contentDir, inputFoldersOf(root, setup, engineDir));
+      if (!values.force && !strict && (await upToDate(root, contentDir, outDir, inputs))) return serving ? serveSite(root, outDir, serving) : 0;
       const { buildProject } = await import("../pipeline/project.js");
       // `start`: served as soon as every page is written and checked, while the social cards
       // are drawn; a card or the feed asked for meanwhile is answered once the build is published.
@@ -383,9 +384,29 @@ async function readFolders(launch: SiteLaunch): Promise<Folders | undefined> {
   }
 }
 
+/** The folders, relative to the site's, whose files are the inputs of a build besides the content: the theme's, the engine's, public/. */
+const inputFoldersOf = (root: string, folders: Pick<Folders, "themeFolders" | "publicDir">, engineDir: string) => [...folders.themeFolders, path.relative(root, engineDir), path.relative(root, folders.publicDir)];
+
+/**
+ * The inputs' fingerprint of a command (fingerprint.ts), made once for each content folder and
+ * set of folders: the check before the config loads and the build after it would otherwise
+ * each stat every input file (at 100,000 articles, a second of a one-article rebuild). The
+ * first one made is the older: a file edited since makes the recorded fingerprint differ from
+ * the next build's, which then builds again.
+ */
+function commandInputs(root: string): (contentDir: string, folders: readonly string[]) => Promise<string> {
+  // One command's: a later command in the same process (a build script, a test) stats them again.
+  const made = new Map<string, Promise<string>>();
+  return (contentDir, folders) => {
+    const key = JSON.stringify([contentDir, folders]);
+    let inputs = made.get(key);
+    if (!inputs) made.set(key, (inputs = projectInputs(root, contentDir, folders)));
+    return inputs;
+  };
+}
+
 /** True (and said) when `outDir` holds the build of exactly these inputs. */
-async function upToDate(root: string, contentDir: string, outDir: string, folders: Folders, engineDir: string, known?: string): Promise<boolean> {
-  const inputs = known ?? (await projectInputs(root, contentDir, [...folders.themeFolders, path.relative(root, engineDir), path.relative(root, folders.publicDir)]));
+async function upToDate(root: string, contentDir: string, outDir: string, inputs: string): Promise<boolean> {
   if (!(await isUpToDate(outDir, inputs))) return false;
   console.log(`${shownPath(root, outDir)} is up to date (nothing changed since the last build; --force rebuilds)`);
   return true;

@@ -36,7 +36,7 @@ import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
-import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
+import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
@@ -182,6 +182,8 @@ export class SiteBuilder {
   private threadsUsed = 1;
   /** The warnings of the last run: a save that runs no stage (a file of public/ copied) still has them. */
   private warnings: ContentWarning[] = [];
+  /** How many articles the last run loaded: the size of the site a stage's pool is started for (`threadsFor`). */
+  private articleCount = 0;
 
   constructor(readonly options: BuildOptions) {
     this.cache = options.cache ?? noSiteCache();
@@ -208,6 +210,8 @@ export class SiteBuilder {
     const enough = entries >= LEAST_ENTRIES[kind] || (this.options.threads !== undefined && entries > 0);
     // Cards to draw start the workers whatever the site's size: one card is the work of a hundred pages.
     if (kind === "cards" && enough && this.options.threads === undefined) this.startPool(POOL_THRESHOLD);
+    // A build from a warm cache starts them here, for a large site, once a stage has the work (`poolBeforeLoad`).
+    else if (enough) this.startPool(this.articleCount);
     const threads = await (this.pool && enough ? this.pool : this.here);
     this.threadsUsed = Math.max(this.threadsUsed, threads.count);
     return threads;
@@ -222,8 +226,12 @@ export class SiteBuilder {
 
   /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
   async build(writer: SiteWriter): Promise<BuildResult> {
-    // The size of the site, before reading it: the workers start while this thread reads the content.
-    if (this.options.workers && !this.pool) this.startPool(this.cache.files.size || listFiles(path.join(this.options.contentDir, "articles")).filter((f) => f.endsWith(".md")).length);
+    // The size of the site, before reading it: the workers start while this thread reads the
+    // content, when there is every body and page to make (else a stage starts them if it needs them).
+    const cachedFiles = this.cache.files.size;
+    if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) {
+      this.startPool(cachedFiles || listFiles(path.join(this.options.contentDir, "articles")).filter((f) => f.endsWith(".md")).length);
+    }
     const result = await this.run(() => this.loadAll(), writer);
     if (result.ok) await this.saveCache();
     return result;
@@ -267,6 +275,7 @@ export class SiteBuilder {
     kept.articles = loaded.value.parsed;
     const { content, failed } = loaded.value;
     if (!content) return stop();
+    this.articleCount = content.articles.length;
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;

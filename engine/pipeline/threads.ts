@@ -52,6 +52,18 @@ export const POOL_THRESHOLD = 10_000;
  */
 export const LEAST_ENTRIES = { bodies: 10_000, pages: 200, cards: 40 } as const;
 
+/**
+ * Whether a build starts its workers before it reads the content (they load the site's code
+ * meanwhile): when its cache holds no article (a first build, `--force`, new code: every body
+ * and page is to be made), or when told how many threads (`--threads`: the pool starts with
+ * the builder). From a warm cache a stage starts them once it has enough entries to hand out
+ * (`LEAST_ENTRIES`: a template edit's pages); a one-article edit has none, and at 100,000
+ * articles its worker loaded the code, for nothing, on a core the build's thread needed.
+ */
+export function poolBeforeLoad({ cachedFiles, asked }: { cachedFiles: number; asked?: number }): boolean {
+  return asked !== undefined || cachedFiles === 0;
+}
+
 /** How many threads a build of `articles` articles uses: `asked` when given, else every core above the threshold. */
 export function threadsFor(articles: number, asked?: number): number {
   if (asked !== undefined) return Math.max(1, Math.floor(asked));
