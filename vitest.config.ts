@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 
 /** Tests that start servers, browsers or other processes: `npm test` runs them, `npm run test:unit` does not. */
@@ -38,6 +39,19 @@ const UNIT_WORKERS = (() => {
 /** The unit files that run in a DOM (each also says so in its first line, `@vitest-environment happy-dom`). */
 const DOM = ["tests/client/**/*.test.{ts,tsx}"];
 
+/**
+ * Resolves the packages as the command's bundle does, to their production builds: vitest's
+ * own configuration adds Vite's `development|production` condition, read as `development` in a
+ * test run (by Vite for the imports of the code it compiles, by Node in the workers, which
+ * vitest starts with `--conditions development`); without it, `default` is taken.
+ */
+const productionPackages: Plugin = {
+  name: "cafe:production-packages",
+  configEnvironment(_name, config) {
+    if (config.resolve?.conditions) config.resolve.conditions = config.resolve.conditions.filter((condition) => condition !== "development|production");
+  },
+};
+
 /** What both unit projects share (`npm run test:unit` runs the two). */
 const UNIT = {
   isolate: false,
@@ -73,9 +87,16 @@ export default defineConfig({
       // that vitest's NODE_ENV=test picks, which builds a stack trace for every element it makes
       // (a fifth of a unit worker's time). No unit test reads what only that build logs; the
       // client's files below keep it (their hydration tests expect React to log nothing).
+      //
+      // And with the packages' production builds, as the command's bundle takes them (its esbuild
+      // asks for no `development` condition; engine/launch.mjs): vitest starts its workers with
+      // Node's `--conditions development` otherwise, which loads the Markdown parser's development
+      // build (micromark's and mdast-util-from-markdown's `dev/`, assertions on every token): the
+      // real articles parsed 1.4 to 2.8 times more slowly with it (bench/README.md, session 11).
       {
         extends: true,
         oxc: { jsx: { development: false } },
+        plugins: [productionPackages],
         test: { name: "unit", include: ["tests/**/*.test.{ts,tsx}"], exclude: [...INTEGRATION, ...DOM], ...UNIT, env: { NODE_ENV: "production" } },
       },
       // The client's files, in a DOM (happy-dom), after the others: a worker is kept for the next

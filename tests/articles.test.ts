@@ -20,11 +20,12 @@ const routes = new Set(built.routes.map((r) => r.path));
 /** The article body as a reader sees it on its page: prose, tables, lists and blocks. */
 function bodyText(route: string, lang: "pt" | "en"): string {
   const route_ = built.routes.find((r) => r.path === route)!;
-  const doc = parseHtml(built.writer.text(route_.outFile));
-  const variant = doc.querySelector(`div[data-l=${lang}] .prose`) ?? doc.querySelector(".prose");
+  const doc = built.page(route_.outFile);
+  // A copy: the page is shared by every test that reads it.
+  const variant = (doc.querySelector(`div[data-l=${lang}] .prose`) ?? doc.querySelector(".prose"))!.cloneNode(true) as Element;
   // textContent glues table cells and list items; separate them as a reader's eye does.
-  for (const el of variant!.querySelectorAll("td, th, li, p, h2, h3, h4, h5, h6")) el.append(" ");
-  return variant!.textContent ?? "";
+  for (const el of variant.querySelectorAll("td, th, li, p, h2, h3, h4, h5, h6")) el.append(" ");
+  return variant.textContent ?? "";
 }
 
 const words = (text: string) => text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
@@ -67,7 +68,7 @@ describe("the articles", () => {
   });
 
   it.each(cases)("%s links only to routes that exist and to https sites", (_, article) => {
-    const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
+    const doc = built.page(built.routes.find((r) => r.path === article.route)!.outFile);
     const prose = doc.querySelector(`div[data-l=${article.lang}] .prose`) ?? doc.querySelector(".prose")!;
     const hrefs = [...prose.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")!);
     for (const href of hrefs) {
@@ -82,7 +83,7 @@ describe("the articles", () => {
     const series = articles.filter((a) => a.meta.series === "tarifas-2025").map((a) => a.route).sort();
     expect(series).toHaveLength(5);
     const bodies = series.map((route) => {
-      const doc = parseHtml(built.writer.text(`${route.slice(1)}.html`));
+      const doc = built.page(`${route.slice(1)}.html`);
       return { route, links: new Set([...doc.querySelectorAll(".prose a[href]")].map((a) => a.getAttribute("href")!.split("#")[0]!)) };
     });
     expect(missingSeriesLinks(bodies)).toEqual([]);
@@ -142,7 +143,7 @@ describe("the site's editorial rules, content/rules.yaml (issues 23, 33, 41)", (
   });
 
   it.each(cases)("%s: every reference opens a document, not a site's home page", (_, article) => {
-    const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
+    const doc = built.page(built.routes.find((r) => r.path === article.route)!.outFile);
     const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
     const urls = [...variant.querySelectorAll(".references a[href]")].map((a) => a.getAttribute("href")!);
     expect(urls.filter(isHomePage)).toEqual([]);
@@ -154,7 +155,7 @@ describe("the site's editorial rules, content/rules.yaml (issues 23, 33, 41)", (
 
   it.each(cases)("%s ends with the hashtags block, #CaféComACris last", (_, article) => {
     expect(hasHashtagsBlock(markdownOf(article))).toBe(true);
-    const doc = parseHtml(built.writer.text(built.routes.find((r) => r.path === article.route)!.outFile));
+    const doc = built.page(built.routes.find((r) => r.path === article.route)!.outFile);
     const variant = doc.querySelector(`div[data-l=${article.lang}]`) ?? doc;
     const tags = [...variant.querySelectorAll(".hashtag")].map((li) => li.textContent?.trim());
     expect(tags.at(-1)).toBe("#CaféComACris");

@@ -171,7 +171,7 @@ describe("a card whose article was renamed by hand", () => {
 
 describe("the real site's cards and editions", () => {
   const built = realSite();
-  const page = (file: string) => parseHtml(built.writer.text(file));
+  const page = built.page;
 
   it("show the article's titles, and the values the spec fixes where they differ", () => {
     const home = page("index.html");

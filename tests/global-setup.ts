@@ -18,6 +18,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { formatWarning } from "../engine/lib/errors.js";
 import { listFiles } from "../engine/lib/files.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { codeVersion } from "../engine/incremental/fingerprint.js";
@@ -29,6 +30,8 @@ export interface BuiltSite {
   dir: string;
   routes: { path: string; outFile: string; kind: string }[];
   errors: string[];
+  /** What the build warned of, as the command prints it (`formatWarning`). */
+  warnings: string[];
 }
 
 declare module "vitest" {
@@ -152,6 +155,7 @@ const INPUT_ENV = ["NODE_ENV", "TZ", "LANG", "LC_ALL", "LC_TIME"];
 interface KeptSite {
   inputs: string;
   routes: BuiltSite["routes"];
+  warnings: BuiltSite["warnings"];
   /** Every file of the kept site with the hash of its bytes: a copy that does not match is not used. */
   files: Record<string, string>;
 }
@@ -192,11 +196,11 @@ export async function keptSite(projectRoot: string, inputs: string, dir: string)
   const kept = keptSiteDir(projectRoot);
   try {
     const record = JSON.parse(await readFile(path.join(kept, "site.json"), "utf8")) as KeptSite;
-    if (record.inputs !== inputs || typeof record.files !== "object" || !Array.isArray(record.routes)) return undefined;
+    if (record.inputs !== inputs || typeof record.files !== "object" || !Array.isArray(record.routes) || !Array.isArray(record.warnings)) return undefined;
     await cp(path.join(kept, "dist"), dir, { recursive: true });
     // Damaged, half removed, or swapped by another run while it was copied: built instead.
     if (!sameFiles(record.files, await filesOf(dir))) throw new Error("not the files kept");
-    return { dir, routes: record.routes, errors: [] };
+    return { dir, routes: record.routes, errors: [], warnings: record.warnings };
   } catch {
     await rm(dir, { recursive: true, force: true });
     return undefined;
@@ -212,7 +216,7 @@ export async function keepSite(projectRoot: string, inputs: string, site: BuiltS
     await mkdir(next, { recursive: true });
     // The published folder itself (the writer's `dist` is a link to one of its build folders).
     await cp(await realpath(site.dir), path.join(next, "dist"), { recursive: true });
-    const record: KeptSite = { inputs, routes: site.routes, files: await filesOf(path.join(next, "dist")) };
+    const record: KeptSite = { inputs, routes: site.routes, warnings: site.warnings, files: await filesOf(path.join(next, "dist")) };
     await writeFile(path.join(next, "site.json"), JSON.stringify(record));
     await swapIn(next, keptSiteDir(projectRoot));
   } catch {
@@ -232,6 +236,7 @@ async function buildRealSite(projectRoot: string, folder: string, cacheDir: stri
     dir,
     routes: result.routes.map(({ path, outFile, kind }) => ({ path, outFile, kind })),
     errors: result.errors.map((e) => `${e.location}: ${e.message}`),
+    warnings: result.warnings.map(formatWarning),
   };
   // Before any test adds its own entries to the run's cache.
   if (result.ok) await Promise.all([keepMedia(projectRoot, cacheDir), keepSite(projectRoot, inputs, site)]);

@@ -42,13 +42,24 @@ export async function buildImagesFixture(): Promise<string> {
   return out;
 }
 
-/** The real site, built once per test run by tests/global-setup.ts: its routes and files. */
+/**
+ * The real site's pages as documents, each parsed once per worker (the site never changes
+ * during a run; parsing a page with happy-dom costs tens of milliseconds, and the files that
+ * read the real site parsed the same pages again test after test). Shared by every test of the
+ * worker: read them, never change them (clone a node first, as `cloneNode(true)`).
+ */
+const realPages = new Map<string, Document>();
+
+/** The real site, built once per test run by tests/global-setup.ts: its routes and files, and its pages parsed (`page`, read-only). */
 export function realSite() {
   const site = inject("realSite");
-  return {
-    ...site,
-    writer: { text: (file: string) => readFileSync(path.join(site.dir, file), "utf8") },
+  const text = (file: string) => readFileSync(path.join(site.dir, file), "utf8");
+  const page = (file: string): Document => {
+    const key = path.join(site.dir, file);
+    if (!realPages.has(key)) realPages.set(key, parseHtml(text(file)));
+    return realPages.get(key)!;
   };
+  return { ...site, writer: { text }, page };
 }
 
 /** Parses HTML into a document (no scripts run). */

@@ -49,7 +49,7 @@ function portugueseLabelsIn(element: Element): string[] {
 const islandProps = <P>(root: Element, name: string): P => JSON.parse(root.querySelector(`[data-island="${name}"]`)!.getAttribute("data-props")!) as P;
 
 describe("the English transition article (/artigo-transicao)", () => {
-  const doc = parseHtml(realSite().writer.text("artigo-transicao.html"));
+  const doc = realSite().page("artigo-transicao.html");
   const pt = doc.querySelector("div[data-l=pt]")!;
   const en = doc.querySelector("div[data-l=en]")!;
 
@@ -99,7 +99,7 @@ describe("the English transition article (/artigo-transicao)", () => {
 
 describe("dates in the reader's language", () => {
   it("the transition card on the home page: 21/10/2025, and Oct 21, 2025 under the English switch", () => {
-    const home = parseHtml(realSite().writer.text("index.html"));
+    const home = realSite().page("index.html");
     const card = home.querySelector('.card[href="/artigo-transicao"] .card-meta')!;
     const date = [...card.querySelectorAll(".meta-item")].at(-1)!;
     expect(text(date.querySelector('[data-l="pt"]'))).toBe("21/10/2025");

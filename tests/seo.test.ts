@@ -27,7 +27,7 @@ describe("feeds and SEO", () => {
   it("gives every feed item its page's social card as an enclosure", () => {
     const items = xml.parse(built.writer.text("feed.xml")).rss.channel.item as { link: string; enclosure: Record<string, string> }[];
     for (const item of items) {
-      const page = parseHtml(built.writer.text(built.routes.find((r) => `${SITE}${r.path}` === item.link)!.outFile));
+      const page = built.page(built.routes.find((r) => `${SITE}${r.path}` === item.link)!.outFile);
       const card = page.querySelector('meta[property="og:image"]')!.getAttribute("content")!;
       expect(item.enclosure).toEqual({ "@_url": card, "@_type": "image/png", "@_length": String(statSync(path.join(built.dir, card.slice(SITE.length))).size) });
     }
@@ -49,7 +49,7 @@ describe("feeds and SEO", () => {
 
   it("gives every page a canonical URL, Open Graph and Twitter meta, and a favicon", () => {
     for (const route of built.routes) {
-      const doc = parseHtml(built.writer.text(route.outFile));
+      const doc = built.page(route.outFile);
       const meta = (sel: string) => doc.querySelector(sel)?.getAttribute("content");
       expect(meta('meta[property="og:title"]')).toBe(doc.title);
       expect(meta('meta[property="og:description"]')).toBe(meta('meta[name="description"]'));
@@ -69,7 +69,7 @@ describe("feeds and SEO", () => {
   });
 
   it("describes articles with JSON-LD Article data", () => {
-    const doc = parseHtml(built.writer.text("artigo-inovacao-rh.html"));
+    const doc = built.page("artigo-inovacao-rh.html");
     const data = JSON.parse(doc.querySelector('script[type="application/ld+json"]')!.textContent!);
     expect(data).toMatchObject({
       "@context": "https://schema.org",
@@ -80,11 +80,11 @@ describe("feeds and SEO", () => {
       author: { "@type": "Person", name: "Cris" },
       mainEntityOfPage: `${SITE}/artigo-inovacao-rh`,
     });
-    expect(parseHtml(built.writer.text("index.html")).querySelector('script[type="application/ld+json"]')).toBeNull();
+    expect(built.page("index.html").querySelector('script[type="application/ld+json"]')).toBeNull();
   });
 
   it("carries a Content-Security-Policy that allows inline scripts only by hash", () => {
-    const doc = parseHtml(built.writer.text("index.html"));
+    const doc = built.page("index.html");
     const csp = doc.querySelector('meta[http-equiv="Content-Security-Policy"]')!.getAttribute("content")!;
     const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src"))!;
     expect(scriptSrc).not.toContain("unsafe-inline");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { realSite, buildInMemory, parseHtml, projectRoot, text } from "./helpers.js";
 
 const built = realSite();
-const page = (route: string) => parseHtml(built.writer.text(route === "/" ? "index.html" : `${route.slice(1)}.html`));
+const page = (route: string) => built.page(route === "/" ? "index.html" : `${route.slice(1)}.html`);
 
 // SPEC §2 and DECISIONS "Article metadata": route, title, category, date, read time.
 const ARTICLES: [string, string, string, string, number][] = [
@@ -189,7 +189,7 @@ describe("the real site", () => {
   });
 
   it("404: the code, Oops! Page not found and Return to Home", () => {
-    const doc = parseHtml(built.writer.text("404.html"));
+    const doc = built.page("404.html");
     expect(text(doc.querySelector("h1"))).toBe("404");
     expect(text(doc.querySelector(".not-found-text"))).toBe("Oops! Page not found");
     const back = doc.querySelector(".not-found a")!;
@@ -209,7 +209,7 @@ describe("the real site", () => {
 
   it("every external link on every page opens in a new tab with noopener noreferrer", () => {
     for (const route of built.routes) {
-      const doc = parseHtml(built.writer.text(route.outFile));
+      const doc = built.page(route.outFile);
       for (const a of doc.querySelectorAll("a[href]")) {
         const href = a.getAttribute("href")!;
         expect(href).toMatch(/^(\/|#|https?:\/\/|mailto:)/);

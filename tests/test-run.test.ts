@@ -79,7 +79,7 @@ describe("the real site kept from one run to the next", () => {
     await mkdir(path.join(built, "artigo"), { recursive: true });
     await writeFile(path.join(built, "index.html"), "<!doctype html><title>Início</title>");
     await writeFile(path.join(built, "artigo/um.html"), "<!doctype html><title>Um</title>");
-    const site = { dir: built, routes: [{ path: "/", outFile: "index.html", kind: "home" }], errors: [] };
+    const site = { dir: built, routes: [{ path: "/", outFile: "index.html", kind: "home" }], errors: [], warnings: ["warning content/articles/um.md:2: a link to /um loses text when shared"] };
     const inputs = await siteInputs(project);
     await keepSite(project, inputs, site);
     let copies = 0;
@@ -94,6 +94,7 @@ describe("the real site kept from one run to the next", () => {
     const kept = await copy();
     expect(kept?.routes).toEqual(site.routes);
     expect(kept?.errors).toEqual([]);
+    expect(kept?.warnings).toEqual(site.warnings);
     expect(await readFile(path.join(kept!.dir, "artigo/um.html"), "utf8")).toBe("<!doctype html><title>Um</title>");
     expect(await readFile(path.join(kept!.dir, "index.html"), "utf8")).toBe("<!doctype html><title>Início</title>");
   });

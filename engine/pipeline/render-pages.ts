@@ -16,7 +16,7 @@ import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
-import { assetStage, type AssetRecord, type AssetStageInput } from "../stages/assets/assets.js";
+import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
 import { otherFiles, pageBodies, pagePolicy, pageValues, sameSince, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import { checkedPages, type PageEntry, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
@@ -139,13 +139,10 @@ export interface UnwrittenInput extends CheckInput {
   values: SiteValues;
   code?: Readonly<Record<string, string>>;
   images: SiteImages;
-  projectRoot: string;
-  /** The engine's folder (the islands' runtime is bundled from there). */
-  engineDir: string;
-  /** The assets' content-addressed cache, for a builder that knows its code's version (stages/assets/asset-cache.ts). */
-  assetCache?: AssetStageInput["cache"];
-  /** The last build: its assets, and its pages' links and ids (a page nothing changed is checked as recorded). */
-  previous: { assets?: AssetRecord; pages: Readonly<Record<string, PageEntry>> };
+  /** What the build's assets stage gave (started beside the others: its errors are reported here, with the links'). */
+  assets: Staged<AssetStageOutput | undefined>;
+  /** The last build: its pages' links and ids (a page nothing changed is checked as recorded). */
+  previous: { pages: Readonly<Record<string, PageEntry>> };
   themeCode?: ThemeSources;
   /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
   reported: readonly ContentIssue[];
@@ -157,16 +154,16 @@ const NO_ASSETS: AssetRecord = { key: "", manifest: { entries: {}, fonts: {}, in
 /**
  * For a build that has errors already and writes nothing: every page is rendered all the
  * same, in memory, and its links and #anchors checked, so that one run reports every error.
- * Nothing is written and no social card is drawn; the assets are the last build's when the
- * code is the same (bundled in memory otherwise, their own errors reported); a page of the
+ * Nothing is written and no social card is drawn; the assets are those the build's assets
+ * stage gave (the last build's when the code is the same, else from the cache or bundled in
+ * memory; their own errors reported here: never asked for a second time); a page of the
  * last build that nothing changed is checked as recorded; a page that cannot render while
  * there are errors is left out (what it needs is among them), and so is every page when the
  * site settings did not load.
  */
 export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pageThreads: PageThreads): Promise<Staged<null>> {
-  const { content, table, values, code, markdown, addresses, images, projectRoot, engineDir, previous, themeCode, reported, assetCache } = input;
+  const { content, table, values, code, markdown, addresses, images, previous, themeCode, reported, assets: bundled } = input;
   if (content.unavailable.includes(content.site.file)) return staged(null);
-  const bundled = await assetStage({ projectRoot, engineDir, theme, site: content.site.value, previous: previous.assets, reuse: async () => true, cache: assetCache });
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };

@@ -321,8 +321,15 @@ export class SiteBuilder {
     this.previous = { ...this.previous, images: images.memory };
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {
-      // One run, every error: the pages are rendered all the same, in memory, for their links and #anchors.
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, projectRoot, engineDir: this.options.engineDir ?? ENGINE_DIR, previous: previous.output, themeCode, reported: found.errors, assetCache: this.assetCache };
+      // One run, every error: the pages are rendered all the same, in memory, for their links and
+      // #anchors, with the assets the stage started beside gave (their errors reported with the
+      // links'; never asked for twice). What it threw is thrown, but when the site's settings did
+      // not load: no page is rendered then, and the theme's code was asked about settings it lacks.
+      const assetsDone = await bundled;
+      const settingsLoaded = !content.unavailable.includes(content.site.file);
+      if ("error" in assetsDone && settingsLoaded) throw assetsDone.error;
+      const assets = "error" in assetsDone ? staged(undefined) : pass(assetsDone.value);
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return stop();
     }

@@ -308,13 +308,20 @@ export interface AssetStageInput extends AssetOptions {
 /** Where a build's assets came from: the last build's output, the content-addressed cache, or esbuild. */
 export type AssetSource = "kept" | "cached" | "bundled";
 
+/** What the assets stage gives: the assets' record, the files to write (none when kept), and where they came from. */
+export interface AssetStageOutput {
+  record: AssetRecord;
+  files: Map<string, Uint8Array>;
+  source: AssetSource;
+}
+
 /**
  * Stage 7 — the assets, taken from the last build when the code and the fonts' text are the
  * same, else from the content-addressed cache when everything they are made from is as it
  * was, otherwise bundled. Returns their record and the files to write (none when kept), where
  * they came from, or the errors esbuild found in the theme's code.
  */
-export async function assetStage(input: AssetStageInput): Promise<Staged<{ record: AssetRecord; files: Map<string, Uint8Array>; source: AssetSource } | undefined>> {
+export async function assetStage(input: AssetStageInput): Promise<Staged<AssetStageOutput | undefined>> {
   const { projectRoot, theme, site, previous, force, reuse } = input;
   const { entries, inline } = theme.assets;
   const key = hashOf(JSON.stringify([entries, inline ?? null, (theme.assets.fonts ?? []).map((f) => [f.name, f.source, f.text(site) ?? null])]));
