@@ -4,8 +4,9 @@
  * pages are rendered and written before any card is drawn, `cardPlan`) and puts the site's cards
  * together; here, each is found where it already is (kept in the output by the last build,
  * in the media cache on disk), the others are drawn (on the threads, `draw`) and stored in the
- * media cache. Each card is written to the output as soon as it is had, and let go. A build in which no card changed reads
- * neither the fonts' nor the cards' files twice, and loads neither satori nor resvg.
+ * media cache. Each card is written to the output as soon as it is had, and let go. A build
+ * in which no card changed reads neither the fonts' nor the cards' files twice, and loads
+ * neither satori nor resvg.
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";

@@ -8,7 +8,7 @@
 import { createElement, useContext, type ReactElement, type ReactNode } from "react";
 import { renderToString } from "react-dom/server";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
-import { unified, type Processor } from "unified";
+import { unified, type PluggableList, type Processor } from "unified";
 import remarkParse from "remark-parse";
 import remarkGfm from "remark-gfm";
 import remarkDirective from "remark-directive";
@@ -107,10 +107,9 @@ function pipelinesFor(theme: Theme, lang: string, session: MarkdownSession): Pip
       passNode: false,
     } as const;
     const rehypeOptions = theme.markdownLabels?.(lang) ?? {};
-    const full = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
-    const noEmail = unified().use(remarkParse).use(remarkGfmWithoutEmail).use(remarkDirective).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
-    const lean = unified().use(remarkParse).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact);
-    found = { full: full as unknown as Processor, lean: lean as unknown as Processor, noEmail: noEmail as unknown as Processor };
+    // The same pipeline, with the given syntax extensions between the parser and the blocks.
+    const pipeline = (syntax: PluggableList) => unified().use(remarkParse).use(syntax).use(remarkBlocks).use(remarkRehype, rehypeOptions).use(rehypeIpv6Hosts).use(rehypeReact, toReact) as unknown as Processor;
+    found = { full: pipeline([remarkGfm, remarkDirective]), lean: pipeline([]), noEmail: pipeline([remarkGfmWithoutEmail, remarkDirective]) };
     byLang.set(lang, found);
   }
   return found;
