@@ -1,0 +1,43 @@
+/**
+ * A stage's entries are computed a slice at a time and handed on in order as each slice is
+ * done, on the build's own thread as on a pool: the write stage writes the first pages while
+ * the last are rendered, and what waits to be written stays a few slices' worth of pages, not
+ * the whole site's HTML (engine/pipeline/threads.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { slicesOf, streamSlices, type Threads } from "../engine/pipeline/threads.js";
+
+/** One thread that runs a task by computing each entry of its slice, noting which it computed. */
+function oneLane(computed: number[]): Threads {
+  return {
+    count: 1,
+    share: (value) => ({ id: "v", value }),
+    lanes: [async (task) => (task as unknown as { routes: number[] }).routes.map((n) => (computed.push(n), n)) as never],
+    close: async () => {},
+  };
+}
+
+describe("slices of a stage's entries", () => {
+  it("on the build's own thread, the first results are handed on before the last entries are computed", async () => {
+    const computed: number[] = [];
+    const entries = Array.from({ length: 4000 }, (_, i) => i);
+    const results = streamSlices(oneLane(computed), entries, (routes) => ({ kind: "pages", routes }) as never);
+    const first = await results.next();
+    expect(first.value).toBe(0);
+    expect(computed.length).toBeLessThan(entries.length);
+    const rest: number[] = [];
+    for await (const n of results) rest.push(n as unknown as number);
+    expect([first.value, ...rest]).toEqual(entries);
+  });
+
+  it("no slice holds more than 250 entries, whatever the number of threads", () => {
+    const entries = Array.from({ length: 10_000 }, (_, i) => i);
+    for (const threads of [1, 2, 3]) {
+      const slices = slicesOf(entries, threads);
+      expect(Math.max(...slices.map((s) => s.length))).toBeLessThanOrEqual(250);
+      expect(slices.flat()).toEqual(entries);
+    }
+    expect(slicesOf([], 1)).toEqual([]);
+    expect(slicesOf([1, 2, 3], 1)).toEqual([[1, 2, 3]]);
+  });
+});
