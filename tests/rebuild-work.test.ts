@@ -4,7 +4,7 @@
  * author sees is the same; these tests show the work is no longer done.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { formatWarning } from "../engine/lib/errors.js";
 import type { Theme } from "../engine/theme.js";
-import { loadContent } from "../engine/stages/load/content.js";
+import { articleModel, loadArticleFile, loadContent, type ArticleStore } from "../engine/stages/load/content.js";
 import { checkTheme } from "../engine/theme-check.js";
 import { titleLine } from "../engine/stages/checks/checks.js";
 import { locate } from "../engine/lib/yaml-source.js";
@@ -150,6 +150,41 @@ describe("what a build validated is kept for the next (issue 37: YAML and zod ov
       expect(setting.warnings.map(formatWarning).join("\n")).toContain("politica-nova");
     } finally {
       await rm(cacheDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an article whose body alone changed keeps its front matter as parsed", () => {
+  it("gives the article a parse of its new text gives, however its front matter is closed", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-head-"));
+    const articles = path.join(dir, "articles");
+    await mkdir(articles);
+    const file = path.join(articles, "x.md");
+    const model = articleModel(theme);
+    const display = (p: string) => path.relative(dir, p);
+    /** Loads the file as a build does, with the store `previous` (the last build's entries); what it parsed goes into `parsed`. */
+    const load = (previous: ArticleStore | undefined, parsed: ArticleStore) => loadArticleFile(articles, file, model, display, previous, parsed);
+    const cases: [before: string, after: string][] = [
+      ["---\ntitle: Um\ndate: 2025-01-02\n---\n\nTexto.\n", "---\ntitle: Um\ndate: 2025-01-02\n---\n\nTexto novo.\n"],
+      ["---\r\ntitle: Um\r\ndate: 2025-01-02\r\n---\r\nTexto.\r\n", "---\r\ntitle: Um\r\ndate: 2025-01-02\r\n---\r\n\r\nOutro.\r\n"],
+      // No line break after the closing line, then one: gray-matter takes it off the body.
+      ["---\ntitle: Um\ndate: 2025-01-02\n---", "---\ntitle: Um\ndate: 2025-01-02\n---\nTexto.\n"],
+      // A closing line with more after its dashes, and a body that starts with dashes.
+      ["---\ntitle: Um\ndate: 2025-01-02\n----\nTexto.\n", "---\ntitle: Um\ndate: 2025-01-02\n----\n---\nTexto.\n"],
+      ["---\ntitle: Um\ndate: 2025-01-02\n---\n---\nTexto.\n", "---\ntitle: Um\ndate: 2025-01-02\n---\n\n---\nTexto.\n"],
+    ];
+    try {
+      for (const [before, after] of cases) {
+        await writeFile(file, before);
+        const store: ArticleStore = new Map();
+        load(undefined, store);
+        await writeFile(file, after);
+        const fresh = load(undefined, new Map());
+        const kept = load(store, new Map());
+        expect(kept, JSON.stringify([before, after])).toEqual(fresh);
+      }
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
