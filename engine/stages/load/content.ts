@@ -6,13 +6,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { listFiles } from "../../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, hashOfAll, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
-import { frontMatterLineOffset, locatorOf, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
+import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
@@ -556,7 +555,7 @@ export function parseArticle(
   if (!/^---\r?\n/.test(source)) {
     return unreadable("missing front matter", "start the file with a YAML block between two `---` lines holding at least a `title:`");
   }
-  let raw: matter.GrayMatterFile<string>;
+  let raw: ReturnType<typeof matter>;
   try {
     raw = matter(source, {
       engines: {
