@@ -1,7 +1,8 @@
 /**
  * Nothing loaded that is not used (issue 37, point 3): a build loads sharp only when an image
  * is encoded, satori and resvg only when a card is drawn, esbuild only when the assets are
- * bundled, subset-font only when a font is cut, unified only when a Markdown body is parsed;
+ * bundled, subset-font only when a font is cut, unified only when a Markdown body is parsed,
+ * yaml (with gray-matter and jsonc-parser) only when a YAML or JSON text is parsed;
  * `--verbose` says which it loaded. A cold build of a site with images and cards needs them
  * all; a one-article body edit after it needs only the Markdown parser.
  *
@@ -49,11 +50,11 @@ describe("a build loads a library only for the work that needs it (--verbose say
 
     const cold = await build();
     expect(cold.stdout).toMatch(/Built \d+ pages/);
-    // The images encoded, the cards drawn, the assets bundled, the fonts cut, every body parsed.
-    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified", "feed"]));
+    // The images encoded, the cards drawn, the assets bundled, the fonts cut, every body parsed, every YAML file and front matter parsed.
+    expect(new Set(loadedOf(cold.stdout))).toEqual(new Set(["esbuild", "sharp", "satori", "resvg", "subset-font", "unified", "feed", "yaml"]));
     expect((await readdir(path.join(out, "assets/images"))).some((file) => file.endsWith(".avif") || file.endsWith(".webp"))).toBe(true);
 
-    // One sentence more in a body that shows no image.
+    // One sentence more in a body that shows no image: its front matter, the settings and the collections are the last build's (no YAML parser).
     await appendFile(path.join(content, "articles/sem-fotos.md"), "\nUma frase a mais, escrita depois.\n");
     const edited = await build();
     expect(edited.stdout).toMatch(/Built \d+ pages .*\(\d+ unchanged, from the cache\)/);
@@ -100,7 +101,7 @@ describe("the editors' schemas (.vscode/schemas) are made again only when the co
 });
 
 /** The libraries loaded on demand, as modules import them. */
-const LAZY = /^(sharp|satori|@resvg\/resvg-js|esbuild|subset-font|unified|remark-[\w-]+|rehype-[\w-]+)$/;
+const LAZY = /^(sharp|satori|@resvg\/resvg-js|esbuild|subset-font|unified|remark-[\w-]+|rehype-[\w-]+|yaml|gray-matter|jsonc-parser)$/;
 
 /**
  * The engine's modules that import (or export) a library on demand statically (not `import
@@ -122,12 +123,15 @@ function staticImporters(): string[] {
 describe("no engine module loads a library on demand at start", () => {
   it("imports them only through lib/packages.ts, or in a module of another command (move, dev)", () => {
     expect(staticImporters().filter((line) => !line.startsWith("stages/markdown/article-markdown.ts → "))).toEqual([
-      // The dev server bundles its browser client; `cafe move` reads Markdown to rewrite links.
+      // The dev server bundles its browser client; `cafe move` reads Markdown and YAML to rewrite links; the editors' schemas are written when they changed.
       "servers/dev-server.ts → esbuild",
+      "tools/editor-schemas.ts → jsonc-parser",
+      "tools/move-article.ts → jsonc-parser",
       "tools/move-article.ts → remark-directive",
       "tools/move-article.ts → remark-gfm",
       "tools/move-article.ts → remark-parse",
       "tools/move-article.ts → unified",
+      "tools/move-article.ts → yaml",
     ]);
   });
 });

@@ -4,10 +4,17 @@
  * author sees is the same; these tests show the work is no longer done.
  */
 import { describe, expect, it } from "vitest";
-import { readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { fixture, projectRoot } from "./helpers.js";
-import { loadContent } from "../engine/stages/load/content.js";
+import { z } from "zod";
+import { editedFixture, fixture, projectRoot, testCode } from "./helpers.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { openSiteCache } from "../engine/pipeline/build-record.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
+import { formatWarning } from "../engine/lib/errors.js";
+import type { Theme } from "../engine/theme.js";
+import { articleModel, loadArticleFile, loadContent, type ArticleStore } from "../engine/stages/load/content.js";
 import { checkTheme } from "../engine/theme-check.js";
 import { titleLine } from "../engine/stages/checks/checks.js";
 import { locate } from "../engine/lib/yaml-source.js";
@@ -80,5 +87,105 @@ describe("the worker pool of a rebuild", () => {
     expect(poolBeforeLoad({ cachedFiles: 100_000 })).toBe(false);
     // --threads N: the pool starts with the builder, as the command says.
     expect(poolBeforeLoad({ cachedFiles: 100_000, asked: 2 })).toBe(true);
+  });
+});
+
+describe("what a build validated is kept for the next (issue 37: YAML and zod over site.yaml and the collections were 50 ms of a one-article rebuild)", () => {
+  /** The blog's theme with every schema of its content counting the values it validates, by file kind. */
+  function countingTheme() {
+    const counts = { site: 0, collections: 0, frontMatter: 0 };
+    type Parse = { safeParse(value: unknown): unknown };
+    const counted = (schema: Parse, kind: keyof typeof counts): Parse => ({ safeParse: (value) => (counts[kind]++, schema.safeParse(value)) });
+    const collections = Object.fromEntries(Object.entries(theme.collections).map(([name, c]) => [name, { ...c, schema: counted(c.schema, "collections") }]));
+    // A front-matter key of its own, read by every article's validation (present or not).
+    const frontMatter = { ...theme.frontMatter, contado: z.preprocess((value) => (counts.frontMatter++, value), z.unknown().optional()) };
+    const counting = Object.create(theme, { site: { value: counted(theme.site, "site") }, collections: { value: collections }, frontMatter: { value: frontMatter } }) as Theme;
+    return { counts, theme: counting };
+  }
+
+  it("a body edit validates no settings, collection or front matter again, and warns and builds as a build from scratch does", async () => {
+    const dir = await editedFixture("basic", {});
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-kept-sources-"));
+    const { counts, theme: counting } = countingTheme();
+    /** A command-line build: a new builder over the cache folder, as `npm run build` opens it. */
+    const build = async (cache = true) => {
+      const writer = new MemoryWriter();
+      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme: counting, cache: cache ? await openSiteCache(cacheDir, testCode()) : undefined });
+      try {
+        return { ...(await builder.build(writer)), writer };
+      } finally {
+        await builder.close();
+      }
+    };
+    try {
+      const first = await build();
+      expect(first.ok).toBe(true);
+      expect(counts.site).toBe(1);
+      expect(counts.collections).toBe(Object.keys(theme.collections).length);
+      expect(counts.frontMatter).toBeGreaterThanOrEqual(3);
+      const placeholders = first.warnings.filter((w) => /is still a placeholder/.test(w.message)).map(formatWarning);
+      expect(placeholders.length).toBeGreaterThanOrEqual(1);
+
+      // One sentence more in an article's body: nothing validated again.
+      Object.assign(counts, { site: 0, collections: 0, frontMatter: 0 });
+      const article = path.join(dir, "articles/primeiro.md");
+      await writeFile(article, `${await readFile(article, "utf8")}\nUma frase a mais, no corpo.\n`);
+      const edited = await build();
+      expect(edited.ok).toBe(true);
+      expect(counts).toEqual({ site: 0, collections: 0, frontMatter: 0 });
+      expect(edited.warnings.filter((w) => /is still a placeholder/.test(w.message)).map(formatWarning)).toEqual(placeholders);
+      const cold = await build(false);
+      expect(edited.warnings.map(formatWarning)).toEqual(cold.warnings.map(formatWarning));
+      expect(new Map([...edited.writer.files].map(([file, data]) => [file, Buffer.from(data).toString("base64")]))).toEqual(new Map([...cold.writer.files].map(([file, data]) => [file, Buffer.from(data).toString("base64")])));
+
+      // Its front matter edited, then a setting: each validated again, and only it.
+      Object.assign(counts, { site: 0, collections: 0, frontMatter: 0 });
+      await writeFile(article, (await readFile(article, "utf8")).replace(/^title: .*$/m, "title: Primeiro artigo, revisto"));
+      expect((await build()).ok).toBe(true);
+      expect(counts).toEqual({ site: 0, collections: 0, frontMatter: 1 });
+      Object.assign(counts, { site: 0, collections: 0, frontMatter: 0 });
+      await writeFile(path.join(dir, "site.yaml"), (await readFile(path.join(dir, "site.yaml"), "utf8")).replace("politica-de-privacidade", "politica-nova"));
+      const setting = await build();
+      expect(counts).toEqual({ site: 1, collections: 0, frontMatter: 0 });
+      expect(setting.warnings.map(formatWarning).join("\n")).toContain("politica-nova");
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an article whose body alone changed keeps its front matter as parsed", () => {
+  it("gives the article a parse of its new text gives, however its front matter is closed", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-head-"));
+    const articles = path.join(dir, "articles");
+    await mkdir(articles);
+    const file = path.join(articles, "x.md");
+    const model = articleModel(theme);
+    const display = (p: string) => path.relative(dir, p);
+    /** Loads the file as a build does, with the store `previous` (the last build's entries); what it parsed goes into `parsed`. */
+    const load = (previous: ArticleStore | undefined, parsed: ArticleStore) => loadArticleFile(articles, file, model, display, previous, parsed);
+    const cases: [before: string, after: string][] = [
+      ["---\ntitle: Um\ndate: 2025-01-02\n---\n\nTexto.\n", "---\ntitle: Um\ndate: 2025-01-02\n---\n\nTexto novo.\n"],
+      ["---\r\ntitle: Um\r\ndate: 2025-01-02\r\n---\r\nTexto.\r\n", "---\r\ntitle: Um\r\ndate: 2025-01-02\r\n---\r\n\r\nOutro.\r\n"],
+      // No line break after the closing line, then one: gray-matter takes it off the body.
+      ["---\ntitle: Um\ndate: 2025-01-02\n---", "---\ntitle: Um\ndate: 2025-01-02\n---\nTexto.\n"],
+      // A closing line with more after its dashes, and a body that starts with dashes.
+      ["---\ntitle: Um\ndate: 2025-01-02\n----\nTexto.\n", "---\ntitle: Um\ndate: 2025-01-02\n----\n---\nTexto.\n"],
+      ["---\ntitle: Um\ndate: 2025-01-02\n---\n---\nTexto.\n", "---\ntitle: Um\ndate: 2025-01-02\n---\n\n---\nTexto.\n"],
+    ];
+    try {
+      for (const [before, after] of cases) {
+        await writeFile(file, before);
+        const store: ArticleStore = new Map();
+        load(undefined, store);
+        await writeFile(file, after);
+        const fresh = load(undefined, new Map());
+        const kept = load(store, new Map());
+        expect(kept, JSON.stringify([before, after])).toEqual(fresh);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,10 @@
  * The persistent cache: what earlier builds made, each entry with the hashes of what it was
  * made from, so a rebuild redoes only what changed.
  *
- * - articles: each file's parsed front matter, by the hash of its text;
+ * - articles: each file's parsed front matter, by the hash of its text, and of its text up to
+ *   the body (a body edit keeps it);
+ * - settings, collections, rules and data files: their values as validated, by their text and
+ *   the code that validated them, with site.yaml's warnings (in the record, `sources`);
  * - Markdown: each article's HTML body, headings and links, with the hashes of the data it
  *   read (data files, collections) besides its own text;
  * - pages: for each route, the hashes of every value its template read (dependencies.ts),

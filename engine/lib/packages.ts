@@ -3,8 +3,9 @@
  * and not before: sharp when an image is encoded, satori and resvg when a card is drawn,
  * esbuild when the assets are bundled, subset-font when a font is cut, unified (the Markdown
  * parser: remark, rehype) when a body is parsed, feed (and its XML writer) when the feed says
- * something else than the last build's. A one-article edit parses one body and loads none of
- * the others.
+ * something else than the last build's, yaml (with gray-matter and jsonc-parser, kept out of
+ * the launcher's bundle: lib/yaml-source.ts) when a YAML or JSON text is parsed or located. A
+ * one-article body edit parses one body and loads none of the others.
  *
  * Each is loaded through `loadPackage`, which notes the load on Node's performance timeline
  * (a `cafe:load <name>` measure, made once per process however often the module is asked for):
@@ -14,7 +15,7 @@
  */
 
 /** The names `--verbose` reports, one per library a build may load on demand. */
-export type LazyPackage = "sharp" | "satori" | "resvg" | "esbuild" | "subset-font" | "unified" | "feed";
+export type LazyPackage = "sharp" | "satori" | "resvg" | "esbuild" | "subset-font" | "unified" | "feed" | "yaml";
 
 const PREFIX = "cafe:load ";
 
@@ -26,6 +27,20 @@ export async function loadPackage<T>(name: LazyPackage, load: () => Promise<T>):
   const start = performance.now();
   const loaded = await load();
   if (performance.getEntriesByName(PREFIX + name, "measure").length === 0) performance.measure(PREFIX + name, { start, end: performance.now() });
+  return loaded;
+}
+
+/**
+ * Loads a library synchronously with `load` (a `require` of it from node_modules, for code
+ * that cannot wait: a locator asked for a line while an error is reported) and notes it as
+ * `loadPackage` does. Only the first call of a process is timed; the others cost what
+ * `require` of a loaded module costs.
+ */
+export function requirePackage<T>(name: LazyPackage, load: () => T): T {
+  if (performance.getEntriesByName(PREFIX + name, "measure").length > 0) return load();
+  const start = performance.now();
+  const loaded = load();
+  performance.measure(PREFIX + name, { start, end: performance.now() });
   return loaded;
 }
 

@@ -1,12 +1,35 @@
 /**
  * YAML and JSON sources that remember where every value came from, so a schema failure can
  * name the line of the key at fault.
+ *
+ * The parsers (yaml, gray-matter, jsonc-parser) are loaded by the first text parsed or
+ * located, from node_modules (`require`: a locator asked for a line while an error is
+ * reported cannot wait for an import), never at start: a rebuild whose settings, collections
+ * and front matter are the last build's (a body edit) loads none of them (lib/packages.ts).
  */
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node } from "yaml";
+import { createRequire } from "node:module";
+import type { Document, LineCounter, Node } from "yaml";
 import type { z } from "zod";
-import { parseTree, printParseErrorCode, visit as visitJson, type ParseError } from "jsonc-parser";
-import matter from "gray-matter";
+import type { ParseError } from "jsonc-parser";
+import type matterOf from "gray-matter";
 import { ContentError } from "./errors.js";
+import { requirePackage } from "./packages.js";
+
+const requireHere = createRequire(import.meta.url);
+/**
+ * The parsers, loaded together by the first call (kept out of the launcher's bundle: esbuild
+ * does not follow a `require` made by `createRequire`); after it, what `require` of a loaded
+ * module costs.
+ */
+const parsers = () =>
+  requirePackage("yaml", () => ({
+    yaml: requireHere("yaml") as typeof import("yaml"),
+    matter: requireHere("gray-matter") as typeof matterOf,
+    jsonc: requireHere("jsonc-parser") as typeof import("jsonc-parser"),
+  }));
+
+/** gray-matter, which splits an article into its front matter and its body, with the YAML parser the engine gives it. */
+export const matter = (source: string, options: { engines: { yaml: (text: string) => object } }): matterOf.GrayMatterFile<string> => parsers().matter(source, options);
 
 export interface Position {
   line: number;
@@ -26,6 +49,8 @@ export interface ParsedSource {
  * Throws a ContentError for a syntax error.
  */
 export function parseYamlSource(text: string, file: string, fileSource: string, lineOffset = 0): ParsedSource {
+  const yaml = parsers().yaml;
+  const { LineCounter, parseDocument, visit } = yaml;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
@@ -60,10 +85,10 @@ export function parseYamlSource(text: string, file: string, fileSource: string, 
       hint: "a value starting with * or & is a YAML alias or anchor: put it in quotes",
     });
   }
-  return { value, locate: locatorFor(doc, lineCounter, lineOffset) };
+  return { value, locate: locatorFor(yaml, doc, lineCounter, lineOffset) };
 }
 
-function locatorFor(doc: Document, lineCounter: LineCounter, lineOffset: number): Locator {
+function locatorFor({ isMap, isSeq, isPair, isScalar }: typeof import("yaml"), doc: Document, lineCounter: LineCounter, lineOffset: number): Locator {
   return (path, options) => {
     let node: unknown = doc.contents;
     let keyNode: unknown;
@@ -163,6 +188,7 @@ export function parseJsonSource(text: string, file: string): ParsedSource {
     if (repeated) throw jsonError(file, text, repeated.offset, `the key "${repeated.key}" appears twice in one object`, "each key may appear once; remove or rename the repeated one");
     return { value, locate: locatorOf({ file, source: text }) };
   }
+  const { parseTree, printParseErrorCode } = parsers().jsonc;
   const errors: ParseError[] = [];
   parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
@@ -184,7 +210,7 @@ function jsonError(file: string, text: string, offset: number, what: string, hin
 function repeatedKey(text: string): { key: string; offset: number } | undefined {
   const objects: Set<string>[] = [];
   let found: { key: string; offset: number } | undefined;
-  visitJson(text, {
+  parsers().jsonc.visit(text, {
     onObjectBegin: () => void objects.push(new Set()),
     onObjectEnd: () => void objects.pop(),
     onObjectProperty: (key, offset) => {

@@ -9,7 +9,7 @@
  */
 import { BuildCache } from "../incremental/build-cache.js";
 import type { Sealed } from "../lib/hash.js";
-import type { ParsedArticle } from "../stages/load/content.js";
+import type { KeptSources, ParsedArticle } from "../stages/load/content.js";
 import type { CachedBody } from "../stages/markdown/markdown-stage.js";
 import type { PageEntry } from "../stages/checks/rendered-links.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
@@ -19,6 +19,8 @@ import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 /** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
 export interface FileEntry extends CachedBody {
   article?: Sealed<ParsedArticle>;
+  /** The hash of its text up to the body: a body edit keeps `article` (stages/load/content.ts, `headHash`). */
+  head?: string;
 }
 
 /**
@@ -45,6 +47,8 @@ export interface BuildRecord {
   rules?: RuleMemory;
   /** The feed's key (what it says, and the code's version) and its size: a build whose feed has the same key takes the file as it is. */
   feed?: { key: string; size: number };
+  /** The settings, collection, rules and data files as validated, by the hash of their text and the code that validated them: a build takes each unchanged one as it is. */
+  sources?: KeptSources;
 }
 
 /** The persistent cache of a site's builds. */

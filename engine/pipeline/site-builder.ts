@@ -382,7 +382,7 @@ export class SiteBuilder {
     const late = lap("write late", await writeLater(writer, feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
-    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, feed: feed.kept };
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, feed: feed.kept, sources: loaded.value.sources };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot } };
@@ -409,7 +409,10 @@ export class SiteBuilder {
   /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
   private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
-    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files }, theme);
+    // The settings, collections, rules and data as the last build validated them: valid for the same text and the same code
+    // (the keys of the theme's parts here; the cache's version, for the rest, empties a store of another).
+    const kept = { sources: this.previous.output.sources, code: JSON.stringify(Object.entries(this.options.code ?? {}).sort()) };
+    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept }, theme);
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */
@@ -478,7 +481,7 @@ export class SiteBuilder {
       if (article && isLeftOut(article, drafts)) draftRoutes.add(article.route);
     }
     const next = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
-    return staged({ content: next, failed, parsed }, [...failed.values()].flatMap((f) => f.errors));
+    return staged({ content: next, failed, parsed, sources: before.value.sources }, [...failed.values()].flatMap((f) => f.errors));
   }
 }
 

@@ -120,6 +120,8 @@ interface Reference {
   file: string;
   line?: number;
   column?: number;
+  /** A cover's key in the front matter: its line is found from the text when an error needs it (a parse of every cover's front matter on every build was a rebuild's only YAML parse). */
+  at?: readonly string[];
   source: string;
   key?: string;
   /** The article's language: the hints' examples are in it. */
@@ -435,16 +437,16 @@ function referencesOf(article: Article, body: readonly MarkdownImage[]): Referen
   const refs: Reference[] = [];
   const cover = article.meta.image as CoverImage | undefined;
   if (cover) {
-    const at = locate(article, ["image", "src"]);
-    refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, lang: article.lang, line: at?.line, column: at?.column, source: article.source, key: "image.src" });
+    refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, lang: article.lang, at: ["image", "src"], source: article.source, key: "image.src" });
   }
   for (const image of body) refs.push({ ...image, cover: false, file: article.file, source: article.source, lang: article.lang });
   return refs;
 }
 
-/** An error at an image's reference (a reference knows its own line: no YAML path to look up). */
+/** An error at an image's reference: a body image knows its own line, a cover's is found at its key. */
 function referenceError(ref: Reference, message: string, hint?: string): ContentError {
-  return new ContentError({ file: ref.file, line: ref.line, column: ref.column, source: ref.source, key: ref.key, message, hint });
+  const at = ref.at ? locate({ file: ref.file, source: ref.source, format: "front-matter" }, ref.at) : ref;
+  return new ContentError({ file: ref.file, line: at?.line, column: at?.column, source: ref.source, key: ref.key, message, hint });
 }
 
 /** Every image needs its alt text, unless it says it is decorative (and then it has none). */

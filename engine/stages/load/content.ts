@@ -6,13 +6,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { listFiles } from "../../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import matter from "gray-matter";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
-import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { hashOf, hashOfAll, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
-import { frontMatterLineOffset, locatorOf, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
+import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
@@ -91,6 +90,8 @@ export interface LoadResult<Content = SiteContent> {
   warnings: ContentWarning[];
   /** The articles parsed in this load (not taken from `previous`), for the cache to keep. */
   parsed: ArticleStore;
+  /** The settings, collection, rules and data files validated (or taken as the last build validated them), for the next build. */
+  sources: KeptSources;
 }
 
 /** An article that could not be read or parsed: its errors, and the route its path gives it. */
@@ -152,14 +153,15 @@ export function frontMatterKeys(theme: Pick<ContentModel, "frontMatter">): strin
 export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
   root: string,
   theme: ContentModel<Site, Shape, Collections>,
-  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string } = {},
+  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom } = {},
 ): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
   const display = displayPath(options.projectRoot ?? process.cwd());
   const model = articleModel(theme);
+  const sources: KeptSources = {};
+  const kept = keptSources(options.kept, sources);
 
-  const engine: { settings?: EngineSiteSettings; locate?: Locator } = {};
   const unavailable: string[] = [];
   /** A file that did not load: still there by its name, its value undefined (see `SiteContent.unavailable`). */
   const orUnavailable = <T,>(loaded: LocatedFile<T> | undefined, file: string): LocatedFile<T> => {
@@ -167,28 +169,31 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
     unavailable.push(display(file));
     return { file: display(file), source: "", value: undefined as T };
   };
+  const language = theme.languages[0] ?? "en";
   const siteFile = path.join(root, "site.yaml");
-  const site = orUnavailable(await loadYamlFile(siteFile, theme.site, display, errors, engine, theme.languages[0]), siteFile);
+  const siteLoad = await kept.load(siteFile, display, errors, `site ${language}`, (source, shown) => loadSiteFile(source, shown, theme.site, errors, language));
+  const site = orUnavailable(siteLoad?.file, siteFile) as LocatedFile<Site>;
   const collections: Record<string, LocatedFile<unknown>> = {};
   for (const [name, { file, schema }] of Object.entries<{ file: string; schema: z.ZodType }>(theme.collections)) {
-    collections[name] = orUnavailable(await loadYamlFile(path.join(root, file), schema, display, errors), path.join(root, file));
+    const loaded = await kept.load(path.join(root, file), display, errors, `collection ${name}`, (source, shown) => loadYamlFile(source, shown, schema, errors));
+    collections[name] = orUnavailable(loaded?.file, path.join(root, file));
   }
-  const data = await loadDataFiles(path.join(root, "data"), display, errors, orUnavailable);
+  const data = await loadDataFiles(path.join(root, "data"), display, errors, orUnavailable, kept);
   const rulesFile = path.join(root, RULES_FILE);
-  const rules = existsSync(rulesFile) ? orUnavailable(await loadYamlFile(rulesFile, editorialRulesSchema, display, errors), rulesFile) : undefined;
+  const rules = existsSync(rulesFile) ? orUnavailable((await kept.load(rulesFile, display, errors, "rules", (source, shown) => loadYamlFile(source, shown, editorialRulesSchema, errors)))?.file, rulesFile) : undefined;
   const failed = new Map<string, FailedArticle>();
   const parsed: ArticleStore = new Map();
   const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
-  if (!unavailable.includes(site.file)) warnings.push(...placeholderWarnings(site, engine.locate ?? locatorOf(site)));
+  if (siteLoad?.warnings) warnings.push(...siteLoad.warnings);
 
   const visible = articles.filter((a) => !isLeftOut(a, options.drafts));
   const draftRoutes = new Set(articles.filter((a) => isLeftOut(a, options.drafts)).map((a) => a.route));
   // The one place the theme's types are given to the content: its schemas validated every value
   // (a file that did not validate is named in `unavailable`, and the build has its errors).
-  const content = { root, draftRoutes, site, settings: engine.settings ?? {}, collections, data, ...(rules ? { rules } : {}), articles: visible, unavailable } as unknown as ContentOf<Site, Shape, Collections>;
-  return { content, errors, failed, warnings, parsed };
+  const content = { root, draftRoutes, site, settings: siteLoad?.settings ?? {}, collections, data, ...(rules ? { rules } : {}), articles: visible, unavailable } as unknown as ContentOf<Site, Shape, Collections>;
+  return { content, errors, failed, warnings, parsed, sources };
 }
 
 /** What the load stage makes: the content (undefined only when a file every page needs could not be read), and the articles parsed or not. */
@@ -198,15 +203,21 @@ export interface LoadedContent {
   failed: Map<string, FailedArticle>;
   /** The articles parsed in this load (not taken from `previous`), for the cache to keep. */
   parsed: ArticleStore;
+  /** The settings, collection, rules and data files as validated, for the next build (`kept`). */
+  sources: KeptSources;
 }
 
-/** Stage 1: the whole content folder, read and validated; an article `previous` parsed from the same text is not parsed again. */
+/**
+ * Stage 1: the whole content folder, read and validated; an article `previous` parsed from the
+ * same text is not parsed again, nor a settings, collection, rules or data file the last build
+ * validated from the same text with the same code (`kept`).
+ */
 export async function loadStage(
-  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore },
+  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom },
   theme: ContentModel,
 ): Promise<Staged<LoadedContent>> {
-  const { content, errors, failed, warnings, parsed } = await loadContent(input.contentDir, theme, input);
-  return staged({ content, failed, parsed }, errors, warnings);
+  const { content, errors, failed, warnings, parsed, sources } = await loadContent(input.contentDir, theme, input);
+  return staged({ content, failed, parsed, sources }, errors, warnings);
 }
 
 /** The draft rule: a `draft: true` article is left out of a build, unless it builds drafts (dev). */
@@ -255,44 +266,141 @@ async function readText(file: string, shown: string, errors: ContentError[]): Pr
   }
 }
 
-async function loadYamlFile<T>(
-  file: string,
-  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly import("zod").z.core.$ZodIssue[] } } },
-  display: (p: string) => string,
-  errors: ContentError[],
-  /** For site.yaml: its engine keys are taken out, validated by the engine and put here, with the locator of its parse. */
-  engine?: { settings?: EngineSiteSettings; locate?: Locator },
-  /** The site's language: the examples of the engine keys' errors are in it. */
-  language = "en",
-): Promise<LocatedFile<T> | undefined> {
-  const shown = display(file);
-  const source = await readText(file, shown, errors);
-  if (source === undefined) return undefined;
-  let parsed: ParsedSource;
+/** A file's schema: what zod's `safeParse` gives. */
+type Schema<T> = { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: readonly import("zod").z.core.$ZodIssue[] } } };
+
+/** A YAML file's text parsed; undefined when it is not YAML, its error in `errors`. */
+function parseOrReport(source: string, shown: string, errors: ContentError[]): ParsedSource | undefined {
   try {
-    parsed = parseYamlSource(source, shown, source);
+    return parseYamlSource(source, shown, source);
   } catch (error) {
     errors.push(error as ContentError);
     return undefined;
   }
+}
+
+/** A YAML file's text parsed and validated by its schema; undefined (its errors in `errors`) when it does not load. */
+function loadYamlFile<T>(source: string, shown: string, schema: Schema<T>, errors: ContentError[]): Loaded<T> | undefined {
+  const parsed = parseOrReport(source, shown, errors);
+  if (!parsed) return undefined;
+  const result = schema.safeParse(parsed.value);
+  if (!result.success) {
+    errors.push(...schemaErrors(result.error.issues, shown, source, parsed.locate));
+    return undefined;
+  }
+  return { file: { file: shown, source, value: result.data } };
+}
+
+/**
+ * site.yaml: its engine keys taken out and validated by the engine (the examples of their
+ * errors in the site's `language`), the rest by the theme's schema; with a warning for each
+ * address still a placeholder, located by the same parse.
+ */
+function loadSiteFile<T>(source: string, shown: string, schema: Schema<T>, errors: ContentError[], language: string): Loaded<T> | undefined {
+  const parsed = parseOrReport(source, shown, errors);
+  if (!parsed) return undefined;
   let value = parsed.value;
-  if (engine && value && typeof value === "object" && !Array.isArray(value)) {
+  let settings: EngineSiteSettings | undefined;
+  let failed = false;
+  if (value && typeof value === "object" && !Array.isArray(value)) {
     const own: Record<string, unknown> = {};
     const rest: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) (key in engineSiteSettings ? own : rest)[key] = v;
-    const settings = z.object(engineSiteSettingsIn(language)).safeParse(own);
-    engine.locate = parsed.locate;
-    if (settings.success) engine.settings = settings.data;
-    else errors.push(...schemaErrors(settings.error.issues, shown, source, parsed.locate));
+    const checked = z.object(engineSiteSettingsIn(language)).safeParse(own);
+    if (checked.success) settings = checked.data;
+    else {
+      errors.push(...schemaErrors(checked.error.issues, shown, source, parsed.locate));
+      failed = true;
+    }
     value = rest;
-  }
+  } else failed = true;
   const result = schema.safeParse(value);
   if (!result.success) {
     errors.push(...schemaErrors(result.error.issues, shown, source, parsed.locate));
     return undefined;
   }
-  if (engine && !engine.settings) return undefined;
-  return { file: shown, source, value: result.data };
+  if (failed) return undefined;
+  const file = { file: shown, source, value: result.data };
+  return { file, settings, warnings: placeholderWarnings(file, parsed.locate) };
+}
+
+/** A settings, collection, rules or data file as loaded: with site.yaml's engine keys and placeholder warnings. */
+interface Loaded<T> {
+  file: LocatedFile<T>;
+  settings?: EngineSiteSettings;
+  warnings?: ContentWarning[];
+}
+
+/**
+ * What a build keeps of a settings, collection, rules or data file it validated, by its
+ * display path: the value, by a key of its text, its role and the code that validated it.
+ */
+export interface KeptSource {
+  key: string;
+  value: Sealed<unknown>;
+  /** site.yaml: the engine's keys, and the warnings of its placeholder addresses (at their lines). */
+  settings?: Sealed<EngineSiteSettings>;
+  warnings?: ContentWarning[];
+}
+
+export type KeptSources = Record<string, KeptSource>;
+
+/**
+ * The last build's validated files and the code they are valid for: the keys of the theme's
+ * parts (`code`, as the pipeline is given them; the cache's version stands for the rest of the
+ * code, a store of another version being empty). Without it every file is validated.
+ */
+export interface KeptFrom {
+  sources: unknown;
+  code: string;
+}
+
+/**
+ * The files the last build validated, taken when their text, role and code are the same;
+ * what this load validated or took is put in `next`. It fails closed: an entry of another
+ * shape, or whose sealed values do not match their hash (damaged), is validated again.
+ */
+function keptSources(from: KeptFrom | undefined, next: KeptSources) {
+  const before = from && isRecord(from.sources) ? from.sources : undefined;
+  const keyOf = (role: string, source: string) => hashOfAll(["kept-source-1", from!.code, role, source]);
+  return {
+    /** Reads a file and loads it with `load`, unless the last build loaded the same text for the same role with the same code. */
+    async load<T>(file: string, display: (p: string) => string, errors: ContentError[], role: string, load: (source: string, shown: string) => Loaded<T> | undefined): Promise<Loaded<T> | undefined> {
+      const shown = display(file);
+      const source = await readText(file, shown, errors);
+      if (source === undefined) return undefined;
+      if (!from) return load(source, shown);
+      const key = keyOf(role, source);
+      const entry: unknown = before?.[shown];
+      if (isRecord(entry) && entry.key === key) {
+        const value = unseal(entry.value as Sealed<T>);
+        const settings = entry.settings === undefined ? undefined : unseal(entry.settings as Sealed<EngineSiteSettings>);
+        const warnings = entry.warnings ?? [];
+        if (value !== undefined && (entry.settings === undefined || settings !== undefined) && isWarnings(warnings)) {
+          next[shown] = entry as unknown as KeptSource;
+          return { file: { file: shown, source, value }, ...(settings ? { settings } : {}), ...(entry.warnings ? { warnings } : {}) };
+        }
+      }
+      const loaded = load(source, shown);
+      // Kept only when JSON gives back exactly what was validated.
+      if (loaded && exactJson(loaded.file.value) && (loaded.settings === undefined || exactJson(loaded.settings))) {
+        next[shown] = { key, value: seal(loaded.file.value), ...(loaded.settings ? { settings: seal(loaded.settings) } : {}), ...(loaded.warnings ? { warnings: loaded.warnings } : {}) };
+      }
+      return loaded;
+    },
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isWarnings = (value: unknown): value is ContentWarning[] =>
+  Array.isArray(value) && value.every((w) => isRecord(w) && typeof w.file === "string" && typeof w.message === "string" && (w.line === undefined || typeof w.line === "number"));
+
+/** True when JSON gives back this very value: no key whose value is undefined (JSON drops it), nothing `isJsonSafe` refuses. */
+function exactJson(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(exactJson);
+  if (value && typeof value === "object") return isJsonSafe(value) && Object.values(value).every((v) => v !== undefined && exactJson(v));
+  return isJsonSafe(value);
 }
 
 /** The files of `dir` with this extension (hidden ones left out), sorted. */
@@ -303,20 +411,21 @@ async function loadDataFiles(
   display: (p: string) => string,
   errors: ContentError[],
   orUnavailable: (loaded: LocatedFile<unknown> | undefined, file: string) => LocatedFile<unknown>,
+  kept: ReturnType<typeof keptSources>,
 ): Promise<Map<string, LocatedFile<unknown>>> {
   const data = new Map<string, LocatedFile<unknown>>();
   for (const file of filesOf(dir, ".json")) {
-    const shown = display(file);
     const name = path.relative(dir, file).replace(/\.json$/, "").split(path.sep).join("/");
-    const source = await readText(file, shown, errors);
-    let loaded: LocatedFile<unknown> | undefined;
-    try {
-      if (source !== undefined) loaded = { file: shown, source, value: parseJsonSource(source, shown).value };
-    } catch (error) {
-      errors.push(error as ContentError);
-    }
+    const loaded = await kept.load(file, display, errors, "data", (source, shown) => {
+      try {
+        return { file: { file: shown, source, value: parseJsonSource(source, shown).value } };
+      } catch (error) {
+        errors.push(error as ContentError);
+        return undefined;
+      }
+    });
     // Still known by its name: a block reading it is left out, not told the file does not exist.
-    data.set(name, orUnavailable(loaded, file));
+    data.set(name, orUnavailable(loaded?.file, file));
   }
   return data;
 }
@@ -376,14 +485,41 @@ export function loadArticleFile(
   const entry = previous?.get(shown);
   const parsedBefore = entry?.sourceHash === sourceHash ? unseal(entry.article) : undefined;
   if (parsedBefore) return { article: articleFrom(parsedBefore as ParsedArticle, source, sourceHash, shown) };
+  // Only the body edited: the front matter as the last build parsed it, with the entry of this text.
+  const sameHead = entry && sameFrontMatter(source, entry);
+  if (sameHead) {
+    parsed.set(shown, { sourceHash, head: entry.head, article: entry.article });
+    return { article: articleFrom(sameHead, source, sourceHash, shown) };
+  }
   const result = parseArticle(source, shown, path.relative(articlesDir, file), model, sourceHash);
   if ("article" in result) {
     // Kept only when JSON gives back exactly what was parsed.
     const { parsed: parts } = result;
-    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, article: seal(parts) });
+    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, head: headHash(source, parts.bodyOffset), article: seal(parts) });
     return { article: result.article };
   }
   return failed(result.errors, result.body);
+}
+
+/**
+ * The hash of an article's text up to its body (its front matter between the `---` lines,
+ * and the line break after them), when that ends with the closing `---` line: then a text
+ * that starts with the same characters has the same front matter, split at the same place
+ * (gray-matter takes the first line that starts with `---` after the opening one, and one
+ * line break after it). Undefined otherwise: an article whose front matter is not closed that
+ * way is parsed again whenever its text changes.
+ */
+function headHash(source: string, bodyOffset: number): string | undefined {
+  const head = source.slice(0, bodyOffset);
+  return /\n---\r?\n$/.test(head) ? hashOf("front matter", head) : undefined;
+}
+
+/** The parsed article of the last build's entry when `source` differs from its text in the body only (`headHash`). */
+function sameFrontMatter(source: string, entry: { head?: string; article?: Sealed<ParsedArticle> }): ParsedArticle | undefined {
+  if (typeof entry.head !== "string") return undefined;
+  const before = unseal(entry.article);
+  if (!before || typeof before.bodyOffset !== "number" || before.bodyOffset > source.length) return undefined;
+  return headHash(source, before.bodyOffset) === entry.head ? before : undefined;
 }
 
 /**
@@ -419,7 +555,7 @@ export function parseArticle(
   if (!/^---\r?\n/.test(source)) {
     return unreadable("missing front matter", "start the file with a YAML block between two `---` lines holding at least a `title:`");
   }
-  let raw: matter.GrayMatterFile<string>;
+  let raw: ReturnType<typeof matter>;
   try {
     raw = matter(source, {
       engines: {
@@ -515,9 +651,13 @@ export function parseArticle(
   return { article: articleFrom(parsed, source, sourceHash, file), parsed };
 }
 
-/** Where parsed articles are kept between builds, by file (the persistent cache's entries). */
-export type ArticleStore = Map<string, { sourceHash: string; article?: Sealed<ParsedArticle> }>;
-export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly article?: Sealed<ParsedArticle> }>;
+/**
+ * Where parsed articles are kept between builds, by file (the persistent cache's entries):
+ * each by the hash of its text, and of its text up to the body (`head`, `headHash`), so that
+ * a body edit takes the front matter as it was.
+ */
+export type ArticleStore = Map<string, { sourceHash: string; head?: string; article?: Sealed<ParsedArticle> }>;
+export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly head?: string; readonly article?: Sealed<ParsedArticle> }>;
 
 /** What parsing an article gives, besides its text: the part the cache keeps. */
 export interface ParsedArticle {
