@@ -315,6 +315,7 @@ export class SiteBuilder {
     const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules ?? previous.output.rules }, theme)))).value;
     this.previous = { ...this.previous, rules: checked.rules };
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
+    const storedBodies = (files: readonly string[]) => cache.readTexts(files);
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
@@ -329,7 +330,7 @@ export class SiteBuilder {
       const settingsLoaded = !content.unavailable.includes(content.site.file);
       if ("error" in assetsDone && settingsLoaded) throw assetsDone.error;
       const assets = "error" in assetsDone ? staged(undefined) : pass(assetsDone.value);
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return stop();
     }
@@ -356,7 +357,8 @@ export class SiteBuilder {
     const assets = found.add(lap("assets", pass(assetsDone.value))).value;
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
-    const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
+    // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();
