@@ -178,23 +178,32 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
    * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
    * starts empty and is still saved. `keyed`: the paths of the record's parts that are records
    * by key (`"pages"`, `"rules.articles"`), each kept in shards of its own. A store missing a
-   * shard it names, or one that does not parse, is ignored whole.
+   * shard or pack it names, or one that does not parse, is ignored whole (`ignored` says why).
    */
   static async open<Entry extends CachedFile, Build extends CachedBuild>(dir: string, code: string, empty: Build, { read = true, keyed = ["pages"] }: { read?: boolean; keyed?: readonly string[] } = {}): Promise<BuildCache<Entry, Build>> {
     const none = new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map());
+    /** The store not used, and why: this build makes it again. */
+    const ignored = (why: string) => Object.assign(new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map()), { ignored: why });
     if (!read) return none;
-    const store = await readJson<Store>(path.join(dir, "store.json"));
-    const build = store?.build as Build | undefined;
-    if (!store || store.format !== FORMAT || store.code !== code || !isObject(build) || !isObject(store.parts) || !isObject(store.packs) || !Array.isArray(build.media)) return none;
+    const text = await readFile(path.join(dir, "store.json"), "utf8").catch(() => undefined);
+    // No store yet: nothing to say.
+    if (text === undefined) return none;
+    const store = parseJson<Store>(text);
+    if (!isObject(store) || typeof store.format !== "number") return ignored("its store.json does not parse, or another program wrote it");
+    // Another version of the code: the usual case after an edit to it (or to the format), said by nothing.
+    if (store.code !== code) return none;
+    if (store.format !== FORMAT) return ignored(`it is in another format (${store.format}; this code keeps ${FORMAT})`);
+    const build = store.build as Build | undefined;
+    if (!isObject(build) || !isObject(store.parts) || !isObject(store.packs) || !Array.isArray(build.media)) return ignored("its store.json is not what this code writes");
     // Every pack of texts as store.json left it: a text is read by its place in one.
     for (const [pack, size] of Object.entries(store.packs)) {
-      if (!PACK.test(pack) || (await stat(path.join(dir, pack)).then((s) => s.size, () => -1)) !== size) return none;
+      if (!PACK.test(pack) || (await stat(path.join(dir, pack)).then((s) => s.size, () => -1)) !== size) return ignored(`its pack ${pack} is missing or not the size store.json says`);
     }
     const known = new Map<string, KnownPart>();
     for (const [part, stored] of Object.entries(store.parts)) {
-      if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return none;
+      if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return ignored("its store.json is not what this code writes");
       const shards = await Promise.all(stored.names.map((name) => readShard(dir, name)));
-      if (!shards.every(isObject)) return none;
+      if (!shards.every(isObject)) return ignored(`a shard of its ${part} is missing or damaged`);
       // Each shard's bytes are the ones its name's hash was made of: its sealed values need no check of their own.
       for (const shard of shards) for (const key in shard) vouchForSealed(shard[key]);
       known.set(part, { count: stored.count, shards: shards.map((values, i) => ({ name: stored.names[i]!, values })) });
@@ -205,11 +214,14 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const parent = parentOf(build as unknown as Record<string, unknown>, part);
       if (read && parent) parent.object[parent.key] = Object.assign({}, ...read.shards.map((s) => s.values));
     }
-    if (!isObject(build.pages)) return none;
+    if (!isObject(build.pages)) return ignored("its store.json is not what this code writes");
     const files = new Map<string, Entry>();
     for (const shard of known.get("files")?.shards ?? []) for (const key in shard.values) files.set(key, shard.values[key] as Entry);
     return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs);
   }
+
+  /** Why the store found in its folder was not used (damaged, or another program's or format's), when it was not: the build says so in a line and makes it again. */
+  readonly ignored?: string;
 
   /** False for `none()`: nothing is kept, so nothing is sealed or stored. */
   get enabled(): boolean {
@@ -392,9 +404,9 @@ function parentOf(root: Record<string, unknown>, dotted: string, { copy = false 
   return { object, key: keys.at(-1)! };
 }
 
-async function readJson<T>(file: string): Promise<T | undefined> {
+function parseJson<T>(text: string): T | undefined {
   try {
-    return JSON.parse(await readFile(file, "utf8")) as T;
+    return JSON.parse(text) as T;
   } catch {
     return undefined;
   }
