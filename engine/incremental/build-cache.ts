@@ -155,7 +155,9 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       }
     }
     for (const [pack, wanted] of byPack) {
-      const handle = await open(path.join(this.dir, pack), "r");
+      // A pack gone since it was read (removed by hand): its texts are missing, which the caller makes again.
+      const handle = await open(path.join(this.dir, pack), "r").catch(() => undefined);
+      if (!handle) continue;
       try {
         for (const [key, offset, length] of wanted) {
           const bytes = Buffer.alloc(length);
