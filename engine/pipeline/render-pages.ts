@@ -148,7 +148,9 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     // (read from the store first when the cache kept it, as often as the page asks for one).
     while ("needs" in page) {
       const missing = page.needs;
-      await sources.read([missing]);
+      // With the bodies its last render read (a tag's page shows many): read at once, not one by one.
+      const before = Object.keys(input.previous[route.path]?.deps ?? {}).flatMap((id) => (id.startsWith("body:") ? [id.slice("body:".length)] : []));
+      await sources.read([missing, ...before]);
       const again = (await threads.lanes[0]!(task([route.path], true)))[0]!;
       if ("needs" in again && again.needs === missing) throw new Error(`${route.path} reads the body of ${missing}, which this thread has`);
       page = again;
