@@ -94,4 +94,75 @@ describe("the cache's store of a site of 5000 articles", () => {
       }
     }
   });
+
+  it("keeps each entry's text in a pack outside the shards, read back by key: a one-article edit writes its new text only, and reading an entry never decodes the others' texts", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    try {
+      const body = (i: number, edit = "") => `<p>${"corpo ".repeat(40)}${i}${edit} — é</p>`;
+      const first = await open(dir);
+      first.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), { sourceHash: `h${i}`, html: "", text: body(i) }])));
+      await first.save();
+      const before = await files(dir);
+      // The texts are in one pack, none of them in a shard.
+      const packs = [...before.keys()].filter((name) => name.endsWith(".pack"));
+      expect(packs).toHaveLength(1);
+      for (const name of before.keys()) if (name.endsWith(".json")) expect(await readFile(path.join(dir, name), "utf8"), name).not.toContain("corpo");
+
+      const cache = await open(dir);
+      expect((await cache.readTexts([file(8), file(4999)])).get(file(8))).toBe(body(8));
+      cache.add(new Map([[file(7), { sourceHash: "h7", text: body(7, " editado") }]]));
+      await cache.save();
+      const after = await files(dir);
+      // The pack of every other text is the one written before; the new text is in a pack of its own.
+      expect(after.get(packs[0]!)?.ino).toBe(before.get(packs[0]!)?.ino);
+      const added = [...after].filter(([name]) => name.endsWith(".pack") && name !== packs[0]);
+      expect(added).toHaveLength(1);
+      expect(added[0]![1].size).toBe(Buffer.byteLength(body(7, " editado")));
+
+      const again = await open(dir);
+      const texts = await again.readTexts([file(7), file(8), "../content/articles/none.md"]);
+      expect([...texts]).toEqual([
+        [file(7), body(7, " editado")],
+        [file(8), body(8)],
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("merges its packs of texts once there are more than eight, and every text still reads back", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    try {
+      const first = await open(dir);
+      first.replace(new Map(Array.from({ length: 100 }, (_, i) => [file(i), { sourceHash: `h${i}`, html: "", text: `<p>${i}</p>` }])));
+      await first.save();
+      for (let edit = 1; edit <= 12; edit++) {
+        const cache = await open(dir);
+        cache.add(new Map([[file(edit), { sourceHash: `h${edit}`, text: `<p>${edit} editado</p>` }]]));
+        await cache.save();
+        expect((await readdir(dir)).filter((name) => name.endsWith(".pack")).length, `edit ${edit}`).toBeLessThanOrEqual(9);
+      }
+      const texts = await (await open(dir)).readTexts(Array.from({ length: 100 }, (_, i) => file(i)));
+      for (let i = 0; i < 100; i++) expect(texts.get(file(i))).toBe(i >= 1 && i <= 12 ? `<p>${i} editado</p>` : `<p>${i}</p>`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is read as empty when a pack of texts is missing or cut short", async () => {
+    for (const harm of ["missing", "cut short"] as const) {
+      const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+      try {
+        const first = await open(dir);
+        first.replace(new Map(Array.from({ length: 10 }, (_, i) => [file(i), { sourceHash: `h${i}`, html: "", text: `<p>${i}</p>` }])));
+        await first.save();
+        const pack = (await readdir(dir)).find((name) => name.endsWith(".pack"))!;
+        if (harm === "missing") await rm(path.join(dir, pack));
+        else await writeFile(path.join(dir, pack), "<p>0</p>");
+        expect((await open(dir)).files.size, harm).toBe(0);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  });
 });

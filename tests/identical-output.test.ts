@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { comparable, fixture, projectRoot } from "./helpers.js";
@@ -76,6 +77,37 @@ describe("byte-identical output", () => {
     // The same files (none stale, none missing), with the same bytes.
     expect([...live.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
     for (const [file, data] of reference.files) expect(comparable(live.files.get(file)), file).toEqual(comparable(data));
+  }, 60_000);
+
+  it("a rebuild from the persistent cache, whose kept bodies' HTML stays in its store until a page renders it, equals a reference build of the edited site", async () => {
+    const content = await siteWithCorpus();
+    const cacheDir = path.join(path.dirname(content), "cache");
+    const live = new MemoryWriter();
+    const build = async () => {
+      const builder = new SiteBuilder({ contentDir: content, projectRoot, theme, cache: await openSiteCache(cacheDir, "identical-output") });
+      try {
+        return await builder.build(live);
+      } finally {
+        await builder.close();
+      }
+    };
+    expect((await build()).ok).toBe(true);
+    // A title edited: the listings change, so the home page renders again with the featured
+    // article's body, which the cache kept; the English translation edited: its Portuguese page
+    // renders again with its own body, kept too.
+    const bench = path.join(content, "articles/bench/3.md");
+    await writeFile(bench, (await readFile(bench, "utf8")).replace(/^title: .*$/m, 'title: "Um título editado"'));
+    const english = path.join(content, "articles/artigo-transicao.en.md");
+    await writeFile(english, `${await readFile(english, "utf8")}\nOne more paragraph.\n`);
+    const rebuilt = await build();
+    expect(rebuilt.ok).toBe(true);
+    expect(rebuilt.bodies?.parsed).toBe(2);
+    expect(rebuilt.rendered).toBeLessThan(live.files.size / 2);
+    const reference = new MemoryWriter();
+    await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference);
+    expect([...live.files.keys()].sort()).toEqual([...reference.files.keys()].sort());
+    for (const [file, data] of reference.files) expect(comparable(live.files.get(file)), file).toEqual(comparable(data));
+    await rm(path.dirname(content), { recursive: true, force: true });
   }, 60_000);
 
   it("a second build with nothing changed leaves every file untouched, and --force writes the same bytes", async () => {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -87,6 +87,33 @@ describe("a build on 1, 2 and 3 threads", () => {
       for (let i = 0; i < 10; i++) expect(page).toContain(`The extra note number ${i}.`);
     }
     expect(built[1]).toEqual(built[0]);
+  }, 120_000);
+
+  it("a rebuild from the cache on 3 threads, whose tag page shows bodies the cache kept (their HTML read from its store), is the same bytes as a cold build", async () => {
+    const extra = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`content/articles/notes/extra-${i}.md`, `---\ntitle: Extra note ${i}\ntags: [extra]\n---\n\nThe extra note number ${i}.\n`]),
+    );
+    const dir = await editedFixture("notebook", extra);
+    const content = path.join(dir, "content");
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-threads-store-"));
+    const env = { ...process.env, NO_COLOR: "1", CAFE_CACHE_DIR: path.join(work, "cache") };
+    const build = (out: string, ...flags: string[]) =>
+      run(process.execPath, [path.join(projectRoot, "engine/launch.mjs"), "build", "--root", fixture("digest"), "--content", content, "--out", path.join(work, out), "--threads", "3", "--verbose", ...flags], { cwd: fixture("digest"), env });
+    try {
+      await build("site");
+      // One note's title: the tag's page renders again (on a worker), with the nine other notes' bodies kept.
+      const note = path.join(content, "articles/notes/extra-3.md");
+      await writeFile(note, (await readFile(note, "utf8")).replace("title: Extra note 3", "title: Extra note 3, revised"));
+      const warm = await build("site");
+      expect(warm.stdout).toMatch(/bodies\s+1 parsed/);
+      await build("cold", "--no-cache", "--force");
+      const page = await readFile(path.join(work, "site/tags/extra.html"), "utf8");
+      for (let i = 0; i < 10; i++) expect(page).toContain(`The extra note number ${i}.`);
+      expect(await bytesOf(path.join(work, "site"))).toEqual(await bytesOf(path.join(work, "cold")));
+    } finally {
+      await rm(work, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it("a broken site: the same report, every location, with 1 and 3 threads", async () => {

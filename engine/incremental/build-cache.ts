@@ -23,8 +23,15 @@
  * never change a result. Only a successful build saves it. A shard is named by the hash of its
 text, checked when it is read: the sealed values in it (lib/hash.ts) are not hashed again one
 by one (at 100,000 articles that was seconds of every build).
+ *
+ * An entry's large text (an article's rendered body) is kept outside the shards, in packs read
+ * by range when a run needs that text (`readTexts`): a rebuild that keeps a page never decodes
+ * its body (at 100,000 articles the bodies were two thirds of the shards' JSON). The reader
+ * checks what it reads against the hash it knows; a pack missing or shorter than store.json
+ * says makes the whole store ignored.
  */
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
 import { createHash } from "node:crypto";
 import { vouchForSealed } from "../lib/hash.js";
 import { writeFileAtomic } from "../lib/files.js";
@@ -32,16 +39,25 @@ import path from "node:path";
 import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 6;
+const FORMAT = 7;
 /** Entries a shard holds, about: a one-article edit rewrites a shard or two of each part, not the whole store. */
 const PER_SHARD = 1000;
 const MAX_SHARDS = 256;
+/** Packs of texts kept before the smaller ones are merged into the next one written. */
+const MAX_PACKS = 8;
 
 /** What the cache keeps of one article file, by the hash of its text (its parts are the stages'). */
 export interface CachedFile {
   /** Hash of the file's text: the entry is for this text only. */
   sourceHash: string;
+  /** A large text of the entry made by this run (a rendered body), written to a pack when the store is saved, not into its shard. */
+  text?: string;
+  /** Where the entry's text is kept: its pack, and the offset and length of its bytes there. */
+  textAt?: TextAt;
 }
+
+/** A pack's file, the offset and the length of a text's bytes in it. */
+export type TextAt = [pack: string, offset: number, length: number];
 
 /** What the cache keeps of the last build: the output it wrote, each page's record (the pipeline's record). */
 export interface CachedBuild {
@@ -63,6 +79,8 @@ interface Store {
   build: unknown;
   /** Each part (`files`, and each keyed part of the record by its path) in shards. */
   parts: Record<string, StoredPart>;
+  /** The packs of the entries' texts, with each one's size in bytes. */
+  packs: Record<string, number>;
 }
 
 /** The entries of one shard, by key, as JSON has them. */
@@ -95,6 +113,8 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     private readonly entries: Map<string, Entry>,
     /** Each part as read or last saved. */
     private known: Map<string, KnownPart> = new Map(),
+    /** The packs of texts as read or last saved, with their sizes. */
+    private packs: Record<string, number> = {},
   ) {}
 
   /** Each article file's entry, as earlier builds left it (stages read it; only the orchestrator stores). */
@@ -113,8 +133,45 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     if (!this.enabled) return;
     for (const [file, part] of parts) {
       const entry = this.entries.get(file);
-      if (entry?.sourceHash === part.sourceHash) this.entries.set(file, { ...entry, ...part });
+      if (entry?.sourceHash !== part.sourceHash) continue;
+      const added = { ...entry, ...part };
+      // A new text replaces the one kept in a pack.
+      if (part.text !== undefined) delete added.textAt;
+      this.entries.set(file, added);
     }
+  }
+
+  /**
+   * The texts of some entries (`text`, or read from their packs): by key, for the keys that
+   * have one. What is read is the bytes store.json's pack held at that place: the caller
+   * checks it against the hash it knows of it.
+   */
+  async readTexts(keys: Iterable<string>): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    const byPack = new Map<string, [string, number, number][]>();
+    for (const key of keys) {
+      const entry = this.entries.get(key);
+      if (entry?.text !== undefined) texts.set(key, entry.text);
+      else if (entry?.textAt) {
+        const [pack, offset, length] = entry.textAt;
+        byPack.get(pack)?.push([key, offset, length]) ?? byPack.set(pack, [[key, offset, length]]);
+      }
+    }
+    for (const [pack, wanted] of byPack) {
+      // A pack gone since it was read (removed by hand): its texts are missing, which the caller makes again.
+      const handle = await open(path.join(this.dir, pack), "r").catch(() => undefined);
+      if (!handle) continue;
+      try {
+        for (const [key, offset, length] of wanted) {
+          const bytes = Buffer.alloc(length);
+          const { bytesRead } = await handle.read(bytes, 0, length, offset);
+          if (bytesRead === length) texts.set(key, bytes.toString("utf8"));
+        }
+      } finally {
+        await handle.close();
+      }
+    }
+    return texts;
   }
 
   /** An empty cache that is never saved (`--no-cache`, tests); `empty` is the record of no build. */
@@ -126,19 +183,32 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
    * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
    * starts empty and is still saved. `keyed`: the paths of the record's parts that are records
    * by key (`"pages"`, `"rules.articles"`), each kept in shards of its own. A store missing a
-   * shard it names, or one that does not parse, is ignored whole.
+   * shard or pack it names, or one that does not parse, is ignored whole (`ignored` says why).
    */
   static async open<Entry extends CachedFile, Build extends CachedBuild>(dir: string, code: string, empty: Build, { read = true, keyed = ["pages"] }: { read?: boolean; keyed?: readonly string[] } = {}): Promise<BuildCache<Entry, Build>> {
     const none = new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map());
+    /** The store not used, and why: this build makes it again. */
+    const ignored = (why: string) => Object.assign(new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map()), { ignored: why });
     if (!read) return none;
-    const store = await readJson<Store>(path.join(dir, "store.json"));
-    const build = store?.build as Build | undefined;
-    if (!store || store.format !== FORMAT || store.code !== code || !isObject(build) || !isObject(store.parts) || !Array.isArray(build.media)) return none;
+    const text = await readFile(path.join(dir, "store.json"), "utf8").catch(() => undefined);
+    // No store yet: nothing to say.
+    if (text === undefined) return none;
+    const store = parseJson<Store>(text);
+    if (!isObject(store) || typeof store.format !== "number") return ignored("its store.json does not parse, or another program wrote it");
+    // Another version of the code: the usual case after an edit to it (or to the format), said by nothing.
+    if (store.code !== code) return none;
+    if (store.format !== FORMAT) return ignored(`it is in another format (${store.format}; this code keeps ${FORMAT})`);
+    const build = store.build as Build | undefined;
+    if (!isObject(build) || !isObject(store.parts) || !isObject(store.packs) || !Array.isArray(build.media)) return ignored("its store.json is not what this code writes");
+    // Every pack of texts as store.json left it: a text is read by its place in one.
+    for (const [pack, size] of Object.entries(store.packs)) {
+      if (!PACK.test(pack) || (await stat(path.join(dir, pack)).then((s) => s.size, () => -1)) !== size) return ignored(`its pack ${pack} is missing or not the size store.json says`);
+    }
     const known = new Map<string, KnownPart>();
     for (const [part, stored] of Object.entries(store.parts)) {
-      if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return none;
+      if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return ignored("its store.json is not what this code writes");
       const shards = await Promise.all(stored.names.map((name) => readShard(dir, name)));
-      if (!shards.every(isObject)) return none;
+      if (!shards.every(isObject)) return ignored(`a shard of its ${part} is missing or damaged`);
       // Each shard's bytes are the ones its name's hash was made of: its sealed values need no check of their own.
       for (const shard of shards) for (const key in shard) vouchForSealed(shard[key]);
       known.set(part, { count: stored.count, shards: shards.map((values, i) => ({ name: stored.names[i]!, values })) });
@@ -149,11 +219,14 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const parent = parentOf(build as unknown as Record<string, unknown>, part);
       if (read && parent) parent.object[parent.key] = Object.assign({}, ...read.shards.map((s) => s.values));
     }
-    if (!isObject(build.pages)) return none;
+    if (!isObject(build.pages)) return ignored("its store.json is not what this code writes");
     const files = new Map<string, Entry>();
     for (const shard of known.get("files")?.shards ?? []) for (const key in shard.values) files.set(key, shard.values[key] as Entry);
-    return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known);
+    return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs);
   }
+
+  /** Why the store found in its folder was not used (damaged, or another program's or format's), when it was not: the build says so in a line and makes it again. */
+  readonly ignored?: string;
 
   /** False for `none()`: nothing is kept, so nothing is sealed or stored. */
   get enabled(): boolean {
@@ -183,6 +256,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const pid = Number(/\.(\d+)\.tmp$/.exec(name)?.[1]);
       if (pid && pid !== process.pid && !isRunning(pid)) await rm(path.join(this.dir, name), { force: true });
     }
+    const packs = await this.saveTexts();
     const build = { ...this.build } as unknown as Record<string, unknown>;
     const parts = new Map<string, Iterable<[string, unknown]>>([["files", this.entries]]);
     for (const part of this.keyed) {
@@ -215,16 +289,69 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     }
     // The shards first: a store.json that names a build is only written once they are all in.
     await Promise.all(written);
-    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries([...known].map(([part, { count, shards }]) => [part, { count, names: shards.map((s) => s.name) }])) };
+    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries([...known].map(([part, { count, shards }]) => [part, { count, names: shards.map((s) => s.name) }])), packs };
     await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(store), { mkdirs: false });
     this.known = known;
+    this.packs = packs;
     const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)));
-    // Shards no store.json names any more (and the files of an older format).
+    // Shards and packs no store.json names any more (and the files of an older format).
     for (const name of await readdir(this.dir)) {
-      if (name !== "store.json" && name.endsWith(".json") && !named.has(name)) await rm(path.join(this.dir, name), { force: true });
+      const unnamed = name.endsWith(".json") ? name !== "store.json" && !named.has(name) : PACK.test(name) && !Object.hasOwn(packs, name);
+      if (unnamed) await rm(path.join(this.dir, name), { force: true });
     }
   }
+
+  /**
+   * Writes the texts this run made into one new pack, with those of the smaller packs when
+   * there are more than `MAX_PACKS` or when most of the packs' bytes are texts no entry has
+   * any more (each edit leaves its old text behind); every entry then names its text's place.
+   * Returns the packs the entries use, by size.
+   */
+  private async saveTexts(): Promise<Record<string, number>> {
+    const live = new Map<string, number>();
+    for (const entry of this.entries.values()) if (entry.text === undefined && entry.textAt) live.set(entry.textAt[0], (live.get(entry.textAt[0]) ?? 0) + entry.textAt[2]);
+    const byUse = [...live].sort((a, b) => b[1] - a[1]);
+    const total = byUse.reduce((sum, [pack]) => sum + (this.packs[pack] ?? 0), 0);
+    const used = byUse.reduce((sum, [, bytes]) => sum + bytes, 0);
+    // Packs whose texts are copied into the new one: all of them when more than half their bytes are dead, else the smaller ones past MAX_PACKS.
+    const merged = new Set(used * 2 < total ? live.keys() : byUse.length > MAX_PACKS ? byUse.slice(1).map(([pack]) => pack) : []);
+    const moved = [...this.entries].filter(([, entry]) => entry.text !== undefined || (entry.textAt && merged.has(entry.textAt[0])));
+    const packs: Record<string, number> = {};
+    for (const [pack] of live) if (!merged.has(pack)) packs[pack] = this.packs[pack]!;
+    if (moved.length === 0) return packs;
+    const texts = await this.readTexts(moved.filter(([, entry]) => entry.text === undefined).map(([key]) => key));
+    const name = `texts.${randomBytes(8).toString("hex")}.pack`;
+    const temp = path.join(this.dir, `${name}.${process.pid}.tmp`);
+    const handle = await open(temp, "w");
+    let offset = 0;
+    try {
+      let batch: Buffer[] = [];
+      for (const [key, entry] of moved) {
+        const text = entry.text ?? texts.get(key);
+        const { text: _, textAt: __, ...rest } = entry;
+        if (text === undefined) {
+          // Its pack could not give it back: the entry keeps no text (its reader makes it again).
+          this.entries.set(key, rest as Entry);
+          continue;
+        }
+        const bytes = Buffer.from(text, "utf8");
+        this.entries.set(key, { ...rest, textAt: [name, offset, bytes.length] } as Entry);
+        offset += bytes.length;
+        batch.push(bytes);
+        if (batch.length === 1024) (await handle.writev(batch), (batch = []));
+      }
+      await handle.writev(batch);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path.join(this.dir, name));
+    packs[name] = offset;
+    return packs;
+  }
 }
+
+/** A pack of texts: written once under a name of its own, never over. */
+const PACK = /^texts\.[0-9a-f]{16}\.pack$/;
 
 /** A shard's file: its part, its number, the hash of its text. */
 const SHARD = /^[a-z.]+-\d+\.([0-9a-f]{40})\.json$/;
@@ -282,9 +409,9 @@ function parentOf(root: Record<string, unknown>, dotted: string, { copy = false 
   return { object, key: keys.at(-1)! };
 }
 
-async function readJson<T>(file: string): Promise<T | undefined> {
+function parseJson<T>(text: string): T | undefined {
   try {
-    return JSON.parse(await readFile(file, "utf8")) as T;
+    return JSON.parse(text) as T;
   } catch {
     return undefined;
   }

@@ -113,7 +113,9 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   const code = await siteCodeKeys(options.modulesFile, theme.modules, async () => options.codeVersion ?? (await codeVersion(projectRoot, codeFolders)));
   for (const note of code.notes) console.warn(`warning: ${note}`);
-  const cache = options.noCache ? undefined : await openSiteCache(cacheDirOf(projectRoot, contentDir, "build"), code.version, { read: !options.force });
+  const cacheDir = cacheDirOf(projectRoot, contentDir, "build");
+  const cache = options.noCache ? undefined : await openSiteCache(cacheDir, code.version, { read: !options.force });
+  if (cache?.ignored) console.warn(`note: the build cache in ${shownPath(projectRoot, cacheDir)} was not used (${cache.ignored}): this build makes it again`);
   // No listener for Ctrl+C or SIGTERM (lib/signals.ts): one would wait while the thread parses or renders.
   // The default action ends the build at once; the last good site stays, and the next build puts right what this one left.
   const writer = new FolderWriter(outDir);

@@ -22,6 +22,7 @@ import { checkedPages, type PageEntry, type ThemeSources } from "../stages/check
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
+import { hashOf } from "../lib/hash.js";
 import type { Shared, SiteShare } from "./tasks.js";
 
 export interface RenderInput {
@@ -40,6 +41,8 @@ export interface RenderInput {
   redirects: readonly Redirect[];
   /** The pages of the last build, by route. */
   previous: Readonly<Record<string, PageEntry>>;
+  /** The HTML of bodies the persistent cache kept (the store's texts, by article file): read only for the pages this run renders. */
+  storedBodies?: (files: readonly string[]) => Promise<ReadonlyMap<string, string>>;
   /**
    * Pages rendered only to check their links, never written (the build has errors already):
    * a page that fails to render is left out (what it needs is among the errors); a page of
@@ -59,7 +62,19 @@ function pageSources(input: RenderInput, theme: Theme) {
   const bodies = new Map<string, PageBody>([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
   const absent = content.articles.map((a) => a.file).filter((file) => !bodies.has(file));
   const share: PageShare = { images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp, absent };
-  return { content, table, values, code, share, bodies: (file: string) => bodies.get(file), all: bodies };
+  /** Reads the HTML of those of `files` whose body the cache kept, from the store: each must be the HTML its hash says. */
+  const read = async (files: Iterable<string>) => {
+    const wanted = [...new Set(files)].filter((file) => bodies.get(file)?.html === undefined && bodies.has(file));
+    if (wanted.length === 0) return;
+    const texts = (await input.storedBodies?.(wanted)) ?? new Map<string, string>();
+    for (const file of wanted) {
+      const body = bodies.get(file)!;
+      const html = texts.get(file);
+      if (html === undefined || hashOf(html) !== body.htmlHash) throw new Error(`the build cache's copy of the body of ${file} is missing or damaged: run the build again with --force`);
+      bodies.set(file, { ...body, html });
+    }
+  };
+  return { content, table, values, code, share, bodies: (file: string) => bodies.get(file), all: bodies, read };
 }
 
 /**
@@ -95,6 +110,8 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute };
   const kept = new Map<string, PageEntry>();
   if (Object.keys(previous).length === 0) return { kept, snapshot, sources, hashed: 0 };
+  // A body with images is hashed with its images in place: its HTML is read for that.
+  await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
   const values = pageValues(sources, theme);
   const same = since && since.pages === previous && !checkOnly ? sameSince(since.snapshot, snapshot) : undefined;
   // The core's word on every page, then the writer's, asked once for all of them.
@@ -112,6 +129,8 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const { content, table, redirects, checkOnly = false } = input;
   const { share, all: bodies } = sources;
   const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
+  // The bodies the pages to render show, read from the store when the cache kept them.
+  await sources.read(paths.flatMap((p) => pageBodies(table.byPath.get(p)!).map((a) => a.file)));
   const { threads, site } = await pageThreads(paths.length);
   const pagesShared = paths.length > 0 ? threads.share(share) : undefined;
   // A worker is handed the bodies its pages show; the build's thread has them all.
@@ -125,8 +144,17 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
       continue;
     }
     let page = (await made.next()).value!;
-    // It reads the body of another article than its own: rendered here, where every body is.
-    if ("needs" in page) page = (await threads.lanes[0]!(task([route.path], true)))[0]!;
+    // It reads the body of another article than its own: rendered here, where every body is
+    // (read from the store first when the cache kept it, as often as the page asks for one).
+    while ("needs" in page) {
+      const missing = page.needs;
+      // With the bodies its last render read (a tag's page shows many): read at once, not one by one.
+      const before = Object.keys(input.previous[route.path]?.deps ?? {}).flatMap((id) => (id.startsWith("body:") ? [id.slice("body:".length)] : []));
+      await sources.read([missing, ...before]);
+      const again = (await threads.lanes[0]!(task([route.path], true)))[0]!;
+      if ("needs" in again && again.needs === missing) throw new Error(`${route.path} reads the body of ${missing}, which this thread has`);
+      page = again;
+    }
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
     if ("left" in page) continue;
     yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: page.entry };
@@ -146,6 +174,7 @@ export interface UnwrittenInput extends CheckInput {
   themeCode?: ThemeSources;
   /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
   reported: readonly ContentIssue[];
+  storedBodies?: RenderInput["storedBodies"];
 }
 
 /** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
@@ -166,7 +195,7 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   if (content.unavailable.includes(content.site.file)) return staged(null);
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
-  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true };
+  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true, storedBodies: input.storedBodies };
   const pages: Record<string, PageEntry> = {};
   const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
   for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;

@@ -30,7 +30,7 @@ import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { cardPlan, cardStage } from "./draw-cards.js";
 import { feedData, feedXml, type FeedData } from "../stages/render/site-files.js";
-import { hashOfAll } from "../lib/hash.js";
+import { hashOf, hashOfAll } from "../lib/hash.js";
 import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
@@ -39,7 +39,7 @@ import { listFiles } from "../lib/files.js";
 import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
-import { emptyRecord, noSiteCache, type BuildRecord, type SiteCache } from "./build-record.js";
+import { emptyRecord, noSiteCache, type BuildRecord, type FileEntry, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
 
@@ -315,6 +315,27 @@ export class SiteBuilder {
     const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules ?? previous.output.rules }, theme)))).value;
     this.previous = { ...this.previous, rules: checked.rules };
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
+    // The HTML of bodies the cache kept, read from its store for the pages that show them. One
+    // the store lost or that is not what its hash says (a damaged pack) is rendered again from
+    // its article, and kept again: the store can only save work, never change a page.
+    const storedBodies = async (files: readonly string[]) => {
+      const texts = await cache.readTexts(files);
+      if (files.every((file) => texts.has(file) && hashOf(texts.get(file)!) === markdown.get(file)?.htmlHash)) return texts;
+      const byFile = new Map(content.articles.map((a) => [a.file, a]));
+      const lost = files.flatMap((file) => {
+        const text = texts.get(file);
+        const article = byFile.get(file);
+        return article && (text === undefined || hashOf(text) !== markdown.get(file)?.htmlHash) ? [article] : [];
+      });
+      const again = new Map<string, FileEntry>();
+      for (const [i, { entry }] of (await renderBodies(lost)).entries()) {
+        if (entry.result.html === undefined) continue;
+        texts.set(lost[i]!.file, entry.result.html);
+        again.set(lost[i]!.file, { sourceHash: entry.sourceHash, text: entry.result.html });
+      }
+      cache.add(again);
+      return texts;
+    };
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
     const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
@@ -329,7 +350,7 @@ export class SiteBuilder {
       const settingsLoaded = !content.unavailable.includes(content.site.file);
       if ("error" in assetsDone && settingsLoaded) throw assetsDone.error;
       const assets = "error" in assetsDone ? staged(undefined) : pass(assetsDone.value);
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return stop();
     }
@@ -356,7 +377,8 @@ export class SiteBuilder {
     const assets = found.add(lap("assets", pass(assetsDone.value))).value;
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
-    const renderInput = pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages });
+    // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();

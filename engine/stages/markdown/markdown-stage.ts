@@ -13,6 +13,7 @@ import { DepValues, type Deps, type DepId } from "../../incremental/dependencies
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import type { InternalLink, MarkdownResult } from "./article-markdown.js";
 import { siteBlockData, type MarkdownSession } from "./markdown-context.js";
+import type { CachedFile } from "../../incremental/build-cache.js";
 import { loadPackage } from "../../lib/packages.js";
 import type { SiteValues } from "../../lib/site-values.js";
 import type { RouteTable } from "../routes/routes.js";
@@ -23,26 +24,33 @@ import type { Theme } from "../../theme.js";
 export interface MarkdownEntry {
   sourceHash: string;
   deps: Deps;
-  result: MarkdownResult;
+  /** The body; `html` undefined for a body the persistent cache kept: its text is in the store's packs, read when a page renders it (pipeline/render-pages.ts). */
+  result: BodyResult;
   /** The hash of `result.html` (a page's dependency on a body without images). */
   htmlHash: string;
   /** The route of a body whose article did not load (its front matter failed): it has no page. */
   unpublished?: string;
 }
 
-/** What the persistent cache keeps of a body: its HTML and what the checks read, with the hashes of what it read. */
+/** A body's Markdown as a run has it: the HTML only when rendered in this run or read for a page (a kept page never needs it). */
+export type BodyResult = Omit<MarkdownResult, "html"> & { html?: string };
+
+/**
+ * What the persistent cache keeps of a body besides its HTML (kept as the entry's text,
+ * outside the store's shards): the HTML's hash and what the checks read, with the hashes of
+ * what it read.
+ */
 export interface KeptBody {
   deps: Deps;
-  html: string;
+  htmlHash: string;
   headings: { id: string; text: string; depth: number }[];
   links: InternalLink[];
   warnings: ContentWarning[];
   images: MarkdownImage[];
 }
 
-/** A body as the cache keeps it with its article's entry: for one text (its hash), sealed. */
-export interface CachedBody {
-  sourceHash: string;
+/** A body as the cache keeps it with its article's entry: for one text (its hash), sealed; its HTML is the entry's text (incremental/build-cache.ts). */
+export interface CachedBody extends CachedFile {
   markdown?: Sealed<KeptBody>;
 }
 
@@ -86,8 +94,8 @@ export interface RenderedBody {
 }
 
 /** What the cache keeps of a body, sealed by the hash its worker made. */
-const keptBody = ({ deps, result: { html, headings, links, warnings, images } }: MarkdownEntry, check: string): Sealed<KeptBody> => ({
-  value: { deps, html, headings, links, warnings, images },
+const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images } }: MarkdownEntry, check: string): Sealed<KeptBody> => ({
+  value: { deps, htmlHash, headings, links, warnings, images },
   check,
 });
 
@@ -116,10 +124,11 @@ export async function renderBodies(articles: readonly Article[], content: SiteCo
     const { sourceHash } = article;
     // A block of it reads a file that did not load: its hashes are never asked for.
     const deps = result.unavailable === undefined ? Object.fromEntries(result.reads.map((id) => [id, values.hash(id)])) : {};
-    const entry = { sourceHash, deps, result, htmlHash: hashOf(result.html) };
-    const { html, headings, links, warnings, images } = result;
+    const htmlHash = hashOf(result.html);
+    const entry = { sourceHash, deps, result, htmlHash };
+    const { headings, links, warnings, images } = result;
     const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
-    return { entry, check: keepable ? seal({ deps, html, headings, links, warnings, images }).check : undefined };
+    return { entry, check: keepable ? seal({ deps, htmlHash, headings, links, warnings, images }).check : undefined };
   });
 }
 
@@ -151,7 +160,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     // and every check of it, is left out of this run.
     if (body.entry.result.unavailable !== undefined) continue;
     bodies.set(article.file, body.entry);
-    if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check) });
+    if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check), text: body.entry.result.html });
   }
   // The bodies of the articles whose front matter failed: checked in the same run, never kept.
   const aside = [...(failed?.values() ?? [])].flatMap((f) => (f.body ? [f.body] : []));
@@ -168,9 +177,12 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     const entry = previous.get(article.file);
     if (entry?.sourceHash === sourceHash && values.unchanged(entry.deps)) return entry;
     const kept = cached.get(article.file);
-    const before = kept?.sourceHash === sourceHash ? unseal(kept.markdown) : undefined;
+    // A body whose HTML the store no longer has is rendered again.
+    const stored = kept?.text !== undefined || kept?.textAt !== undefined;
+    const before = kept?.sourceHash === sourceHash && stored ? unseal(kept.markdown) : undefined;
     if (!before || !values.unchanged(before.deps)) return undefined;
-    const { deps, ...result } = before;
-    return { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash: hashOf(result.html) };
+    // Its HTML stays in the store until a page renders it (pipeline/render-pages.ts reads it, and checks it against `htmlHash`).
+    const { deps, htmlHash, ...result } = before;
+    return { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash };
   }
 }

@@ -40,7 +40,8 @@ export type RenderedFile =
 
 /** What an article's body gives a page: its HTML (image markers in it) and the images to put there. */
 export interface PageBody {
-  html: string;
+  /** Undefined for a body the persistent cache kept whose HTML was not read (no page of this run rendered it yet): a page that shows it comes back for it (`needs`). */
+  html?: string;
   images: MarkdownImage[];
   /** The hash of `html` (a page's dependency on a body without images). */
   htmlHash: string;
@@ -128,7 +129,8 @@ export function pageValues({ content, table, values, share, bodies, code }: Page
 
 /** An article's body with its images in place; undefined when it has none. */
 function bodyHtml(body: PageBody | undefined, images: ShownImages, file: string): string | undefined {
-  return body && fillImages(images, body.html, file, body.images);
+  if (body?.html === undefined) return body && bodyNotHere(file);
+  return fillImages(images, body.html, file, body.images);
 }
 
 /**
