@@ -102,7 +102,8 @@ export default defineConfig({
       // The client's files, in a DOM (happy-dom), after the others: a worker is kept for the next
       // file only if that file wants the same environment, so mixed in one queue with the rest
       // they made vitest start a fresh worker (importing everything again) at each change of kind.
-      { extends: true, test: { name: "unit-dom", include: DOM, environment: "happy-dom", ...UNIT, sequence: { groupOrder: 1 } } },
+      // They build nothing: each worker's cache of its own starts empty (tests/setup-unit-worker.ts).
+      { extends: true, test: { name: "unit-dom", include: DOM, environment: "happy-dom", ...UNIT, sequence: { groupOrder: 1 }, env: { CAFE_TEST_EMPTY_CACHE: "1" } } },
       // Each file in a process of its own (vitest's default count of workers): they start servers, browsers and processes.
       { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)), sequence: { groupOrder: 2 } } },
     ],
