@@ -24,6 +24,7 @@ import { buildSite } from "../engine/pipeline/site-builder.js";
 import { codeVersion } from "../engine/incremental/fingerprint.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
+import { noteMediaUse } from "./media-use.js";
 import { projectState, stateChanges, type ProjectState } from "./project-state.js";
 
 export interface BuiltSite {
@@ -91,13 +92,25 @@ async function seedMedia(projectRoot: string, cacheDir: string): Promise<void> {
   for (const kind of KEPT_MEDIA) await cp(path.join(keptMediaDir(projectRoot), kind), path.join(cacheDir, kind), { recursive: true }).catch(() => {});
 }
 
-/** Keeps the media the real site needed for the next run: exactly those (swapped in whole, so nothing stale piles up). */
-async function keepMedia(projectRoot: string, cacheDir: string): Promise<void> {
+/**
+ * Keeps the media the real site's build read or stored (`used`: their folders) for the next run,
+ * swapped in whole: not the whole cache, which starts with the last kept media, so that kept
+ * whole it piled up every version's entries (32 bundles of the assets where the site reads one,
+ * 60 cards for its 15), which each run and each of its workers copied at its start. The cut
+ * fonts are kept all the same (a few kilobytes): a build whose assets come from their cache cuts
+ * none and reads none, and the next change of code bundles the assets again and needs them.
+ */
+export async function keepMedia(projectRoot: string, cacheDir: string, used: ReadonlySet<string>): Promise<void> {
   const next = `${keptMediaDir(projectRoot)}.${process.pid}.tmp`;
   try {
     await rm(next, { recursive: true, force: true });
     await mkdir(next, { recursive: true });
-    for (const kind of KEPT_MEDIA) await cp(path.join(cacheDir, kind), path.join(next, kind), { recursive: true }).catch(() => {});
+    await cp(path.join(cacheDir, "fonts"), path.join(next, "fonts"), { recursive: true }).catch(() => {});
+    for (const folder of used) {
+      const [kind, key, ...rest] = path.relative(cacheDir, folder).split(path.sep);
+      if (!KEPT_MEDIA.includes(kind ?? "") || !key || rest.length > 0 || !existsSync(path.join(folder, "manifest.json"))) continue;
+      await cp(folder, path.join(next, kind!, key), { recursive: true, force: true });
+    }
     await swapIn(next, keptMediaDir(projectRoot));
   } catch {
     // Only a head start for the next run: it draws what it does not find.
@@ -231,7 +244,9 @@ async function buildRealSite(projectRoot: string, folder: string, cacheDir: stri
   const dir = path.join(folder, "dist");
   const writer = new FolderWriter(dir);
   await writer.begin();
-  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer, codeVersion });
+  const used = new Set<string>();
+  const stopNoting = noteMediaUse((folder) => used.add(folder));
+  const result = await buildSite({ contentDir: path.join(projectRoot, "content"), projectRoot, theme, writer, codeVersion }).finally(stopNoting);
   const site = {
     dir,
     routes: result.routes.map(({ path, outFile, kind }) => ({ path, outFile, kind })),
@@ -239,7 +254,7 @@ async function buildRealSite(projectRoot: string, folder: string, cacheDir: stri
     warnings: result.warnings.map(formatWarning),
   };
   // Before any test adds its own entries to the run's cache.
-  if (result.ok) await Promise.all([keepMedia(projectRoot, cacheDir), keepSite(projectRoot, inputs, site)]);
+  if (result.ok) await Promise.all([keepMedia(projectRoot, cacheDir, used), keepSite(projectRoot, inputs, site)]);
   return site;
 }
 

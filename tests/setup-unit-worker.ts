@@ -10,7 +10,7 @@
 import { appendFileSync, cpSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { inject } from "vitest";
-import { MediaCache } from "../engine/incremental/media-cache.js";
+import { noteMediaUse } from "./media-use.js";
 
 const run = inject("runCache");
 const mine = path.join(run.workersDir, `worker-${process.pid}`);
@@ -39,21 +39,7 @@ if (process.env.CAFE_CACHE_DIR !== mine) {
   const temp = path.join(run.workersDir, `tmp-${process.pid}`);
   mkdirSync(temp, { recursive: true });
   process.env.TMPDIR = temp;
-  noteUse(path.join(run.workersDir, `used-${process.pid}.txt`));
-}
-
-/** Notes the folder of each entry a build of this worker reads or stores (once per worker: the module is shared by its files). */
-function noteUse(file: string): void {
-  const proto = MediaCache.prototype;
-  const { get, put } = proto;
-  const note = (cache: MediaCache<unknown>, key: string) => appendFileSync(file, `${path.join(cache.dir, key)}\n`);
-  proto.get = async function (this: MediaCache<unknown>, key: string) {
-    const entry = await get.call(this, key);
-    if (entry) note(this, key);
-    return entry;
-  } as typeof proto.get;
-  proto.put = async function (this: MediaCache<unknown>, key: string, entry: Parameters<typeof put>[1]) {
-    await put.call(this, key, entry);
-    note(this, key);
-  } as typeof proto.put;
+  // Each entry its builds read or store, noted once per worker (the module is shared by its files).
+  const used = path.join(run.workersDir, `used-${process.pid}.txt`);
+  noteMediaUse((folder) => appendFileSync(used, `${folder}\n`));
 }

@@ -8,7 +8,14 @@ import { existsSync, readdirSync } from "node:fs";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { keepSite, keptSite, keepWorkerMedia, siteInputs } from "./global-setup.js";
+import { keepMedia, keepSite, keptSite, keepWorkerMedia, siteInputs } from "./global-setup.js";
+
+/** An entry of a media cache (a folder with its manifest), made at `folder`. */
+async function entry(folder: string): Promise<string> {
+  await mkdir(folder, { recursive: true });
+  await writeFile(path.join(folder, "manifest.json"), JSON.stringify({ meta: {}, files: [] }));
+  return folder;
+}
 
 describe("a unit worker", () => {
   it("builds with an engine cache of its own, which starts with the run's (the real site's cards and fonts)", () => {
@@ -29,11 +36,6 @@ describe("the media the unit workers used, kept from one run to the next", () =>
   it("keeps exactly the entries of the workers' caches their builds noted, and nothing when no worker noted any", async () => {
     const work = await mkdtemp(path.join(tmpdir(), "cafe-worker-media-"));
     const [project, workers] = [path.join(work, "project"), path.join(work, "workers")];
-    const entry = async (folder: string) => {
-      await mkdir(folder, { recursive: true });
-      await writeFile(path.join(folder, "manifest.json"), JSON.stringify({ meta: {}, files: [] }));
-      return folder;
-    };
     const drawn = await entry(path.join(workers, "worker-11/cards/desenhado"));
     await entry(path.join(workers, "worker-11/cards/nao-usado"));
     const encoded = await entry(path.join(workers, "worker-12/images/codificado"));
@@ -53,6 +55,24 @@ describe("the media the unit workers used, kept from one run to the next", () =>
     await rm(path.join(workers, "used-12.txt"));
     await keepWorkerMedia(project, workers);
     expect(keptNow()).toEqual(["cards/desenhado/manifest.json"]);
+  });
+});
+
+describe("the media the real site's build used, kept from one run to the next", () => {
+  it("keeps exactly the entries its build read or stored, not the others the run's cache started with (but every cut font)", async () => {
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-site-media-"));
+    const [project, cache] = [path.join(work, "project"), path.join(work, "cache")];
+    const drawn = await entry(path.join(cache, "cards/desenhado"));
+    const read = await entry(path.join(cache, "assets/lido"));
+    // Kept by an earlier run for code of another version: the cache starts with them, the build does not read them.
+    await entry(path.join(cache, "cards/de-outra-versao"));
+    await entry(path.join(cache, "assets/antigo"));
+    // Not read by a build whose assets came from their cache, needed by the next that bundles them.
+    await entry(path.join(cache, "fonts/cortada"));
+    const elsewhere = await entry(path.join(work, "outro-cache/cards/de-outro"));
+    await keepMedia(project, cache, new Set([drawn, read, elsewhere, path.join(cache, "cards/apagado")]));
+    const kept = path.join(project, "node_modules/.cache/cafe-tests/media");
+    expect(readdirSync(kept, { recursive: true }).map(String).filter((f) => f.endsWith("manifest.json")).sort()).toEqual(["assets/lido/manifest.json", "cards/desenhado/manifest.json", "fonts/cortada/manifest.json"]);
   });
 });
 
