@@ -190,21 +190,50 @@ async function configsIn(projectRoot: string, folders: readonly string[]): Promi
 /** An import to resolve: who imports (none for an entry point), what it wrote, how. */
 type Ask = [importer: string, written: string, kind: string];
 
+/** The imports a module of JavaScript makes, written again as such a module writes each kind (`resolveAll`). */
+const JS_IMPORTS: Record<string, (written: string) => string> = {
+  "import-statement": (written) => `import ${JSON.stringify(written)};`,
+  "require-call": (written) => `require(${JSON.stringify(written)});`,
+  "dynamic-import": (written) => `import(${JSON.stringify(written)});`,
+  "require-resolve": (written) => `require.resolve(${JSON.stringify(written)});`,
+};
+
+/** A file esbuild reads as JavaScript or TypeScript. */
+const SCRIPT = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+
 /**
  * Where esbuild's resolver sends each import now, through the bundle's own plugins (which
  * resolve the engine's and the fonts' names), in the metafile's terms (a path relative to the
  * site's folder, `namespace:path`, `external:path`); undefined for one it cannot resolve.
+ *
+ * The imports a script of the site or the engine wrote are resolved by one bundle of those
+ * scripts, each read as nothing but those imports and everything they reach as empty: one
+ * resolver for them all, so that each folder is read once (asked one at a time, esbuild read
+ * lucide-react's 4,806 icons again for each icon imported: most of the check). The others (an
+ * entry point, a stylesheet's, a module a plugin makes) are asked one at a time.
  */
 async function resolveAll(projectRoot: string, plugins: readonly Plugin[], asks: readonly Ask[]): Promise<(string | undefined)[] | undefined> {
   if (asks.length === 0) return [];
   const { build } = await loadPackage("esbuild", () => import("esbuild"));
-  let found: (string | undefined)[] | undefined;
+  const scripts = new Map<string, string[]>();
+  const inScript = asks.map(([importer, written, kind]) => {
+    if (importer === "" || namespaceOf(importer).namespace !== "file" || !SCRIPT.test(importer) || !JS_IMPORTS[kind]) return false;
+    const file = path.resolve(projectRoot, importer);
+    scripts.set(file, [...(scripts.get(file) ?? []), JS_IMPORTS[kind]!(written)]);
+    return true;
+  });
+  let oneByOne: (string | undefined)[] | undefined;
   const check: Plugin = {
     name: "cafe-asset-cache-check",
     setup(b) {
+      // Every module the scripts reach is read as empty: nothing is parsed, no font is cut, only resolved.
+      b.onLoad({ filter: /.*/ }, ({ path: file, namespace }) =>
+        namespace === "file" && scripts.has(file) ? { contents: scripts.get(file)!.join("\n"), loader: "js" } : { contents: "", loader: "empty" },
+      );
       b.onStart(async () => {
-        found = await Promise.all(
-          asks.map(async ([importer, written, kind]) => {
+        oneByOne = await Promise.all(
+          asks.map(async ([importer, written, kind], i) => {
+            if (inScript[i]) return undefined;
             const from = namespaceOf(importer);
             const file = from.namespace === "file";
             // An entry point named as a path without `./` is that file of the site's folder (as esbuild takes it).
@@ -223,13 +252,23 @@ async function resolveAll(projectRoot: string, plugins: readonly Plugin[], asks:
       });
     },
   };
+  let metafile: Metafile;
   try {
-    // No entry: only the resolver runs (the plugins' onResolve; nothing is loaded or bundled).
-    await build({ absWorkingDir: projectRoot, stdin: { contents: "" }, write: false, logLevel: "silent", plugins: [...plugins, check] });
+    // Without a script to read, no entry: only the resolver runs (the plugins' onResolve; nothing is loaded or bundled).
+    // (Outputs named by number: `a.ts` and `a.tsx` of one folder would otherwise be written to one file.)
+    const entries = scripts.size > 0 ? { entryPoints: [...scripts.keys()].map((file, i) => ({ in: file, out: String(i) })), bundle: true, outdir: path.join(projectRoot, "cafe-asset-cache-check") } : { stdin: { contents: "" } };
+    ({ metafile } = await build({ absWorkingDir: projectRoot, ...entries, write: false, metafile: true, logLevel: "silent", plugins: [check, ...plugins] }));
   } catch {
+    // One that cannot be resolved fails the bundle: the check fails closed.
     return undefined;
   }
-  return found;
+  if (!oneByOne) return undefined;
+  return asks.map(([importer, written, kind], i) => {
+    if (!inScript[i]) return oneByOne![i];
+    const made = metafile.inputs[importer]?.imports.find((record) => record.original === written && record.kind === kind);
+    if (!made) return undefined;
+    return made.external ? `external:${made.path}` : made.path;
+  });
 }
 
 /** A bundle's outputs and what it read, stored for the next build of the same recipe. */
