@@ -20,28 +20,6 @@ import { fixture, projectCopy, projectRoot } from "./helpers.js";
 
 const run = promisify(execFile);
 
-/** The engine's cache of a copy of the project, inside it: the launcher then names its bundle without the copy's path. */
-const cacheIn = (project: string) => path.join(project, "node_modules/.cache/engine");
-
-let bundled: Promise<string> | undefined;
-
-/**
- * A copy of the project whose launcher's bundle of the command is made already, in the copy's
- * own cache: the bundle is made once for the file (`--help`), not by each test's first build
- * (1–2 s each: what these tests assert is the build's own loading, not the launcher's). Each
- * test gets a copy of that copy, times kept, so the launcher finds its bundle current.
- */
-async function bundledProjectCopy(): Promise<string> {
-  bundled ??= (async () => {
-    const project = await projectCopy();
-    await run(process.execPath, ["engine/launch.mjs", "--help"], { cwd: project, env: { ...process.env, CAFE_CACHE_DIR: cacheIn(project) } });
-    return project;
-  })();
-  const copy = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
-  await cp(await bundled, copy, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
-  return copy;
-}
-
 /** What `--verbose` says the build loaded on demand: the names on its `loaded` line, in order. */
 function loadedOf(stdout: string): string[] | undefined {
   const line = stdout.split("\n").find((l) => /^\s+loaded\s/.test(l));
@@ -52,7 +30,7 @@ function loadedOf(stdout: string): string[] | undefined {
 
 describe("a build loads a library only for the work that needs it (--verbose says which)", () => {
   it("a cold build with images and cards loads them all; a one-article body edit after it loads only the Markdown parser", async () => {
-    const project = await bundledProjectCopy();
+    const project = await projectCopy();
     const work = await mkdtemp(path.join(tmpdir(), "cafe-lazy-"));
     const content = path.join(work, "content");
     await cp(path.join(fixture("images"), "content"), content, { recursive: true });
@@ -67,7 +45,7 @@ describe("a build loads a library only for the work that needs it (--verbose say
     const build = () =>
       run(process.execPath, ["engine/launch.mjs", "build", "--content", content, "--out", out, "--verbose"], {
         cwd: project,
-        env: { ...process.env, CAFE_CACHE_DIR: cacheIn(project), NO_COLOR: "1" },
+        env: { ...process.env, CAFE_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1" },
       });
 
     const cold = await build();
@@ -97,11 +75,12 @@ describe("a build loads a library only for the work that needs it (--verbose say
 
 describe("the editors' schemas (.vscode/schemas) are made again only when the code or their files changed", () => {
   it("a body edit keeps them without making them; a schema file edited by hand is made again", async () => {
-    const project = await bundledProjectCopy();
+    const project = await projectCopy();
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-schemas-"));
     // The site's own content folder (the editors' schemas are written for it only), small: the basic fixture's.
     await cp(fixture("basic"), path.join(project, "content"), { recursive: true });
     const build = async () => {
-      const { stdout } = await run(process.execPath, ["engine/launch.mjs", "build", "--verbose"], { cwd: project, env: { ...process.env, CAFE_CACHE_DIR: cacheIn(project), NO_COLOR: "1" } });
+      const { stdout } = await run(process.execPath, ["engine/launch.mjs", "build", "--verbose"], { cwd: project, env: { ...process.env, CAFE_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1" } });
       return stdout.split("\n").find((l) => /^\s+editor schemas\s/.test(l))?.replace(/^\s+editor schemas\s+/, "");
     };
     const schema = path.join(project, ".vscode/schemas/site.schema.json");
