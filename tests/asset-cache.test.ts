@@ -14,8 +14,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { formatWarning } from "../engine/lib/errors.js";
-import { AssetCache, KEPT } from "../engine/stages/assets/asset-cache.js";
-import { buildAssets } from "../engine/stages/assets/assets.js";
+import { KEPT } from "../engine/stages/assets/asset-cache.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { islandTheme } from "./fixtures/islands/theme/theme.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
@@ -194,37 +193,5 @@ describe("the assets' content-addressed cache", () => {
     expect(left).toHaveLength(KEPT);
     expect(left.filter((name) => !name.startsWith("old-"))).toHaveLength(2);
     expect((await build(root, code)).result.assets).toBe("cached");
-  });
-});
-
-describe("the check of a cached bundle's imports", () => {
-  /**
-   * The least time, of five, the cache takes to give back the bundle of a script importing the
-   * first `count` icons of lucide-react (4,806 files in one folder, each import found through
-   * the package's `exports`).
-   */
-  async function takeTime(count: number): Promise<number> {
-    const root = await site("islands");
-    const icons = (await readdir(path.join(projectRoot, "node_modules/lucide-react/dist/esm/icons"))).filter((file) => file.endsWith(".mjs")).slice(0, count);
-    const names = icons.map((_, i) => `icon${i}`);
-    await writeFile(path.join(root, "client/main.ts"), `${icons.map((file, i) => `import ${names[i]} from "lucide-react/icons/${file.replace(/\.mjs$/, "")}";`).join("\n")}\nconsole.log(${names.join(", ")});\n`);
-    const theme: typeof notebook = { ...notebook, assets: { entries: { main: "client/main.ts" } } };
-    const made = await buildAssets({ projectRoot: root, theme, site: {}, minify: false, engineDir: path.join(projectRoot, "engine") });
-    const cache = new AssetCache(root, { codeVersion: randomUUID(), esbuild: "", options: {} }, []);
-    await cache.keep(made);
-    let least = Infinity;
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      expect(await cache.take([])).toBeDefined();
-      least = Math.min(least, performance.now() - start);
-    }
-    return least;
-  }
-
-  it("reads a package's folder once for all the imports into it: 24 icons cost about what one does", async () => {
-    const one = await takeTime(1);
-    const many = await takeTime(24);
-    // Asked one by one, esbuild read the icons' folder again for each (24 icons: 6 times one's time on a quiet machine).
-    expect(many).toBeLessThan(one * 3);
   });
 });
