@@ -114,6 +114,33 @@ describe("publishing through two build folders", () => {
     await matchesCold();
   }, 60_000);
 
+  it("a page made again is written over the standby's own copy of it, never into a file the published site shares", async () => {
+    const { root, contentDir, out, build, matchesCold } = await site("basic");
+    await build();
+    await build();
+    const builds = path.join(root, "dist.builds");
+    // A file by its inode and its birth: an inode number alone may be given again to the next file made.
+    const inode = async (slot: string) => lstat(path.join(builds, slot, "primeiro.html")).then((s) => ({ ino: s.ino, born: s.birthtimeMs, links: s.nlink }));
+    const live = async () => path.basename(await readlink(out));
+    // The second build took every file of the first by a hard link: the two folders share them.
+    const shared = await inode(await live());
+    expect(shared.links).toBe(2);
+    const publishedBytes = await readFile(path.join(out, "primeiro.html"), "utf8");
+    await appendFile(path.join(contentDir, "articles/primeiro.md"), "\nUm parágrafo a mais.\n");
+    await build();
+    // Shared: a new file in the standby's place, and the published one (now the standby's) left as it was.
+    const standby = (await live()) === "a" ? "b" : "a";
+    expect(await readFile(path.join(builds, standby, "primeiro.html"), "utf8")).toBe(publishedBytes);
+    const own = await inode(standby);
+    expect(own.links).toBe(1);
+    await appendFile(path.join(contentDir, "articles/primeiro.md"), "\nOutro parágrafo.\n");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await build();
+    // The standby's own copy (no other link): the same file, written over.
+    expect(await inode(await live())).toEqual(own);
+    await matchesCold();
+  }, 60_000);
+
   it("a standby folder that is missing or damaged is made again", async () => {
     const { root, out, build, matchesCold } = await site("basic");
     await build();

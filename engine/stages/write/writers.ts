@@ -291,10 +291,17 @@ export class FolderWriter implements SiteWriter {
           this.touched.add(file);
           return;
         }
-        await this.replace(file, async (target) => {
-          await writeFile(target, contents, { flag: "wx" });
-          return held_(hash, target);
-        });
+        await this.replace(
+          file,
+          async (target) => {
+            await writeFile(target, contents, { flag: "wx" });
+            return held_(hash, target);
+          },
+          async (target) => {
+            await writeFile(target, contents, { flag: OVER });
+            return held_(hash, target);
+          },
+        );
       } catch (error) {
         throw new Error(`could not write ${file}: ${(error as Error).message}`, { cause: error });
       }
@@ -303,10 +310,14 @@ export class FolderWriter implements SiteWriter {
   }
 
   /**
-   * Puts a new file at `file` of the standby: never into the file there (the live folder may
-   * share it by a hard link), but in its place; `make` creates it (exclusively) and says what it holds.
+   * Puts a new file at `file` of the standby: `make` creates it (exclusively) and says what it
+   * holds. Where an earlier build left a file there, `over` writes over it when it is the
+   * standby's own (a plain file with no other link: the live folder shares none of it), else
+   * it is removed and a new one made in its place. Writing over keeps the file: no inode freed
+   * and another allocated, which on an ext4 without a journal (this project's machine) cost
+   * 0.2–0.5 ms a file once many were freed, a second at 4000 pages.
    */
-  private async replace(file: string, make: (target: string) => Promise<HeldFile>): Promise<void> {
+  private async replace(file: string, make: (target: string) => Promise<HeldFile>, over?: (target: string) => Promise<HeldFile>): Promise<void> {
     await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
     const target = this.vacate(file);
     let made: HeldFile;
@@ -314,8 +325,12 @@ export class FolderWriter implements SiteWriter {
       made = await make(target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      this.clear(file);
-      made = await make(target);
+      const there = over && !this.touched.has(file) ? lstatSync(target, { throwIfNoEntry: false }) : undefined;
+      if (there?.isFile() && there.nlink === 1) made = await over!(target);
+      else {
+        this.clear(file);
+        made = await make(target);
+      }
     }
     this.settle(file, made);
   }
@@ -465,6 +480,9 @@ export class FolderWriter implements SiteWriter {
     return this.aborting;
   }
 }
+
+/** Opens a file of the standby to write over it: never one a link leads elsewhere from, never one made now. */
+const OVER = constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW;
 
 /** How many files `reuse` goes through between two turns of the event loop. */
 const SLICE = 2000;
