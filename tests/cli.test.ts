@@ -390,6 +390,8 @@ describe("npm run build over folders it cannot write", () => {
   it("a read-only standby build folder: one line that says which folder, no stack trace, exit 1, the last good site kept", async () => {
     const { standby, command, edit, site } = await authorsSite();
     const before = await site();
+    // The folder and its files: a page is written over the standby's own copy where it can be.
+    for (const file of await readdir(standby, { recursive: true })) if (file.endsWith(".html")) await chmod(path.join(standby, file), 0o444);
     await chmod(standby, 0o555);
     await edit("Terceira versão.");
     const result = await command();
@@ -400,7 +402,7 @@ describe("npm run build over folders it cannot write", () => {
       expect.stringMatching(new RegExp(`^Build failed: cannot write ${shown}/[\\w./-]+ \\(permission denied\\)\\. .* is still the last good site: make ${shown}(/[\\w-]+)? writable \\(or remove it\\) and build again\\.$`)),
     ]);
     expect(await site()).toEqual(before);
-    // Made writable again, the next build publishes the edit.
+    // The folder made writable again (its files left read-only: each is replaced), the next build publishes the edit.
     await chmod(standby, 0o755);
     expect((await command()).code).toBe(0);
     expect((await site())["primeiro.html"]).toContain("Terceira versão.");

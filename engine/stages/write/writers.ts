@@ -320,14 +320,15 @@ export class FolderWriter implements SiteWriter {
   private async replace(file: string, make: (target: string) => Promise<HeldFile>, over?: (target: string) => Promise<HeldFile>): Promise<void> {
     await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
     const target = this.vacate(file);
-    let made: HeldFile;
+    let made: HeldFile | undefined;
     try {
       made = await make(target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const there = over && !this.touched.has(file) ? lstatSync(target, { throwIfNoEntry: false }) : undefined;
-      if (there?.isFile() && there.nlink === 1) made = await over!(target);
-      else {
+      made = there?.isFile() && there.nlink === 1 ? await over!(target).catch(() => undefined) : undefined;
+      // Not the standby's own, or not writable as it is (its mode): removed, and a new one made.
+      if (!made) {
         this.clear(file);
         made = await make(target);
       }
