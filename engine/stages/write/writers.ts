@@ -291,17 +291,10 @@ export class FolderWriter implements SiteWriter {
           this.touched.add(file);
           return;
         }
-        await this.replace(
-          file,
-          async (target) => {
-            await writeFile(target, contents, { flag: "wx" });
-            return held_(hash, target);
-          },
-          async (target) => {
-            await writeFile(target, contents, { flag: OVER });
-            return held_(hash, target);
-          },
-        );
+        await this.replace(file, async (target, flag) => {
+          await writeFile(target, contents, { flag });
+          return held_(hash, target);
+        });
       } catch (error) {
         throw new Error(`could not write ${file}: ${(error as Error).message}`, { cause: error });
       }
@@ -310,27 +303,28 @@ export class FolderWriter implements SiteWriter {
   }
 
   /**
-   * Puts a new file at `file` of the standby: `make` creates it (exclusively) and says what it
-   * holds. Where an earlier build left a file there, `over` writes over it when it is the
-   * standby's own (a plain file with no other link: the live folder shares none of it), else
-   * it is removed and a new one made in its place. Writing over keeps the file: no inode freed
-   * and another allocated, which on an ext4 without a journal (this project's machine) cost
-   * 0.2–0.5 ms a file once many were freed, a second at 4000 pages.
+   * Puts a new file at `file` of the standby: `make` writes it, opened with `flag`, and says
+   * what it holds. It creates the file (exclusively); where an earlier build left one there, it
+   * writes over that one when it is the standby's own (a plain file with no other link: the
+   * live folder shares none of it), else that one is removed and a new one made in its place.
+   * Writing over keeps the file: no inode freed and another allocated, which on an ext4
+   * without a journal (this project's machine) cost 0.2–0.5 ms a file once many were freed, a
+   * second at 4000 pages.
    */
-  private async replace(file: string, make: (target: string) => Promise<HeldFile>, over?: (target: string) => Promise<HeldFile>): Promise<void> {
+  private async replace(file: string, make: (target: string, flag: string | number) => Promise<HeldFile>): Promise<void> {
     await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
     const target = this.vacate(file);
     let made: HeldFile | undefined;
     try {
-      made = await make(target);
+      made = await make(target, CREATE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const there = over && !this.touched.has(file) ? lstatSync(target, { throwIfNoEntry: false }) : undefined;
-      made = there?.isFile() && there.nlink === 1 ? await over!(target).catch(() => undefined) : undefined;
+      const there = this.touched.has(file) ? undefined : lstatSync(target, { throwIfNoEntry: false });
+      made = there?.isFile() && there.nlink === 1 ? await make(target, OVER).catch(() => undefined) : undefined;
       // Not the standby's own, or not writable as it is (its mode): removed, and a new one made.
       if (!made) {
         this.clear(file);
-        made = await make(target);
+        made = await make(target, CREATE);
       }
     }
     this.settle(file, made);
@@ -482,7 +476,9 @@ export class FolderWriter implements SiteWriter {
   }
 }
 
-/** Opens a file of the standby to write over it: never one a link leads elsewhere from, never one made now. */
+/** Opens a new file of the standby: never one that is there already. */
+const CREATE = "wx";
+/** Opens a file of the standby to write over it: never a symbolic link, never a file that is not there (no O_CREAT). */
 const OVER = constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW;
 
 /** How many files `reuse` goes through between two turns of the event loop. */
