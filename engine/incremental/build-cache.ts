@@ -33,7 +33,7 @@ by one (at 100,000 articles that was seconds of every build).
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { createHash } from "node:crypto";
-import { vouchForSealed } from "../lib/hash.js";
+import { isRecord, vouchForSealed } from "../lib/hash.js";
 import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
 import { isRunning } from "../lib/processes.js";
@@ -194,12 +194,12 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     // No store yet: nothing to say.
     if (text === undefined) return none;
     const store = parseJson<Store>(text);
-    if (!isObject(store) || typeof store.format !== "number") return ignored("its store.json does not parse, or another program wrote it");
+    if (!isRecord(store) || typeof store.format !== "number") return ignored("its store.json does not parse, or another program wrote it");
     // Another version of the code: the usual case after an edit to it (or to the format), said by nothing.
     if (store.code !== code) return none;
     if (store.format !== FORMAT) return ignored(`it is in another format (${store.format}; this code keeps ${FORMAT})`);
     const build = store.build as Build | undefined;
-    if (!isObject(build) || !isObject(store.parts) || !isObject(store.packs) || !Array.isArray(build.media)) return ignored("its store.json is not what this code writes");
+    if (!isRecord(build) || !isRecord(store.parts) || !isRecord(store.packs) || !Array.isArray(build.media)) return ignored("its store.json is not what this code writes");
     // Every pack of texts as store.json left it: a text is read by its place in one.
     for (const [pack, size] of Object.entries(store.packs)) {
       if (!PACK.test(pack) || (await stat(path.join(dir, pack)).then((s) => s.size, () => -1)) !== size) return ignored(`its pack ${pack} is missing or not the size store.json says`);
@@ -208,7 +208,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     for (const [part, stored] of Object.entries(store.parts)) {
       if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return ignored("its store.json is not what this code writes");
       const shards = await Promise.all(stored.names.map((name) => readShard(dir, name)));
-      if (!shards.every(isObject)) return ignored(`a shard of its ${part} is missing or damaged`);
+      if (!shards.every(isRecord)) return ignored(`a shard of its ${part} is missing or damaged`);
       // Each shard's bytes are the ones its name's hash was made of: its sealed values need no check of their own.
       for (const shard of shards) for (const key in shard) vouchForSealed(shard[key]);
       known.set(part, { count: stored.count, shards: shards.map((values, i) => ({ name: stored.names[i]!, values })) });
@@ -219,7 +219,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const parent = parentOf(build as unknown as Record<string, unknown>, part);
       if (read && parent) parent.object[parent.key] = Object.assign({}, ...read.shards.map((s) => s.values));
     }
-    if (!isObject(build.pages)) return ignored("its store.json is not what this code writes");
+    if (!isRecord(build.pages)) return ignored("its store.json is not what this code writes");
     const files = new Map<string, Entry>();
     for (const shard of known.get("files")?.shards ?? []) for (const key in shard.values) files.set(key, shard.values[key] as Entry);
     return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs);
@@ -264,7 +264,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const parent = parentOf(build, part, { copy: true });
       if (!parent) continue;
       const value = parent.object[parent.key];
-      if (isObject(value)) parts.set(part, entriesOf(value));
+      if (isRecord(value)) parts.set(part, entriesOf(value));
       delete parent.object[parent.key];
     }
     const known = new Map<string, KnownPart>();
@@ -395,15 +395,13 @@ function* entriesOf(record: Record<string, unknown>): Generator<[string, unknown
   for (const key in record) yield [key, record[key]];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** The object holding the part at `dotted` (`"rules.articles"`: the record's `rules`), copying the objects on the way when `copy`; undefined when one is missing. */
 function parentOf(root: Record<string, unknown>, dotted: string, { copy = false } = {}): { object: Record<string, unknown>; key: string } | undefined {
   const keys = dotted.split(".");
   let object = root;
   for (const key of keys.slice(0, -1)) {
     const next = object[key];
-    if (!isObject(next)) return undefined;
+    if (!isRecord(next)) return undefined;
     object = copy ? (object[key] = { ...next }) : next;
   }
   return { object, key: keys.at(-1)! };

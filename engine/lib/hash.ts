@@ -62,6 +62,9 @@ export function vouchForSealed(entry: unknown): void {
   }
 }
 
+/** An object with keys (not null, not an array): what a stored entry read back must be before its fields are read. */
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** True when a value survives JSON unchanged (no NaN, Infinity, undefined in arrays, class instances). */
 export function isJsonSafe(value: unknown): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;

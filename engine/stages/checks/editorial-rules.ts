@@ -18,7 +18,7 @@ import type { EditorialRule, EditorialRules } from "../load/rules-model.js";
 import { markdownOf } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
 import { lineOf } from "../../lib/text-lines.js";
-import { hashOf, hashOfAll } from "../../lib/hash.js";
+import { hashOf, hashOfAll, isRecord } from "../../lib/hash.js";
 
 /** What a rule found: where, and what the author reads. */
 export interface RuleFinding {
@@ -257,7 +257,6 @@ export function checkEditorialRules(content: SiteContent, rules: EditorialRules,
 }
 
 const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key);
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The same, keeping what each article alone gave each rule (`memory`, for the next run): with

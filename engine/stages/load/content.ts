@@ -9,7 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
-import { hashOf, hashOfAll, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { hashOf, hashOfAll, isJsonSafe, isRecord, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
@@ -390,8 +390,6 @@ function keptSources(from: KeptFrom | undefined, next: KeptSources) {
     },
   };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const isWarnings = (value: unknown): value is ContentWarning[] =>
   Array.isArray(value) && value.every((w) => isRecord(w) && typeof w.file === "string" && typeof w.message === "string" && (w.line === undefined || typeof w.line === "number"));
