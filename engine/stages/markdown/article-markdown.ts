@@ -32,6 +32,7 @@ import { outcomeIn, outcomeValue, siteValues } from "../../lib/site-values.js";
 import { IslandContext, islandNames } from "../../islands.js";
 import { BlockContext, markdownSession, type MarkdownSession, type ResolvedBlock } from "./markdown-context.js";
 import { wordsFor } from "../../lib/language.js";
+import { parseWithPlainBlocks } from "./plain-blocks.js";
 
 /** An internal link found in Markdown, checked against the route table by the build. */
 export interface InternalLink {
@@ -174,7 +175,9 @@ export function renderMarkdown(
   const { full, lean, noEmail } = pipelinesFor(theme, article.lang, session);
   const pipeline = leanAllowed === false ? full : !USES_EXTENSIONS.test(markdown) ? lean : markdown.includes("@") ? full : noEmail;
   try {
-    const body = pipeline.processSync(file).result as ReactElement;
+    // Plain paragraphs are read without micromark (plain-blocks.ts), but by the reference pipeline.
+    const tree = leanAllowed === false ? pipeline.parse(file) : parseWithPlainBlocks(markdown, (text) => pipeline.parse(text) as Root);
+    const body = pipeline.stringify(pipeline.runSync(tree, file), file) as unknown as ReactElement;
     const html = result.errors.length > 0 ? "" : renderToString(createElement(IslandContext.Provider, { value: { names: islandNames(theme), where: `in ${article.file}` } }, createElement(BlockContext.Provider, { value: { blocks, lang: article.lang } }, body)));
     return { html, ...result };
   } catch (error) {
