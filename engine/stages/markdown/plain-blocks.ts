@@ -10,8 +10,8 @@
  * articles are such paragraphs; every byte of the benchmark's corpus is.)
  *
  * `parseWithPlainBlocks` splits a body at its blank lines, makes the tree of each plain
- * paragraph itself, and gives micromark the rest, a run of other blocks at a time, moving its
- * positions to where the run stands in the file. The tree is the one micromark makes of the
+ * paragraph itself, and gives micromark the rest in one call, each plain paragraph replaced by
+ * one letter, then moves the positions of what it read to where they stand in the file. The tree is the one micromark makes of the
  * whole body (tests/plain-blocks.test.ts compares them, positions included, on every Markdown
  * file of the site and fixtures and on generated bodies).
  *
@@ -55,19 +55,9 @@ export function parseWithPlainBlocks(markdown: string, parse: (markdown: string)
   const starts: number[] = [];
   for (let i = 0, offset = 0; i < lines.length; offset += lines[i]!.length + 1, i++) starts.push(offset);
 
-  const children: RootContent[] = [];
-  let plainCount = 0;
-  // The first line of the run of other blocks not yet given to micromark, and its last non-blank line.
-  let runStart = -1;
-  let runEnd = -1;
-  const flush = () => {
-    if (runStart < 0) return;
-    const from = starts[runStart]!;
-    const text = markdown.slice(from, starts[runEnd]! + lines[runEnd]!.length);
-    for (const node of parse(text).children) children.push(moved(node, runStart, from));
-    runStart = runEnd = -1;
-  };
-
+  // The plain paragraphs, as [first line, line after the last].
+  const plain: [number, number][] = [];
+  let others = false;
   // Open fences and containers, in the order opened: a plain block stands only where none is.
   let fence: { char: string; size: number } | undefined;
   const containers: number[] = [];
@@ -83,14 +73,13 @@ export function parseWithPlainBlocks(markdown: string, parse: (markdown: string)
       let end = i;
       while (end < lines.length && !isBlank(lines[end]!)) end++;
       if (isPlainBlock(lines, i, end)) {
-        flush();
-        children.push(paragraph(lines, starts, i, end));
-        plainCount++;
+        plain.push([i, end]);
         i = end;
         continue;
       }
     }
     afterBlank = false;
+    others = true;
     // A line of other blocks: it may open or close a fence or a container.
     if (fence) {
       const close = FENCE_CLOSE.exec(line);
@@ -105,16 +94,41 @@ export function parseWithPlainBlocks(markdown: string, parse: (markdown: string)
       else if (container) containers.push(container[1]!.length);
       else if (closing && containers.length > 0 && closing[1]!.length >= containers[containers.length - 1]!) containers.pop();
     }
-    if (runStart < 0) runStart = i;
-    runEnd = i;
     i++;
   }
   // A fence or container left open may hold what was read as plain: the whole body to micromark.
-  if (fence || containers.length > 0) return parse(markdown);
-  if (plainCount === 0) return parse(markdown);
-  flush();
-  const lastLine = lines.length;
-  return { type: "root", children, position: { start: { line: 1, column: 1, offset: 0 }, end: { line: lastLine, column: lines[lastLine - 1]!.length + 1, offset: markdown.length } } };
+  if (plain.length === 0 || fence || containers.length > 0) return parse(markdown);
+  const paragraphs = plain.map(([from, to]) => paragraph(lines, starts, from, to));
+  const position = { start: { line: 1, column: 1, offset: 0 }, end: { line: lines.length, column: lines[lines.length - 1]!.length + 1, offset: markdown.length } };
+  if (!others) return { type: "root", children: paragraphs, position };
+
+  // The other blocks in one call of micromark (one call costs as much again as a short run of
+  // text), each plain paragraph standing in as one letter: a paragraph still, and what
+  // follows it keeps its place but for the lines and characters the stand-ins left out.
+  let text = "";
+  let from = 0;
+  for (const [first, end] of plain) {
+    text += `${markdown.slice(from, starts[first]!)}x`;
+    from = starts[end - 1]! + lines[end - 1]!.length;
+  }
+  text += markdown.slice(from);
+  const children: RootContent[] = [];
+  let next = 0;
+  let lineShift = 0;
+  let offsetShift = 0;
+  for (const node of parse(text).children) {
+    const stand = plain[next];
+    if (stand && node.position?.start.offset === starts[stand[0]]! - offsetShift) {
+      children.push(paragraphs[next]!);
+      const [first, end] = stand;
+      lineShift += end - 1 - first;
+      offsetShift += starts[end - 1]! + lines[end - 1]!.length - starts[first]! - 1;
+      next++;
+    } else children.push(moved(node, lineShift, offsetShift));
+  }
+  // Every stand-in must have come back a paragraph of its own: else micromark read the text otherwise.
+  if (next !== plain.length) return parse(markdown);
+  return { type: "root", children, position };
 }
 
 function isBlank(line: string): boolean {
@@ -144,14 +158,15 @@ function paragraph(lines: readonly string[], starts: readonly number[], from: nu
   return { type: "paragraph", children: [{ type: "text", value: lines.slice(from, to).join("\n"), position }], position: { start: { ...position.start }, end: { ...position.end } } };
 }
 
-/** A node micromark read from a run starting at line `lineIndex` (0-based), offset `offset`: its positions in the whole file. */
-function moved<T extends { position?: Root["position"]; children?: unknown }>(node: T, lineIndex: number, offset: number): T {
+/** A node micromark read after stand-ins: its positions moved by what they left out. */
+function moved<T extends { position?: Root["position"]; children?: unknown }>(node: T, lines: number, offset: number): T {
+  if (lines === 0 && offset === 0) return node;
   if (node.position) {
     for (const point of [node.position.start, node.position.end]) {
-      point.line += lineIndex;
+      point.line += lines;
       if (point.offset !== undefined) point.offset += offset;
     }
   }
-  if (Array.isArray(node.children)) for (const child of node.children) moved(child as T, lineIndex, offset);
+  if (Array.isArray(node.children)) for (const child of node.children) moved(child as T, lines, offset);
   return node;
 }
