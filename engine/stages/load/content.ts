@@ -11,7 +11,7 @@ import { ContentError, staged, type ContentWarning, type Staged } from "../../li
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
 import { hashOf, hashOfAll, isJsonSafe, isRecord, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
-import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
+import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, simpleYamlMap, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
@@ -557,9 +557,8 @@ export function parseArticle(
   try {
     raw = matter(source, {
       engines: {
-        yaml: (text: string) => {
-          return (parseYamlSource(text, file, source, frontMatterLineOffset(text)).value ?? {}) as object;
-        },
+        // Front matter of plain `key: value` lines is read without the YAML parser (lib/yaml-source.ts).
+        yaml: (text: string) => simpleYamlMap(text) ?? ((parseYamlSource(text, file, source, frontMatterLineOffset(text)).value ?? {}) as object),
       },
     });
   } catch (error) {
