@@ -100,8 +100,11 @@ describe("the editors' schemas (.vscode/schemas) are made again only when the co
   it("a body edit keeps them without making them; a schema file edited by hand is made again", async () => {
     const work = await mkdtemp(path.join(tmpdir(), "cafe-schemas-"));
     const cache = await cacheWithBundle(work);
-    // The site's own content folder (the editors' schemas are written for it only), small: the basic fixture's.
+    // The site's own content folder (the editors' schemas are written for it only), small: the basic fixture's,
+    // its social cards turned off (the schemas do not depend on them; drawing them loaded satori
+    // and drew four cards in the first build, a second or two of this test).
     await cp(fixture("basic"), path.join(project, "content"), { recursive: true });
+    await appendFile(path.join(project, "content/site.yaml"), "\nsocialCards: false\n");
     const build = async () => {
       const { stdout } = await run(process.execPath, ["engine/launch.mjs", "build", "--verbose"], { cwd: project, env: { ...process.env, CAFE_CACHE_DIR: cache, NO_COLOR: "1" } });
       return stdout.split("\n").find((l) => /^\s+editor schemas\s/.test(l))?.replace(/^\s+editor schemas\s+/, "");
