@@ -13,17 +13,14 @@
  * first call does the work, the others share it, and the last teardown checks and cleans up.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, linkSync, mkdirSync, readdirSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { formatWarning } from "../engine/lib/errors.js";
 import { listFiles } from "../engine/lib/files.js";
-import { buildSite } from "../engine/pipeline/site-builder.js";
 import { codeVersion } from "../engine/incremental/fingerprint.js";
-import { FolderWriter } from "../engine/stages/write/writers.js";
-import { theme } from "../templates/theme.js";
 import { noteMediaUse } from "./media-use.js";
 import { projectState, stateChanges, type ProjectState } from "./project-state.js";
 
@@ -119,6 +116,26 @@ export async function keepMedia(projectRoot: string, cacheDir: string, used: Rea
 }
 
 /**
+ * Makes `to` a tree of hard links to the files of `from` (the same bytes, nothing copied), a file
+ * already at `to` kept; false when a link could not be made (another file system, a file system
+ * without hard links), with what was linked left in place.
+ */
+function linkTree(from: string, to: string): boolean {
+  try {
+    mkdirSync(to, { recursive: true });
+    for (const entry of readdirSync(from, { withFileTypes: true })) {
+      const [source, target] = [path.join(from, entry.name), path.join(to, entry.name)];
+      if (entry.isDirectory()) {
+        if (!linkTree(source, target)) return false;
+      } else if (!existsSync(target)) linkSync(source, target);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * What the unit workers' builds used beside the real site's media (the fixtures' cards, their
  * encoded images, the theme's bundles), kept for the next run's workers: each worker starts with
  * them (tests/setup-unit-worker.ts) and notes each entry its builds read or stored, in
@@ -141,7 +158,9 @@ export async function keepWorkerMedia(projectRoot: string, workersDir: string): 
       // `<workers>/worker-<pid>/<kind>/<key>`: an entry of a worker's own cache (a test's cache elsewhere is its own).
       const [worker, kind, key, ...rest] = path.relative(workersDir, folder).split(path.sep);
       if (!/^worker-\d+$/.test(worker ?? "") || !kind || !key || rest.length > 0 || !existsSync(path.join(folder, "manifest.json"))) continue;
-      await cp(folder, path.join(next, kind, key), { recursive: true, force: false });
+      // Linked, not copied: the workers' caches are removed right after, so the kept entry is the
+      // only name left for those bytes (copying them was most of the teardown's half second).
+      if (!linkTree(folder, path.join(next, kind, key))) await cp(folder, path.join(next, kind, key), { recursive: true, force: false });
     }
     await swapIn(next, keptWorkerMediaDir(projectRoot));
   } catch {
@@ -241,6 +260,14 @@ async function buildRealSite(projectRoot: string, folder: string, cacheDir: stri
   const inputs = await siteInputs(projectRoot);
   const kept = await keptSite(projectRoot, inputs, path.join(folder, "site"));
   if (kept) return kept;
+  // The engine and the theme, imported only to build: with a kept site, importing them here (this
+  // process's own copy of every module, compiled and run) was about a second before the first test file.
+  const [{ formatWarning }, { buildSite }, { FolderWriter }, { theme }] = await Promise.all([
+    import("../engine/lib/errors.js"),
+    import("../engine/pipeline/site-builder.js"),
+    import("../engine/stages/write/writers.js"),
+    import("../templates/theme.js"),
+  ]);
   const dir = path.join(folder, "dist");
   const writer = new FolderWriter(dir);
   await writer.begin();
@@ -270,6 +297,24 @@ async function startRun(projectRoot: string): Promise<Run> {
   return { before, folder, cacheDir, codeVersion: code, site: buildRealSite(projectRoot, folder, cacheDir, code), users: 0 };
 }
 
+/**
+ * Removes the run's folder (the workers' caches, their fixtures, copies and outputs: thousands of
+ * files, a second of the teardown on a loaded machine) in a process of its own that the run does
+ * not wait for, once renamed so that nothing of the run is found under its name; removed here
+ * when that process cannot start.
+ */
+async function removeAside(folder: string): Promise<void> {
+  const aside = `${folder}.removed`;
+  const target = await rename(folder, aside).then(() => aside, () => folder);
+  try {
+    const remover = spawn(process.execPath, ["-e", "require('node:fs').rmSync(process.argv[1], { recursive: true, force: true })", target], { detached: true, stdio: "ignore" });
+    await new Promise<void>((resolve, reject) => remover.once("spawn", resolve).once("error", reject));
+    remover.unref();
+  } catch {
+    await rm(target, { recursive: true, force: true });
+  }
+}
+
 export default async function setup(project: TestProject) {
   const projectRoot = path.resolve(import.meta.dirname, "..");
   shared[RUN] ??= await startRun(projectRoot);
@@ -283,7 +328,7 @@ export default async function setup(project: TestProject) {
     if (--run.users > 0) return;
     delete shared[RUN];
     await keepWorkerMedia(projectRoot, path.join(run.folder, "workers"));
-    await rm(run.folder, { recursive: true, force: true });
+    await removeAside(run.folder);
     // In watch mode the developer edits the project while the tests run: nothing to compare.
     if (project.vitest.config.watch) return;
     const changes = stateChanges(run.before, projectState(projectRoot));

@@ -1,6 +1,7 @@
 /** SiteBuilder.update: an edit rebuilds what it affects, and the result equals a full build. */
 import { describe, expect, it } from "vitest";
-import { mkdir, rm, writeFile, readFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { LiveWriter, MemoryWriter } from "../engine/stages/write/writers.js";
@@ -172,12 +173,15 @@ describe("incremental rebuilds", () => {
   });
 
   it("a public/ file is copied when it changes", async () => {
-    const project = await projectCopy();
+    // A copy of public/ only (the builder told where it is): with a copy of the whole project the
+    // theme's assets, at paths no build had bundled from, were bundled by esbuild again for this test.
+    const publicDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-public-")), "public");
+    await cp(path.join(projectRoot, "public"), publicDir, { recursive: true });
     const content = await editedFixture("basic", {});
-    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot: project, theme });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme, publicDir });
     const writer = new MemoryWriter();
     await builder.build(writer);
-    const file = path.join(project, "public/humans.txt");
+    const file = path.join(publicDir, "humans.txt");
     await writeFile(file, "Cris\n");
     const result = await builder.update([file], writer);
     expect(result.changed).toContain("humans.txt");

@@ -149,7 +149,7 @@ describe("social cards", () => {
     await writeFile(file, (await readFile(file, "utf8")).replace("title: Sem fotos", `title: Sem fotos ${Math.random().toString(36).slice(2, 8)}`));
     const writer = new MemoryWriter();
     let early: string[] | undefined;
-    const builder = new SiteBuilder({ contentDir: dir.content, projectRoot, theme, publicDir: dir.public, onPagesWritten: () => (early = [...writer.files.keys()]) });
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme, publicDir: dir.public, onPagesWritten: () => (early = [...writer.files.keys()]) });
     const result = await builder.build(writer);
     expect(result.errors).toEqual([]);
     // Every page was written before any card, and before the feed.
@@ -166,7 +166,7 @@ describe("social cards", () => {
     const card = theme.socialCard!;
     const urls = async (socialCard: typeof card) => {
       const writer = new MemoryWriter();
-      const result = await new SiteBuilder({ contentDir: dir.content, projectRoot, theme: { ...theme, socialCard }, publicDir: dir.public }).build(writer);
+      const result = await new SiteBuilder({ codeVersion: testCode(), contentDir: dir.content, projectRoot, theme: { ...theme, socialCard }, publicDir: dir.public }).build(writer);
       expect(result.errors).toEqual([]);
       return result.routes.map((r) => parseHtml(writer.text(r.outFile)).querySelector('meta[property="og:image"]')!.getAttribute("content"));
     };

@@ -3,7 +3,7 @@
  * an engine cache of its own, and the real site is built again only when something it is
  * built from changed (tests/global-setup.ts, tests/setup-unit-worker.ts).
  */
-import { describe, expect, inject, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { existsSync, readdirSync } from "node:fs";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -77,6 +77,16 @@ describe("the media the real site's build used, kept from one run to the next", 
 });
 
 describe("the real site kept from one run to the next", () => {
+  // What a run that is not cold does (keptSite reads CAFE_TEST_COLD): under CAFE_TEST_COLD=1 the
+  // run's own setting made every kept site unusable, so "is copied whole" failed and the tests of
+  // when it is built again passed whatever keptSite did. The run's setting is given back after each.
+  beforeEach(() => {
+    vi.stubEnv("CAFE_TEST_COLD", undefined);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   /** A small project (a file of each kind a build reads) and a built site to keep: one page is enough to tell them apart. */
   async function setUp() {
     const work = await mkdtemp(path.join(tmpdir(), "cafe-kept-site-"));
@@ -136,12 +146,9 @@ describe("the real site kept from one run to the next", () => {
 
   it("is built again after a new file in the content, and for CAFE_TEST_COLD=1", async () => {
     const { project, copy } = await setUp();
-    process.env.CAFE_TEST_COLD = "1";
-    try {
-      expect(await copy()).toBeUndefined();
-    } finally {
-      delete process.env.CAFE_TEST_COLD;
-    }
+    vi.stubEnv("CAFE_TEST_COLD", "1");
+    expect(await copy()).toBeUndefined();
+    vi.stubEnv("CAFE_TEST_COLD", undefined);
     expect(await copy()).toBeDefined();
     await writeFile(path.join(project, "content/articles/novo.md"), "---\ntitle: Novo\n---\n\nTexto.\n");
     expect(await copy()).toBeUndefined();
