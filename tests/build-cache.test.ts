@@ -149,6 +149,49 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("reads a value that many entries of a keyed part hold alike (every page's files, an article's findings of nothing) as one frozen value, not a copy an entry", async () => {
+    interface Page {
+      deps: Record<string, string>;
+      size: number;
+      files: string[];
+      ids: string[];
+      share: { title: string };
+    }
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    const openPages = (at: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(at, "code-1", { pages: {}, media: [] }, { keyed: ["pages"] });
+    const page = (i: number): Page => ({ deps: { site: "s1", [`route:/${i}`]: `r${i}` }, size: i, files: ["/styles.css", "/feed.xml"], ids: i % 2 ? ["conteudo", "odd"] : ["conteudo"], share: { title: `Título ${i}` } });
+    try {
+      const first = await openPages(dir);
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      await first.save();
+      const shards = (await readdir(dir)).filter((name) => name.startsWith("pages-")).length;
+
+      const pages = (await openPages(dir)).lastRecord().pages;
+      for (const i of [0, 1, 4999]) expect(pages[`/${i}`]).toEqual(page(i));
+      const read = Object.values(pages);
+      // One list of files in each shard, two lists of ids; each page its own deps and share.
+      expect(new Set(read.map((p) => p.files)).size).toBe(shards);
+      expect(new Set(read.map((p) => p.ids)).size).toBe(2 * shards);
+      expect(new Set(read.map((p) => p.share)).size).toBe(ARTICLES);
+      expect(new Set(read.map((p) => p.deps)).size).toBe(ARTICLES);
+      // A value many entries hold cannot be changed through one of them.
+      expect(Object.isFrozen(pages["/1"]!.files)).toBe(true);
+      expect(Object.isFrozen(pages["/1"]!.share)).toBe(false);
+
+      // A one-page edit, and the next build reads the same record.
+      const cache = await openPages(dir);
+      const edited = { ...page(7), files: ["/other.css"], ids: ["conteudo"] };
+      cache.record({ pages: { ...cache.lastRecord().pages, "/7": edited }, media: [] });
+      await cache.save();
+      const again = (await openPages(dir)).lastRecord().pages;
+      expect(again["/7"]).toEqual(edited);
+      expect(again["/8"]).toEqual(page(8));
+      expect(Object.keys(again)).toHaveLength(ARTICLES);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is read as empty when a pack of texts is missing or cut short", async () => {
     for (const harm of ["missing", "cut short"] as const) {
       const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
