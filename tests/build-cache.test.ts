@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { BuildCache, type CachedBuild } from "../engine/incremental/build-cache.js";
 
@@ -92,6 +93,30 @@ describe("the cache's store of a site of 5000 articles", () => {
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
+    }
+  });
+
+  it("is read as empty when a shard, whole by its hash, names a shared value it does not hold (another writer's)", async () => {
+    const dir = await savedSite();
+    try {
+      const storeFile = path.join(dir, "store.json");
+      const store = JSON.parse(await readFile(storeFile, "utf8")) as { parts: Record<string, { names: string[] }> };
+      const names = store.parts["pages"]!.names;
+      const shard = JSON.parse(await readFile(path.join(dir, names[0]!), "utf8")) as { shared: unknown[]; refs: Record<string, string[]>; entries: Record<string, { size: unknown }> };
+      const key = Object.keys(shard.entries)[0]!;
+      shard.entries[key]!.size = shard.shared.length + 5;
+      shard.refs[key] = ["size"];
+      const text = JSON.stringify(shard);
+      const name = names[0]!.replace(/[0-9a-f]{40}/, createHash("sha1").update(text).digest("hex"));
+      await writeFile(path.join(dir, name), text);
+      names[0] = name;
+      await writeFile(storeFile, JSON.stringify(store));
+      const cache = await open(dir);
+      expect(cache.ignored).toMatch(/shard of its pages/);
+      expect(cache.files.size).toBe(0);
+      expect(cache.lastRecord().pages).toEqual({});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
