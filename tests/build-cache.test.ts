@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { BuildCache, type CachedBuild } from "../engine/incremental/build-cache.js";
 
@@ -95,6 +96,30 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("is read as empty when a shard, whole by its hash, names a shared value it does not hold (another writer's)", async () => {
+    const dir = await savedSite();
+    try {
+      const storeFile = path.join(dir, "store.json");
+      const store = JSON.parse(await readFile(storeFile, "utf8")) as { parts: Record<string, { names: string[] }> };
+      const names = store.parts["pages"]!.names;
+      const shard = JSON.parse(await readFile(path.join(dir, names[0]!), "utf8")) as { shared: unknown[]; refs: Record<string, string[]>; entries: Record<string, { size: unknown }> };
+      const key = Object.keys(shard.entries)[0]!;
+      shard.entries[key]!.size = shard.shared.length + 5;
+      shard.refs[key] = ["size"];
+      const text = JSON.stringify(shard);
+      const name = names[0]!.replace(/[0-9a-f]{40}/, createHash("sha1").update(text).digest("hex"));
+      await writeFile(path.join(dir, name), text);
+      names[0] = name;
+      await writeFile(storeFile, JSON.stringify(store));
+      const cache = await open(dir);
+      expect(cache.ignored).toMatch(/shard of its pages/);
+      expect(cache.files.size).toBe(0);
+      expect(cache.lastRecord().pages).toEqual({});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("keeps each entry's text in a pack outside the shards, read back by key: a one-article edit writes its new text only, and reading an entry never decodes the others' texts", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
     try {
@@ -144,6 +169,49 @@ describe("the cache's store of a site of 5000 articles", () => {
       }
       const texts = await (await open(dir)).readTexts(Array.from({ length: 100 }, (_, i) => file(i)));
       for (let i = 0; i < 100; i++) expect(texts.get(file(i))).toBe(i >= 1 && i <= 12 ? `<p>${i} editado</p>` : `<p>${i}</p>`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a value that many entries of a keyed part hold alike (every page's files, an article's findings of nothing) as one frozen value, not a copy an entry", async () => {
+    interface Page {
+      deps: Record<string, string>;
+      size: number;
+      files: string[];
+      ids: string[];
+      share: { title: string };
+    }
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    const openPages = (at: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(at, "code-1", { pages: {}, media: [] }, { keyed: ["pages"] });
+    const page = (i: number): Page => ({ deps: { site: "s1", [`route:/${i}`]: `r${i}` }, size: i, files: ["/styles.css", "/feed.xml"], ids: i % 2 ? ["conteudo", "odd"] : ["conteudo"], share: { title: `Título ${i}` } });
+    try {
+      const first = await openPages(dir);
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      await first.save();
+      const shards = (await readdir(dir)).filter((name) => name.startsWith("pages-")).length;
+
+      const pages = (await openPages(dir)).lastRecord().pages;
+      for (const i of [0, 1, 4999]) expect(pages[`/${i}`]).toEqual(page(i));
+      const read = Object.values(pages);
+      // One list of files in each shard, two lists of ids; each page its own deps and share.
+      expect(new Set(read.map((p) => p.files)).size).toBe(shards);
+      expect(new Set(read.map((p) => p.ids)).size).toBe(2 * shards);
+      expect(new Set(read.map((p) => p.share)).size).toBe(ARTICLES);
+      expect(new Set(read.map((p) => p.deps)).size).toBe(ARTICLES);
+      // A value many entries hold cannot be changed through one of them.
+      expect(Object.isFrozen(pages["/1"]!.files)).toBe(true);
+      expect(Object.isFrozen(pages["/1"]!.share)).toBe(false);
+
+      // A one-page edit, and the next build reads the same record.
+      const cache = await openPages(dir);
+      const edited = { ...page(7), files: ["/other.css"], ids: ["conteudo"] };
+      cache.record({ pages: { ...cache.lastRecord().pages, "/7": edited }, media: [] });
+      await cache.save();
+      const again = (await openPages(dir)).lastRecord().pages;
+      expect(again["/7"]).toEqual(edited);
+      expect(again["/8"]).toEqual(page(8));
+      expect(Object.keys(again)).toHaveLength(ARTICLES);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -333,9 +333,13 @@ describe("editorial rules across command-line builds (issue 37: a one-article ed
     const store = JSON.parse(await readFile(path.join(cacheDir, "store.json"), "utf8")) as { parts: Record<string, { names: string[] }> };
     for (const name of store.parts["rules.articles"]!.names) {
       const shardFile = path.join(cacheDir, name);
-      const kept = JSON.parse(await readFile(shardFile, "utf8")) as Record<string, { found: Record<string, unknown> }>;
-      for (const entry of Object.values(kept)) for (const rule of Object.keys(entry.found)) entry.found[rule] = rule === "grafia" ? [{ rule: "grafia", file: "elsewhere.md", line: 1, message: "x" }] : "damaged";
-      await writeFile(shardFile, JSON.stringify(kept));
+      // A shard holds its entries, and once the values several of them hold (`shared`, named by place).
+      const kept = JSON.parse(await readFile(shardFile, "utf8")) as { shared: Record<string, unknown>[]; entries: Record<string, { found: Record<string, unknown> | number }> };
+      for (const entry of Object.values(kept.entries)) {
+        const found = typeof entry.found === "number" ? kept.shared[entry.found]! : entry.found;
+        entry.found = Object.fromEntries(Object.keys(found).map((rule) => [rule, rule === "grafia" ? [{ rule: "grafia", file: "elsewhere.md", line: 1, message: "x" }] : "damaged"]));
+      }
+      await writeFile(shardFile, JSON.stringify({ shared: [], refs: {}, entries: kept.entries }));
     }
     const again = await build(dir, cacheDir);
     expect(again.rules!.read).toBe(first.rules!.read);
