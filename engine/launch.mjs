@@ -22,7 +22,8 @@
  * esbuild read was most of a fresh clone's first bundle record. `--force` always makes a new
  * one. Pure-JavaScript packages
  * are bundled with the code; those with native code or files of their own stay in
- * node_modules. Stack traces point at the sources (source maps).
+ * node_modules. Stack traces point at the sources: a stack's frames in the bundle are mapped
+ * when it is shown, each through its file's map (lib/source-stacks.mjs), not at every start.
  *
  * Why not tsx: it compiles every module on each start through a loader thread, about 70% of
  * a 15-page rebuild (bench/README.md); loading one bundle costs a fraction of that.
@@ -32,6 +33,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameS
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { sourceStacks } from "./lib/source-stacks.mjs";
 
 const launcher = realpathSync(fileURLToPath(import.meta.url));
 const engineDir = path.dirname(launcher);
@@ -465,13 +467,14 @@ async function load(made, file, again) {
   }
 }
 
-process.setSourceMapsEnabled(true);
 const argv = process.argv.slice(2);
 if (argv[0] === "--dev-builder") {
   // The dev server's builder process: the config (or theme) module it names runs from the bundle.
   const setup = JSON.parse(argv[1]);
   const rebundle = () => bundle(setup.projectRoot, setup.themeModule, { force: true });
   let made = await bundle(setup.projectRoot, setup.themeModule);
+  // Frames in the bundles of this site (its folder of them: one made again lands there too) are shown at their sources.
+  sourceStacks(path.dirname(made.dir));
   const builder = await load(made, "dev-builder.js", rebundle);
   if (builder.remade) made = builder.remade;
   // The bundle is named by everything it was made from: that name is the version of the code the persistent cache belongs to.
@@ -480,6 +483,7 @@ if (argv[0] === "--dev-builder") {
   const { root, config } = findSite(argv);
   const rebundle = () => bundle(root, config, { force: true });
   let made = await bundle(root, config, { force: argv.includes("--force") });
+  sourceStacks(path.dirname(made.dir));
   const cli = await load(made, "cli.js", rebundle);
   if (cli.remade) made = cli.remade;
   const code = await cli.main(argv, {

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -148,5 +148,48 @@ describe("the launcher runs the code as it is now", () => {
     await utimes(file, then, then);
     expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
     expect((await build("--force")).line).toBe("jsx-one cts-one cjs-two package-one");
+  }, 120_000);
+});
+
+describe("the source maps are read only for a stack shown to the author", () => {
+  it("a cold build, an up-to-date check and a one-article edit read none; a config that throws is still shown at its line, the map read then", async () => {
+    const project = await projectCopy();
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-maps-"));
+    const content = path.join(work, "content");
+    await cp(fixture("basic"), content, { recursive: true });
+    // Notes every .map file the process reads (Node's own source-map cache reads them with fs.readFileSync, as the engine would).
+    const spy = path.join(work, "spy.cjs");
+    const log = path.join(work, "maps.log");
+    await writeFile(
+      spy,
+      `const fs = require("fs");\nconst read = fs.readFileSync;\nfs.readFileSync = function (file, ...rest) {\n  if (String(file).endsWith(".map")) fs.appendFileSync(${JSON.stringify(log)}, String(file) + "\\n");\n  return read.call(this, file, ...rest);\n};\n`,
+    );
+    const build = (spied: boolean, ...flags: string[]) =>
+      run(process.execPath, [...(spied ? ["--require", spy] : []), "engine/launch.mjs", "build", "--content", content, ...flags], {
+        cwd: project,
+        env: { ...process.env, CAFE_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1" },
+      }).then(
+        (r) => ({ code: 0, stderr: r.stderr, stdout: r.stdout }),
+        (e: { code: number; stderr: string; stdout: string }) => ({ code: e.code, stderr: e.stderr, stdout: e.stdout }),
+      );
+    const mapsRead = async () => (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean);
+
+    // The launcher's bundle made first (its record hashes every file of it, maps included).
+    expect((await build(false, "--out", path.join(work, "first"))).stdout).toMatch(/Built \d+ pages/);
+    const out = path.join(work, "dist");
+    expect((await build(true, "--out", out, "--no-cache")).stdout).toMatch(/Built \d+ pages/);
+    expect((await build(true, "--out", out)).stdout).toMatch(/up to date/);
+    const article = (await readdir(path.join(content, "articles"), { recursive: true })).find((name) => name.endsWith(".md"))!;
+    await appendFile(path.join(content, "articles", article), "\nUma frase a mais.\n");
+    expect((await build(true, "--out", out)).stdout).toMatch(/Built \d+ pages/);
+    expect(await mapsRead()).toEqual([]);
+
+    // The config throws at its line 4: the author is shown that line of the source, not the bundle's.
+    await writeFile(path.join(project, "cafe.config.ts"), 'import { defineConfig } from "./engine/index.js";\nimport { theme } from "./templates/theme.js";\n\nif (theme) throw new Error("parada aqui");\nexport default defineConfig({ theme, themeFolders: ["templates", "client"] });\n');
+    expect((await build(false, "--out", path.join(work, "first"))).code).toBe(1);
+    const broken = await build(true, "--out", out);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^cafe\.config\.ts:4:\d+: the config could not be loaded: parada aqui$/m);
+    expect((await mapsRead()).length).toBeGreaterThan(0);
   }, 120_000);
 });
