@@ -58,6 +58,24 @@ const zodEnglishOnly = {
   },
 };
 
+/** The packages that are CommonJS among those kept in node_modules: React and react-dom. */
+const REQUIRED = /^(?:react|react-dom)(?:\/|$)/;
+
+/**
+ * React and react-dom (CommonJS) are loaded with `require` (the bundle's banner makes one) instead
+ * of `import`: Node's ESM loader parses every CommonJS file it imports for its exports
+ * (cjs-module-lexer), react-dom/server's builds (some 600 KB) at every start that renders; a
+ * require runs them as they are. Each import of them is given a module of the bundle that
+ * requires the package; the package itself stays in node_modules, one copy for every importer.
+ */
+const requireCommonJs = {
+  name: "require-commonjs",
+  setup(build) {
+    build.onResolve({ filter: REQUIRED }, (args) => (args.namespace === "cafe-require" ? { path: args.path, external: true } : { path: args.path, namespace: "cafe-require" }));
+    build.onLoad({ filter: /.*/, namespace: "cafe-require" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});\n`, loader: "js" }));
+  },
+};
+
 /** The first file read for a bundle, zod's own and ZOD_ENGLISH aside, that names zod's `locales`: such a bundle needs them all. */
 function namesLocales(metafile, root) {
   for (const input of Object.keys(metafile.inputs)) {
@@ -367,8 +385,9 @@ async function make(root, siteModule, slot) {
       chunkNames: "chunks/[name]-[hash]",
       metafile: true,
       logLevel: "silent",
+      plugins: [requireCommonJs],
     };
-    result = await build({ ...options, plugins: [zodEnglishOnly] });
+    result = await build({ ...options, plugins: [...options.plugins, zodEnglishOnly] });
     // Fails closed: code that names the locales (`z.config(z.locales.pt())`) gets zod whole.
     if (namesLocales(result.metafile, root)) {
       rmSync(temp, { recursive: true, force: true });

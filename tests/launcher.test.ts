@@ -136,6 +136,18 @@ describe("the launcher runs the code as it is now", () => {
     expect(await bundled()).toContain(portuguese);
   }, 120_000);
 
+  it("loads React's CommonJS packages with require, not through Node's ESM loader, and the pages still render with them", async () => {
+    const { cache, build } = await instrumentedProject();
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    // Imported as ES modules, Node's loader parses each CommonJS file of react-dom/server for its
+    // exports at every start (cjs-module-lexer); required, it only runs them. (The engine's own
+    // text of an island's client entry, which imports React in the browser, is not an import.)
+    const files = await bundleFiles(cache);
+    const imports = (await Promise.all(files.map(async (file) => [...(await readFile(file, "utf8")).matchAll(/^(?:import|export)\b[^;`]*?\bfrom\s*"(react(?:-dom)?(?:\/[^"]*)?)";|\bimport\(\s*"(react(?:-dom)?(?:\/[^"]*)?)"\s*\)/gm)].map((m) => m[1] ?? m[2])))).flat();
+    expect(imports).toEqual([]);
+    expect((await Promise.all(files.map((file) => readFile(file, "utf8")))).join("\n")).toMatch(/require\("react\/jsx-runtime"\)/);
+  }, 120_000);
+
   it("bundles again with --force, even when an edit kept the file's size and time", async () => {
     const { project, build } = await instrumentedProject();
     // A time in whole seconds, which can be put back exactly.
