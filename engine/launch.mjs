@@ -41,7 +41,7 @@ const engineDir = path.dirname(launcher);
 const CONFIG_FILES = ["cafe.config.ts", "cafe.config.mts", "cafe.config.tsx", "cafe.config.js", "cafe.config.mjs"];
 /** Lock files of the libraries (npm, yarn, pnpm, bun). */
 const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
-/** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
+/** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use; React and react-dom required: `requireCommonJs`). */
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
 /**
  * zod's messages in other languages than English (`z.locales`: some 60 files, half of the code
@@ -60,6 +60,9 @@ const zodEnglishOnly = {
 
 /** The packages that are CommonJS among those kept in node_modules: React and react-dom. */
 const REQUIRED = /^(?:react|react-dom)(?:\/|$)/;
+/** The namespace of the bundle's modules that require them (`requireCommonJs`): in a metafile, `cafe-require:<package path>`, no file. */
+const REQUIRING = "cafe-require";
+const requiring = (input) => input.startsWith(`${REQUIRING}:`);
 
 /**
  * React and react-dom (CommonJS) are loaded with `require` (the bundle's banner makes one) instead
@@ -71,14 +74,16 @@ const REQUIRED = /^(?:react|react-dom)(?:\/|$)/;
 const requireCommonJs = {
   name: "require-commonjs",
   setup(build) {
-    build.onResolve({ filter: REQUIRED }, (args) => (args.namespace === "cafe-require" ? { path: args.path, external: true } : { path: args.path, namespace: "cafe-require" }));
-    build.onLoad({ filter: /.*/, namespace: "cafe-require" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});\n`, loader: "js" }));
+    build.onResolve({ filter: REQUIRED }, (args) => (args.namespace === REQUIRING ? { path: args.path, external: true } : { path: args.path, namespace: REQUIRING }));
+    build.onLoad({ filter: /.*/, namespace: REQUIRING }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});\n`, loader: "js" }));
   },
 };
 
 /** The first file read for a bundle, zod's own and ZOD_ENGLISH aside, that names zod's `locales`: such a bundle needs them all. */
 function namesLocales(metafile, root) {
   for (const input of Object.keys(metafile.inputs)) {
+    // A module that requires React names nothing else.
+    if (requiring(input)) continue;
     const file = path.resolve(root, input);
     if (file === ZOD_ENGLISH || /[\\/]node_modules[\\/]zod[\\/]/.test(file)) continue;
     let source;
@@ -291,12 +296,15 @@ function moduleGraph(metafile, inputs, entryPoints, root) {
   const name = (input) => posix(path.relative(root, path.resolve(root, input)));
   const modules = {};
   for (const [input, meta] of Object.entries(metafile.inputs)) {
+    // The modules that require React are not files: an import of one is an import of the package.
+    if (requiring(input)) continue;
     const file = name(input);
     const imports = [];
     const external = [];
     let unknown = false;
     for (const edge of meta.imports) {
-      if (!edge.external) imports.push(name(edge.path));
+      if (requiring(edge.path)) external.push(edge.path.slice(REQUIRING.length + 1));
+      else if (!edge.external) imports.push(name(edge.path));
       // A package (bare name) is covered by the lock file; a path esbuild left out is not.
       else if (/^(node:|[@a-z])/i.test(edge.path) && !edge.path.includes("${")) external.push(edge.path);
       else unknown = true;

@@ -146,6 +146,13 @@ describe("the launcher runs the code as it is now", () => {
     const imports = (await Promise.all(files.map(async (file) => [...(await readFile(file, "utf8")).matchAll(/^(?:import|export)\b[^;`]*?\bfrom\s*"(react(?:-dom)?(?:\/[^"]*)?)";|\bimport\(\s*"(react(?:-dom)?(?:\/[^"]*)?)"\s*\)/gm)].map((m) => m[1] ?? m[2])))).flat();
     expect(imports).toEqual([]);
     expect((await Promise.all(files.map((file) => readFile(file, "utf8")))).join("\n")).toMatch(/require\("react\/jsx-runtime"\)/);
+    // The graph of modules the pages are keyed by still sees a template's import of React as one of the package, and only modules that are files.
+    const graph = JSON.parse(await readFile(path.join(path.dirname(files.find((file) => path.basename(file) === "cli.js")!), "modules.json"), "utf8")) as {
+      modules: Record<string, { imports: string[]; external?: string[]; unknown?: boolean }>;
+    };
+    expect(graph.modules["templates/footer.tsx"]).toMatchObject({ external: expect.arrayContaining(["react/jsx-runtime"]) });
+    expect(Object.entries(graph.modules).filter(([file, m]) => file.startsWith("templates/") && m.unknown)).toEqual([]);
+    expect(Object.entries(graph.modules).filter(([file, m]) => /^[a-z-]+:/.test(file) || m.imports.some((i) => /^[a-z-]+:/.test(i)))).toEqual([]);
   }, 120_000);
 
   it("bundles again with --force, even when an edit kept the file's size and time", async () => {
