@@ -22,7 +22,8 @@
  * esbuild read was most of a fresh clone's first bundle record. `--force` always makes a new
  * one. Pure-JavaScript packages
  * are bundled with the code; those with native code or files of their own stay in
- * node_modules. Stack traces point at the sources (source maps).
+ * node_modules. Stack traces point at the sources: a stack's frames in the bundle are mapped
+ * when it is shown, each through its file's map (lib/source-stacks.mjs), not at every start.
  *
  * Why not tsx: it compiles every module on each start through a loader thread, about 70% of
  * a 15-page rebuild (bench/README.md); loading one bundle costs a fraction of that.
@@ -32,6 +33,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameS
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { sourceStacks } from "./lib/source-stacks.mjs";
 
 const launcher = realpathSync(fileURLToPath(import.meta.url));
 const engineDir = path.dirname(launcher);
@@ -39,7 +41,7 @@ const engineDir = path.dirname(launcher);
 const CONFIG_FILES = ["cafe.config.ts", "cafe.config.mts", "cafe.config.tsx", "cafe.config.js", "cafe.config.mjs"];
 /** Lock files of the libraries (npm, yarn, pnpm, bun). */
 const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
-/** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use). */
+/** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use; React and react-dom required: `requireCommonJs`). */
 const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
 /**
  * zod's messages in other languages than English (`z.locales`: some 60 files, half of the code
@@ -56,9 +58,32 @@ const zodEnglishOnly = {
   },
 };
 
+/** The packages that are CommonJS among those kept in node_modules: React and react-dom. */
+const REQUIRED = /^(?:react|react-dom)(?:\/|$)/;
+/** The namespace of the bundle's modules that require them (`requireCommonJs`): in a metafile, `cafe-require:<package path>`, no file. */
+const REQUIRING = "cafe-require";
+const requiring = (input) => input.startsWith(`${REQUIRING}:`);
+
+/**
+ * React and react-dom (CommonJS) are loaded with `require` (the bundle's banner makes one) instead
+ * of `import`: Node's ESM loader parses every CommonJS file it imports for its exports
+ * (cjs-module-lexer), react-dom/server's builds (some 600 KB) at every start that renders; a
+ * require runs them as they are. Each import of them is given a module of the bundle that
+ * requires the package; the package itself stays in node_modules, one copy for every importer.
+ */
+const requireCommonJs = {
+  name: "require-commonjs",
+  setup(build) {
+    build.onResolve({ filter: REQUIRED }, (args) => (args.namespace === REQUIRING ? { path: args.path, external: true } : { path: args.path, namespace: REQUIRING }));
+    build.onLoad({ filter: /.*/, namespace: REQUIRING }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});\n`, loader: "js" }));
+  },
+};
+
 /** The first file read for a bundle, zod's own and ZOD_ENGLISH aside, that names zod's `locales`: such a bundle needs them all. */
 function namesLocales(metafile, root) {
   for (const input of Object.keys(metafile.inputs)) {
+    // A module that requires React names nothing else.
+    if (requiring(input)) continue;
     const file = path.resolve(root, input);
     if (file === ZOD_ENGLISH || /[\\/]node_modules[\\/]zod[\\/]/.test(file)) continue;
     let source;
@@ -271,12 +296,15 @@ function moduleGraph(metafile, inputs, entryPoints, root) {
   const name = (input) => posix(path.relative(root, path.resolve(root, input)));
   const modules = {};
   for (const [input, meta] of Object.entries(metafile.inputs)) {
+    // The modules that require React are not files: an import of one is an import of the package.
+    if (requiring(input)) continue;
     const file = name(input);
     const imports = [];
     const external = [];
     let unknown = false;
     for (const edge of meta.imports) {
-      if (!edge.external) imports.push(name(edge.path));
+      if (requiring(edge.path)) external.push(edge.path.slice(REQUIRING.length + 1));
+      else if (!edge.external) imports.push(name(edge.path));
       // A package (bare name) is covered by the lock file; a path esbuild left out is not.
       else if (/^(node:|[@a-z])/i.test(edge.path) && !edge.path.includes("${")) external.push(edge.path);
       else unknown = true;
@@ -365,8 +393,9 @@ async function make(root, siteModule, slot) {
       chunkNames: "chunks/[name]-[hash]",
       metafile: true,
       logLevel: "silent",
+      plugins: [requireCommonJs],
     };
-    result = await build({ ...options, plugins: [zodEnglishOnly] });
+    result = await build({ ...options, plugins: [...options.plugins, zodEnglishOnly] });
     // Fails closed: code that names the locales (`z.config(z.locales.pt())`) gets zod whole.
     if (namesLocales(result.metafile, root)) {
       rmSync(temp, { recursive: true, force: true });
@@ -465,13 +494,14 @@ async function load(made, file, again) {
   }
 }
 
-process.setSourceMapsEnabled(true);
 const argv = process.argv.slice(2);
 if (argv[0] === "--dev-builder") {
   // The dev server's builder process: the config (or theme) module it names runs from the bundle.
   const setup = JSON.parse(argv[1]);
   const rebundle = () => bundle(setup.projectRoot, setup.themeModule, { force: true });
   let made = await bundle(setup.projectRoot, setup.themeModule);
+  // Frames in the bundles of this site (its folder of them: one made again lands there too) are shown at their sources.
+  sourceStacks(path.dirname(made.dir));
   const builder = await load(made, "dev-builder.js", rebundle);
   if (builder.remade) made = builder.remade;
   // The bundle is named by everything it was made from: that name is the version of the code the persistent cache belongs to.
@@ -480,6 +510,7 @@ if (argv[0] === "--dev-builder") {
   const { root, config } = findSite(argv);
   const rebundle = () => bundle(root, config, { force: true });
   let made = await bundle(root, config, { force: argv.includes("--force") });
+  sourceStacks(path.dirname(made.dir));
   const cli = await load(made, "cli.js", rebundle);
   if (cli.remade) made = cli.remade;
   const code = await cli.main(argv, {

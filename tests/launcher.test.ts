@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -136,6 +136,25 @@ describe("the launcher runs the code as it is now", () => {
     expect(await bundled()).toContain(portuguese);
   }, 120_000);
 
+  it("loads React's CommonJS packages with require, not through Node's ESM loader, and the pages still render with them", async () => {
+    const { cache, build } = await instrumentedProject();
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    // Imported as ES modules, Node's loader parses each CommonJS file of react-dom/server for its
+    // exports at every start (cjs-module-lexer); required, it only runs them. (The engine's own
+    // text of an island's client entry, which imports React in the browser, is not an import.)
+    const files = await bundleFiles(cache);
+    const imports = (await Promise.all(files.map(async (file) => [...(await readFile(file, "utf8")).matchAll(/^(?:import|export)\b[^;`]*?\bfrom\s*"(react(?:-dom)?(?:\/[^"]*)?)";|\bimport\(\s*"(react(?:-dom)?(?:\/[^"]*)?)"\s*\)/gm)].map((m) => m[1] ?? m[2])))).flat();
+    expect(imports).toEqual([]);
+    expect((await Promise.all(files.map((file) => readFile(file, "utf8")))).join("\n")).toMatch(/require\("react\/jsx-runtime"\)/);
+    // The graph of modules the pages are keyed by still sees a template's import of React as one of the package, and only modules that are files.
+    const graph = JSON.parse(await readFile(path.join(path.dirname(files.find((file) => path.basename(file) === "cli.js")!), "modules.json"), "utf8")) as {
+      modules: Record<string, { imports: string[]; external?: string[]; unknown?: boolean }>;
+    };
+    expect(graph.modules["templates/footer.tsx"]).toMatchObject({ external: expect.arrayContaining(["react/jsx-runtime"]) });
+    expect(Object.entries(graph.modules).filter(([file, m]) => file.startsWith("templates/") && m.unknown)).toEqual([]);
+    expect(Object.entries(graph.modules).filter(([file, m]) => /^[a-z-]+:/.test(file) || m.imports.some((i) => /^[a-z-]+:/.test(i)))).toEqual([]);
+  }, 120_000);
+
   it("bundles again with --force, even when an edit kept the file's size and time", async () => {
     const { project, build } = await instrumentedProject();
     // A time in whole seconds, which can be put back exactly.
@@ -148,5 +167,48 @@ describe("the launcher runs the code as it is now", () => {
     await utimes(file, then, then);
     expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
     expect((await build("--force")).line).toBe("jsx-one cts-one cjs-two package-one");
+  }, 120_000);
+});
+
+describe("the source maps are read only for a stack shown to the author", () => {
+  it("a cold build, an up-to-date check and a one-article edit read none; a config that throws is still shown at its line, the map read then", async () => {
+    const project = await projectCopy();
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-maps-"));
+    const content = path.join(work, "content");
+    await cp(fixture("basic"), content, { recursive: true });
+    // Notes every .map file the process reads (Node's own source-map cache reads them with fs.readFileSync, as the engine would).
+    const spy = path.join(work, "spy.cjs");
+    const log = path.join(work, "maps.log");
+    await writeFile(
+      spy,
+      `const fs = require("fs");\nconst read = fs.readFileSync;\nfs.readFileSync = function (file, ...rest) {\n  if (String(file).endsWith(".map")) fs.appendFileSync(${JSON.stringify(log)}, String(file) + "\\n");\n  return read.call(this, file, ...rest);\n};\n`,
+    );
+    const build = (spied: boolean, ...flags: string[]) =>
+      run(process.execPath, [...(spied ? ["--require", spy] : []), "engine/launch.mjs", "build", "--content", content, ...flags], {
+        cwd: project,
+        env: { ...process.env, CAFE_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1" },
+      }).then(
+        (r) => ({ code: 0, stderr: r.stderr, stdout: r.stdout }),
+        (e: { code: number; stderr: string; stdout: string }) => ({ code: e.code, stderr: e.stderr, stdout: e.stdout }),
+      );
+    const mapsRead = async () => (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean);
+
+    // The launcher's bundle made first (its record hashes every file of it, maps included).
+    expect((await build(false, "--out", path.join(work, "first"))).stdout).toMatch(/Built \d+ pages/);
+    const out = path.join(work, "dist");
+    expect((await build(true, "--out", out, "--no-cache")).stdout).toMatch(/Built \d+ pages/);
+    expect((await build(true, "--out", out)).stdout).toMatch(/up to date/);
+    const article = (await readdir(path.join(content, "articles"), { recursive: true })).find((name) => name.endsWith(".md"))!;
+    await appendFile(path.join(content, "articles", article), "\nUma frase a mais.\n");
+    expect((await build(true, "--out", out)).stdout).toMatch(/Built \d+ pages/);
+    expect(await mapsRead()).toEqual([]);
+
+    // The config throws at its line 4: the author is shown that line of the source, not the bundle's.
+    await writeFile(path.join(project, "cafe.config.ts"), 'import { defineConfig } from "./engine/index.js";\nimport { theme } from "./templates/theme.js";\n\nif (theme) throw new Error("parada aqui");\nexport default defineConfig({ theme, themeFolders: ["templates", "client"] });\n');
+    expect((await build(false, "--out", path.join(work, "first"))).code).toBe(1);
+    const broken = await build(true, "--out", out);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^cafe\.config\.ts:4:\d+: the config could not be loaded: parada aqui$/m);
+    expect((await mapsRead()).length).toBeGreaterThan(0);
   }, 120_000);
 });

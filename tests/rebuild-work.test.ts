@@ -189,3 +189,51 @@ describe("an article whose body alone changed keeps its front matter as parsed",
     }
   });
 });
+
+describe("block data validated is kept for the next build (issue 37: a body edit validated its blocks' data again, 5-16 ms of cold zod)", () => {
+  it("a body edit validates no block data again when it is as the last build validated it, and builds as a build from scratch does; data edited is validated again", async () => {
+    const dir = await editedFixture("basic", {});
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-kept-blocks-"));
+    const counts: Record<string, number> = {};
+    type Parse = { safeParse(value: unknown): unknown };
+    const counted = (name: string, schema: Parse): Parse => ({ safeParse: (value) => ((counts[name] = (counts[name] ?? 0) + 1), schema.safeParse(value)) });
+    const blocks = theme.blocks.map((b) => (b.source.from === "data" ? { ...b, source: { ...b.source, schema: counted(b.name, b.source.schema as Parse) } } : b));
+    const counting = Object.create(theme, { blocks: { value: blocks } }) as Theme;
+    const build = async (cache = true) => {
+      const writer = new MemoryWriter();
+      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme: counting, cache: cache ? await openSiteCache(cacheDir, testCode()) : undefined });
+      try {
+        return { ...(await builder.build(writer)), writer };
+      } finally {
+        await builder.close();
+      }
+    };
+    const bytes = (files: Map<string, Uint8Array | string>) => new Map([...files].map(([file, data]) => [file, Buffer.from(data).toString("base64")]));
+    try {
+      expect((await build()).ok).toBe(true);
+      // primeiro.md places ::stat-cards and ::hashtags (its front matter's data) and ::tool-table{src="tools"} (a data file).
+      expect(counts["stat-cards"]).toBeGreaterThanOrEqual(1);
+      expect(counts["tool-table"]).toBeGreaterThanOrEqual(1);
+
+      for (const key of Object.keys(counts)) delete counts[key];
+      const article = path.join(dir, "articles/primeiro.md");
+      await writeFile(article, `${await readFile(article, "utf8")}\nUma frase a mais, no corpo.\n`);
+      const edited = await build();
+      expect(edited.ok).toBe(true);
+      expect(counts).toEqual({});
+      const cold = await build(false);
+      expect(bytes(edited.writer.files)).toEqual(bytes(cold.writer.files));
+
+      // The data of a block changed (a data file): validated again, and only it.
+      for (const key of Object.keys(counts)) delete counts[key];
+      const tools = path.join(dir, "data/tools.json");
+      await writeFile(tools, (await readFile(tools, "utf8")).replace("Arquivos Markdown locais.", "Arquivos Markdown locais, sempre."));
+      const again = await build();
+      expect(again.ok).toBe(true);
+      expect(Object.keys(counts)).toEqual(["tool-table"]);
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

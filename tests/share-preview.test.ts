@@ -104,6 +104,30 @@ describe("sharePreviews", () => {
   });
 });
 
+describe("visibleLength", () => {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  const graphemes = (text: string) => [...segmenter.segment(text)].length;
+
+  it("counts what the grapheme segmenter counts: each character it counts by length, alone, between letters and doubled; combining marks, emoji, joiners, line breaks", () => {
+    const singles: string[] = [];
+    for (const [from, to] of [[0x20, 0x7e], [0xa0, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x20a0, 0x20c0]] as const) {
+      for (let code = from; code <= to; code++) singles.push(String.fromCharCode(code));
+    }
+    const texts = [
+      ...singles.flatMap((c) => [`a${c}b`, `${c}${c}`, c]),
+      "Uma descrição — com acentuação, “aspas” e reticências… até 200 caracteres: 5 € ou US$ 3.",
+      "e\u0301 combinado",
+      "☕️ café",
+      "👩‍💻 e 🇧🇷",
+      "linha\r\nquebrada",
+      "한국어",
+      "ab\u200dcd",
+      "\u0915\u094d\u0937",
+    ];
+    for (const text of texts) expect(visibleLength(text), JSON.stringify(text)).toBe(graphemes(text));
+  });
+});
+
 describe("the real site", () => {
   const pages = realSite().routes.filter((r) => r.kind !== "not-found").map((r) => ({ route: r.path, meta: readPageMeta(realSite().writer.text(r.outFile)) }));
   const previews = sharePreviews(pages, (url) => new URL(url).pathname);

@@ -28,17 +28,24 @@ export function stackPlaces(stack: string | undefined): CodePlace[] {
   return places;
 }
 
-/** The engine's own folder, as stack traces name it (this module is engine/lib/code-location.ts). */
-const engineDir = (() => {
+/**
+ * The engine's own folder, as stack traces name it (this module is engine/lib/code-location.ts).
+ * Asked only with a stack to read: reading one maps its frames through the source maps
+ * (lib/source-stacks.mjs), which no start should pay for.
+ */
+function engineDir(): string | undefined {
   const here = stackPlaces(new Error().stack)[0]?.file;
   return here ? path.resolve(here, "../..") : undefined;
-})();
+}
 
 const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
 
 /** The innermost place of a stack that is the site's code: not the engine's, not a package's, not Node's. */
 export function siteCodePlace(stack: string | undefined): CodePlace | undefined {
-  return stackPlaces(stack).find((p) => !(engineDir && inside(engineDir, p.file)) && !p.file.split(path.sep).includes("node_modules"));
+  const places = stackPlaces(stack);
+  if (places.length === 0) return undefined;
+  const engine = engineDir();
+  return places.find((p) => !(engine && inside(engine, p.file)) && !p.file.split(path.sep).includes("node_modules"));
 }
 
 /** Where `name` is written in a file as a quoted string (`"style"`, `'lsit'`): on the line of `near` if it is there, else its first place. */

@@ -77,6 +77,13 @@ export function isJsonSafe(value: unknown): boolean {
   return false;
 }
 
+/** True when JSON gives back this very value: no key whose value is undefined (JSON drops it), nothing `isJsonSafe` refuses. */
+export function exactJson(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(exactJson);
+  if (value && typeof value === "object") return isJsonSafe(value) && Object.values(value).every((v) => v !== undefined && exactJson(v));
+  return isJsonSafe(value);
+}
+
 /** A file's content in its name (`x-<hash>.png`): sha256, hex, its first `length` characters. */
 export const fileHash = (data: string | Uint8Array, length = 10): string => createHash("sha256").update(data).digest("hex").slice(0, length);
 

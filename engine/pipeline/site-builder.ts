@@ -23,7 +23,7 @@ import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js
 import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
 import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
-import { markdownStage, type MarkdownBodies, type MarkdownStageOutput } from "../stages/markdown/markdown-stage.js";
+import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
 import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import type { RuleMemory } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
@@ -297,11 +297,13 @@ export class SiteBuilder {
     const code = this.options.code;
     const shares = new Map<Threads, Shared<SiteShare>>();
     const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share<SiteShare>({ content, table, values, code })).get(threads)!;
-    const renderBodies = async (articles: readonly Article[], { aside = false } = {}) => {
+    const renderBodies = async (articles: readonly Article[], { aside = false, valid }: { aside?: boolean; valid?: ValidBlockData } = {}) => {
       // Articles that are not in the content (their front matter failed) are rendered here, where they are.
       const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
+      // Each slice with what the last parse of its bodies found valid among their blocks' data.
+      const validOf = (files: string[]) => (valid ? { valid: Object.fromEntries(files.flatMap((file) => (valid[file] ? [[file, valid[file]!]] : []))) } : {});
       // Sealing a body for the cache costs a hash: only when there is one.
-      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...(aside ? { aside: articles } : {}) }));
+      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) }));
     };
     const markdownInput = { content, table, values, code, previous: previous.markdown, cached: cache.files, failed };
     const { bodies: markdown, keep, parsed } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;

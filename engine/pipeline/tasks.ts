@@ -13,7 +13,7 @@ import type { RouteTable } from "../stages/routes/routes.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { Theme } from "../theme.js";
 import { markdownSession, type MarkdownSession } from "../stages/markdown/markdown-context.js";
-import { bodyValues, renderBodies, type RenderedBody } from "../stages/markdown/markdown-stage.js";
+import { bodyValues, renderBodies, type RenderedBody, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
 import { bodyNotHere, pageValues, renderPages, type PageBody, type PageOutcome, type PageShare } from "../stages/render/render.js";
 import { drawHere, type LoadedFont } from "../stages/cards/cards.js";
 import { PartMemory } from "../stages/render/cached-parts.js";
@@ -42,7 +42,7 @@ export interface SiteShare {
 
 export type Task =
   /** The Markdown core: these articles' bodies (files of `site.content.articles`), in order. */
-  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean; keep: boolean; aside?: readonly Article[] }
+  | { kind: "bodies"; site: Shared<SiteShare>; files: string[]; lean: boolean; keep: boolean; valid?: ValidBlockData; aside?: readonly Article[] }
   /** The render core: these routes' pages, in order. */
   /**
    * The render core: these routes' pages, in order, with the bodies they show (every body, on
@@ -91,7 +91,7 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
         const site = resolve(task.site);
         const { articles, session, values, prepared } = bySite(task.site.id, site);
         await prepared;
-        const options = { lean: task.lean, keep: task.keep, session };
+        const options = { lean: task.lean, keep: task.keep, session, valid: task.valid };
         // Articles that are not in the content (their front matter failed) come with the task, on the build's thread.
         const bodies = task.aside ?? task.files.map((file) => articles.get(file)!);
         return renderBodies(bodies, site.content, theme, values, options);

@@ -6,13 +6,17 @@
  * of each is kept.
  */
 import { deserialize } from "node:v8";
-import { pathToFileURL } from "node:url";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { workerData } from "piscina";
+import { sourceStacks } from "../lib/source-stacks.mjs";
 import type { Theme } from "../theme.js";
 import { remember, taskRunner, type Shared } from "./tasks.js";
 
-// Stack traces name the site's sources (a theme's mistake is shown at its line), as on the build's thread.
-process.setSourceMapsEnabled(true);
+// Stack traces name the site's sources (a theme's mistake is shown at its line), as on the
+// build's thread: the frames in this bundle's folder (this module is its worker.js), mapped
+// when a stack is shown.
+sourceStacks(path.dirname(fileURLToPath(import.meta.url)));
 
 async function start() {
   const { site } = workerData as { site: string };

@@ -9,7 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
-import { hashOf, hashOfAll, isJsonSafe, isRecord, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { exactJson, hashOf, hashOfAll, isJsonSafe, isRecord, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, simpleYamlMap, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
@@ -394,12 +394,6 @@ function keptSources(from: KeptFrom | undefined, next: KeptSources) {
 const isWarnings = (value: unknown): value is ContentWarning[] =>
   Array.isArray(value) && value.every((w) => isRecord(w) && typeof w.file === "string" && typeof w.message === "string" && (w.line === undefined || typeof w.line === "number"));
 
-/** True when JSON gives back this very value: no key whose value is undefined (JSON drops it), nothing `isJsonSafe` refuses. */
-function exactJson(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(exactJson);
-  if (value && typeof value === "object") return isJsonSafe(value) && Object.values(value).every((v) => v !== undefined && exactJson(v));
-  return isJsonSafe(value);
-}
 
 /** The files of `dir` with this extension (hidden ones left out), sorted. */
 const filesOf = (dir: string, extension: string) => listFiles(dir).filter((file) => file.endsWith(extension));

@@ -21,6 +21,7 @@ import type { Root, Nodes, Parents, Text } from "mdast";
 import type { ContainerDirective, LeafDirective } from "mdast-util-directive";
 import { toString } from "mdast-util-to-string";
 import { ContentError, plainIssue, type ContentIssue, type ContentWarning } from "../../lib/errors.js";
+import { exactJson, hashOfAll } from "../../lib/hash.js";
 import { frontMatterKeys, markdownOf, type Article, type SiteContent } from "../load/content.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
 import { locate, locatorOf, schemaErrors } from "../../lib/yaml-source.js";
@@ -59,6 +60,30 @@ export interface MarkdownResult {
    * every check of it, is left out of the run.
    */
   unavailable?: string;
+  /**
+   * The block data it validated whose value parsed is the very value given (`blockDataKey`):
+   * the next parse of this body (its text edited) takes such data as it is, unvalidated.
+   */
+  valid?: string[];
+}
+
+/**
+ * What a parse of a body knows from the last parse of it: the keys of the block data found
+ * valid then (`MarkdownResult.valid`), and the key of each block's code (its schema's module).
+ */
+export interface KnownValid {
+  valid: readonly string[];
+  code: (part: string) => string;
+}
+
+/**
+ * The key of a block's data: the block, its code's key and the value as JSON. Undefined for a
+ * value JSON does not give back exactly (a date, an undefined key): such data is always validated.
+ */
+function blockDataKey(name: string, value: unknown, known: KnownValid | undefined): { key: string; json: string } | undefined {
+  if (!known || !exactJson(value)) return undefined;
+  const json = JSON.stringify(value);
+  return { key: hashOfAll(["block-data-1", name, known.code(`block:${name}`), json]), json };
 }
 
 interface PipelineData {
@@ -68,6 +93,7 @@ interface PipelineData {
   blocks: ResolvedBlock[];
   result: Omit<MarkdownResult, "html">;
   session: MarkdownSession;
+  known?: KnownValid;
 }
 
 /** Where a directive stood in the Markdown: its block's component, with its data. */
@@ -161,7 +187,7 @@ export function renderMarkdown(
   article: Article,
   content: SiteContent,
   theme: Theme,
-  { lean: leanAllowed, session = markdownSession() }: { lean?: boolean; session?: MarkdownSession } = {},
+  { lean: leanAllowed, session = markdownSession(), known }: { lean?: boolean; session?: MarkdownSession; known?: KnownValid } = {},
 ): MarkdownResult {
   // Every body is made by the theme's Markdown overrides (their modules' key: incremental/code-keys.ts).
   const result: PipelineData["result"] = { reads: [dep.code("markdown")], links: [], headings: [], images: [], errors: [], warnings: [] };
@@ -171,7 +197,7 @@ export function renderMarkdown(
   const beyond = beyondLimits(article, markdown, theme.markdownLimits);
   if (beyond) return { html: "", ...result, errors: [beyond] };
   const file = new VFile({ path: article.file, value: markdown });
-  file.data.pipeline = { article, content, theme, blocks, result, session } satisfies PipelineData;
+  file.data.pipeline = { article, content, theme, blocks, result, session, known } satisfies PipelineData;
   const { full, lean, noEmail } = pipelinesFor(theme, article.lang, session);
   const pipeline = leanAllowed === false ? full : !USES_EXTENSIONS.test(markdown) ? lean : markdown.includes("@") ? full : noEmail;
   try {
@@ -261,7 +287,7 @@ function camelCase(name: string): string {
 /** The remark plugin that gives directives, links, headings and raw HTML their meaning here. */
 function remarkBlocks() {
   return (tree: Root, file: VFile) => {
-    const { article, content, theme, blocks, result, session } = file.data.pipeline!;
+    const { article, content, theme, blocks, result, session, known } = file.data.pipeline!;
     const knownKeys = (session.knownKeys ??= frontMatterKeys(theme));
     const consumedKeys = new Set<string>();
     const slugger = new GithubSlugger();
@@ -408,6 +434,22 @@ function remarkBlocks() {
       if (!isContainer) node.children = [];
     }
 
+    /**
+     * Block data validated by its schema, or taken as it is when the last parse of this body found
+     * the same data valid with the same code and parsed to itself (`blockDataKey`); noted for the
+     * next parse when it parses to itself now.
+     */
+    function validated(name: string, schema: import("zod").ZodType, value: unknown): ReturnType<import("zod").ZodType["safeParse"]> {
+      const keyed = blockDataKey(name, value, known);
+      if (keyed && known!.valid.includes(keyed.key)) {
+        (result.valid ??= []).push(keyed.key);
+        return { success: true, data: JSON.parse(keyed.json) as unknown };
+      }
+      const parsed = schema.safeParse(value);
+      if (keyed && parsed.success && exactJson(parsed.data) && JSON.stringify(parsed.data) === keyed.json) (result.valid ??= []).push(keyed.key);
+      return parsed;
+    }
+
     function blockData(name: string, schema: import("zod").ZodType, attributes: Record<string, string>, node: Nodes): unknown {
       if (attributes.src) {
         result.reads.push(dep.data(attributes.src));
@@ -426,7 +468,7 @@ function remarkBlocks() {
           );
           return undefined;
         }
-        const parsed = schema.safeParse(table.value);
+        const parsed = validated(name, schema, table.value);
         if (!parsed.success) {
           result.errors.push(...schemaErrors(parsed.error.issues, table.file, table.source, locatorOf(table)).map(plainIssue));
           return undefined;
@@ -443,7 +485,7 @@ function remarkBlocks() {
         );
         return undefined;
       }
-      const parsed = schema.safeParse(article.frontMatter[key]);
+      const parsed = validated(name, schema, article.frontMatter[key]);
       if (!parsed.success) {
         result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, locatorOf(article), [key]).map(plainIssue));
         return undefined;

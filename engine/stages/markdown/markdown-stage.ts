@@ -9,7 +9,7 @@
 import type { Article, FailedArticle, SiteContent } from "../load/content.js";
 import type { ContentWarning } from "../../lib/errors.js";
 import type { MarkdownImage } from "./image-slots.js";
-import { DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
+import { dep, DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import type { InternalLink, MarkdownResult } from "./article-markdown.js";
 import { siteBlockData, type MarkdownSession } from "./markdown-context.js";
@@ -47,6 +47,8 @@ export interface KeptBody {
   links: InternalLink[];
   warnings: ContentWarning[];
   images: MarkdownImage[];
+  /** The keys of the block data it found valid (article-markdown.ts): the next parse of the body takes such data unvalidated. */
+  valid?: string[];
 }
 
 /** A body as the cache keeps it with its article's entry: for one text (its hash), sealed; its HTML is the entry's text (incremental/build-cache.ts). */
@@ -94,8 +96,8 @@ export interface RenderedBody {
 }
 
 /** What the cache keeps of a body, sealed by the hash its worker made. */
-const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images } }: MarkdownEntry, check: string): Sealed<KeptBody> => ({
-  value: { deps, htmlHash, headings, links, warnings, images },
+const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images, valid } }: MarkdownEntry, check: string): Sealed<KeptBody> => ({
+  value: { deps, htmlHash, headings, links, warnings, images, ...(valid ? { valid } : {}) },
   check,
 });
 
@@ -104,7 +106,10 @@ const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images 
  * slices on the workers (pipeline/threads.ts). `aside`: articles that are not in the content
  * (their front matter failed), rendered on this thread, which has them.
  */
-export type RenderBodies = (articles: readonly Article[], options?: { aside?: boolean }) => Promise<RenderedBody[]>;
+export type RenderBodies = (articles: readonly Article[], options?: { aside?: boolean; valid?: ValidBlockData }) => Promise<RenderedBody[]>;
+
+/** By file, the keys of the block data the last parse of each body found valid (`KeptBody.valid`). */
+export type ValidBlockData = Readonly<Record<string, readonly string[]>>;
 
 /** The values a body may read (data files, site blocks' data, the theme's Markdown parts' code), hashed: made once per run (and per worker). */
 export const bodyValues = (content: SiteContent, table: RouteTable, values: SiteValues, code?: Readonly<Record<string, string>>) =>
@@ -116,19 +121,27 @@ export const bodyValues = (content: SiteContent, table: RouteTable, values: Site
  * of what it read and of its HTML, and, when `keep`, the seal of the entry the cache keeps
  * (hashed where it is made, not on the build's thread).
  */
-export async function renderBodies(articles: readonly Article[], content: SiteContent, theme: Theme, values: DepValues, options: { lean: boolean; keep: boolean; session: MarkdownSession }): Promise<RenderedBody[]> {
+export async function renderBodies(
+  articles: readonly Article[],
+  content: SiteContent,
+  theme: Theme,
+  values: DepValues,
+  options: { lean: boolean; keep: boolean; session: MarkdownSession; valid?: ValidBlockData },
+): Promise<RenderedBody[]> {
   if (articles.length === 0) return [];
   const { renderMarkdown } = await loadPackage("unified", () => import("./article-markdown.js"));
+  const code = (part: string) => values.hash(dep.code(part));
   return articles.map((article) => {
-    const result = renderMarkdown(article, content, theme, { lean: options.lean, session: options.session });
+    const valid = options.valid?.[article.file];
+    const result = renderMarkdown(article, content, theme, { lean: options.lean, session: options.session, known: { valid: Array.isArray(valid) ? valid : [], code } });
     const { sourceHash } = article;
     // A block of it reads a file that did not load: its hashes are never asked for.
     const deps = result.unavailable === undefined ? Object.fromEntries(result.reads.map((id) => [id, values.hash(id)])) : {};
     const htmlHash = hashOf(result.html);
     const entry = { sourceHash, deps, result, htmlHash };
-    const { headings, links, warnings, images } = result;
+    const { headings, links, warnings, images, valid: found } = result;
     const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
-    return { entry, check: keepable ? seal({ deps, htmlHash, headings, links, warnings, images }).check : undefined };
+    return { entry, check: keepable ? seal({ deps, htmlHash, headings, links, warnings, images, ...(found ? { valid: found } : {}) }).check : undefined };
   });
 }
 
@@ -139,6 +152,8 @@ export async function renderBodies(articles: readonly Article[], content: SiteCo
  */
 export async function markdownStage({ content, table, values: siteData, code, previous, cached, failed }: MarkdownStageInput, render: RenderBodies): Promise<Staged<MarkdownStageOutput>> {
   const values = bodyValues(content, table, siteData, code);
+  /** What the last parse of each body parsed now found valid among its blocks' data (`knownBody`). */
+  const valid: Record<string, readonly string[]> = {};
   const known = new Map<string, MarkdownEntry>();
   const changed: Article[] = [];
   for (const article of content.articles) {
@@ -146,7 +161,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     if (entry) known.set(article.file, entry);
     else changed.push(article);
   }
-  const made = await render(changed);
+  const made = await render(changed, { valid });
   const bodies = new Map<string, MarkdownEntry>();
   const keep: MarkdownStageOutput["keep"] = new Map();
   const renderedNow = new Map(changed.map((article, i) => [article.file, made[i]!]));
@@ -180,7 +195,12 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     // A body whose HTML the store no longer has is rendered again.
     const stored = kept?.text !== undefined || kept?.textAt !== undefined;
     const before = kept?.sourceHash === sourceHash && stored ? unseal(kept.markdown) : undefined;
-    if (!before || !values.unchanged(before.deps)) return undefined;
+    if (!before || !values.unchanged(before.deps)) {
+      // Parsed now: what its last parse (this run's last, or the cache's, sealed) found valid among its blocks' data.
+      const last = entry?.result.valid ?? (before ?? unseal(kept?.markdown))?.valid;
+      if (Array.isArray(last) && last.every((key) => typeof key === "string")) valid[article.file] = last;
+      return undefined;
+    }
     // Its HTML stays in the store until a page renders it (pipeline/render-pages.ts reads it, and checks it against `htmlHash`).
     const { deps, htmlHash, ...result } = before;
     return { sourceHash, deps, result: { ...result, reads: Object.keys(deps) as DepId[], errors: [] }, htmlHash };

@@ -1,0 +1,2 @@
+/** Stack traces that name the sources, the source maps read only when a stack is shown (source-stacks.mjs). */
+export declare function sourceStacks(dir: string): void;
