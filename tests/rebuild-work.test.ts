@@ -21,6 +21,17 @@ import { locate } from "../engine/lib/yaml-source.js";
 import { theme } from "../templates/theme.js";
 import { poolBeforeLoad } from "../engine/pipeline/threads.js";
 
+
+/** A command-line build: a new builder over the cache folder (none: no cache), as `npm run build` opens it. */
+async function commandLineBuild(dir: string, theme: Theme, cacheDir: string | undefined) {
+  const writer = new MemoryWriter();
+  const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: cacheDir ? await openSiteCache(cacheDir, testCode()) : undefined });
+  try {
+    return { ...(await builder.build(writer)), writer };
+  } finally {
+    await builder.close();
+  }
+}
 describe("a rebuild does no work its result does not need", () => {
   // A guard of what the author reads (the placeholders are now located by the parse site.yaml was
   // loaded with, no longer by a parse of their own each): passes before and after.
@@ -107,16 +118,7 @@ describe("what a build validated is kept for the next (issue 37: YAML and zod ov
     const dir = await editedFixture("basic", {});
     const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-kept-sources-"));
     const { counts, theme: counting } = countingTheme();
-    /** A command-line build: a new builder over the cache folder, as `npm run build` opens it. */
-    const build = async (cache = true) => {
-      const writer = new MemoryWriter();
-      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme: counting, cache: cache ? await openSiteCache(cacheDir, testCode()) : undefined });
-      try {
-        return { ...(await builder.build(writer)), writer };
-      } finally {
-        await builder.close();
-      }
-    };
+    const build = (cache = true) => commandLineBuild(dir, counting, cache ? cacheDir : undefined);
     try {
       const first = await build();
       expect(first.ok).toBe(true);
@@ -199,15 +201,7 @@ describe("block data validated is kept for the next build (issue 37: a body edit
     const counted = (name: string, schema: Parse): Parse => ({ safeParse: (value) => ((counts[name] = (counts[name] ?? 0) + 1), schema.safeParse(value)) });
     const blocks = theme.blocks.map((b) => (b.source.from === "data" ? { ...b, source: { ...b.source, schema: counted(b.name, b.source.schema as Parse) } } : b));
     const counting = Object.create(theme, { blocks: { value: blocks } }) as Theme;
-    const build = async (cache = true) => {
-      const writer = new MemoryWriter();
-      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme: counting, cache: cache ? await openSiteCache(cacheDir, testCode()) : undefined });
-      try {
-        return { ...(await builder.build(writer)), writer };
-      } finally {
-        await builder.close();
-      }
-    };
+    const build = (cache = true) => commandLineBuild(dir, counting, cache ? cacheDir : undefined);
     const bytes = (files: Map<string, Uint8Array | string>) => new Map([...files].map(([file, data]) => [file, Buffer.from(data).toString("base64")]));
     try {
       expect((await build()).ok).toBe(true);
