@@ -19,4 +19,11 @@ describe("the hash of a list of parts", () => {
     expect(hashOf("a\0", "b")).toBe("0KiGoA-83KVv0_EtPYzLNbOP5rg");
     expect(hashOf("a", "\0b")).toBe("x_qs6GW_j5Z_-dXTG-3f0-UCcTM");
   });
+
+  it("of a text is the hash of its UTF-8 bytes (the writer hashes a page as the bytes it writes)", () => {
+    for (const text of ["", "olá, café 🙂", "<p>x</p>".repeat(10_000)]) {
+      expect(hashOf(Buffer.from(text))).toBe(hashOf(text));
+      expect(hashOf("a", Buffer.from(text), "b")).toBe(hashOf("a", text, "b"));
+    }
+  });
 });

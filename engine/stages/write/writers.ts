@@ -283,7 +283,11 @@ export class FolderWriter implements SiteWriter {
 
   /** Writes a file (unless the standby holds these bytes already); true when they differ from the live build's. */
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
-    const hash = hashOf(contents);
+    // A page's text is made into UTF-8 once, then hashed and written as bytes (the same hash as
+    // its text's): hashed as text and written as text, it was encoded twice, and the hash's copy
+    // was 68 MB of the 4000 cold build's 1.9 GB of allocations (a sampling heap profile).
+    const bytes = typeof contents === "string" ? Buffer.from(contents) : contents;
+    const hash = hashOf(bytes);
     await this.guard(async () => {
       try {
         const held = this.held.get(file);
@@ -292,7 +296,7 @@ export class FolderWriter implements SiteWriter {
           return;
         }
         await this.replace(file, async (target, flag) => {
-          await writeFile(target, contents, { flag });
+          await writeFile(target, bytes, { flag });
           return held_(hash, target);
         });
       } catch (error) {
