@@ -124,10 +124,10 @@ function locatorFor({ isMap, isSeq, isPair, isScalar }: typeof import("yaml"), d
  * tenth of its CPU (a document, a line counter and a composer for each). Taken here: blank
  * lines; a key of letters, digits, `_` and `-` that starts with a letter and is not a word YAML
  * reads as a boolean or null; once each; then a value that is a double-quoted string with no
- * `\` or `"` in it, a single-quoted one with no `'`, a whole number, or a plain string
- * that starts with a letter, holds only letters, digits, spaces and `, . ( ) / ' ’ -`, ends with
- * neither a space nor a `.`-less keyword (`true`, `null`, …). tests/front-matter.test.ts
- * compares it with the parser on generated texts.
+ * `\`, `"` or control character in it, a single-quoted one with no `'` or control character, a
+ * whole number, or a plain string that starts with a letter, holds only letters, digits,
+ * spaces and `, . ( ) / ' ’ -`, does not end with a space and is not a boolean or null word
+ * (`true`, `null`, …). tests/front-matter.test.ts compares it with the parser on generated texts.
  */
 export function simpleYamlMap(text: string): Record<string, string | number> | undefined {
   const value: Record<string, string | number> = {};

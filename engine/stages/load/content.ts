@@ -394,7 +394,6 @@ function keptSources(from: KeptFrom | undefined, next: KeptSources) {
 const isWarnings = (value: unknown): value is ContentWarning[] =>
   Array.isArray(value) && value.every((w) => isRecord(w) && typeof w.file === "string" && typeof w.message === "string" && (w.line === undefined || typeof w.line === "number"));
 
-
 /** The files of `dir` with this extension (hidden ones left out), sorted. */
 const filesOf = (dir: string, extension: string) => listFiles(dir).filter((file) => file.endsWith(extension));
 

@@ -11,9 +11,9 @@
  *
  * `parseWithPlainBlocks` splits a body at its blank lines, makes the tree of each plain
  * paragraph itself, and gives micromark the rest in one call, each plain paragraph replaced by
- * one letter, then moves the positions of what it read to where they stand in the file. The tree is the one micromark makes of the
- * whole body (tests/plain-blocks.test.ts compares them, positions included, on every Markdown
- * file of the site and fixtures and on generated bodies).
+ * one letter, then moves the positions of what it read to where they stand in the file. The
+ * tree is the one micromark makes of the whole body (tests/plain-blocks.test.ts compares them,
+ * positions included, on every Markdown file of the site and fixtures and on generated bodies).
  *
  * A block is plain when it follows a blank line (or starts the body) outside any fenced code or
  * container directive, and every one of its lines starts with a letter, ends with no space, and
@@ -22,7 +22,8 @@
  * autolink literal). A line that starts with a letter starts no block of CommonMark, GFM or
  * directives, so after a blank line it is a paragraph's. Where the split could be wrong, the
  * whole body goes to micromark: raw HTML (its blocks may span blank lines), a definition of a
- * link or footnote (`]:`, which other blocks may use), a carriage return or a fence left open.
+ * link or footnote (`]:`, which other blocks may use), a carriage return, a byte-order mark, a
+ * fence indented by one to three spaces, or a fence or container left open.
  */
 import type { Root, RootContent } from "mdast";
 
