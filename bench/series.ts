@@ -10,7 +10,9 @@
  * taskset: one thread), `ours:code=DIR` (the code of another checkout, a worktree of a branch:
  * two versions of the code timed in the same rounds), options joined by commas
  * (`ours:cards,threads=1`), `ours:node=FLAG` (a flag for node, before the script:
- * `ours:node=--max-semi-space-size=32`); `starter` (the site `cafe init` writes, with the corpus among its
+ * `ours:node=--max-semi-space-size=32`), `ours:keep-bundle` (the launcher's bundle of the code
+ * kept between runs, every other cache removed: what the cold build costs beyond bundling the
+ * engine and the theme, which a fresh clone's first build pays); `starter` (the site `cafe init` writes, with the corpus among its
  * posts: the engine on pages as plain as the peers'); `eleventy`, `hugo`, `astro` (peers from
  * `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
@@ -27,7 +29,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -54,6 +56,21 @@ interface Variant {
   before: string[];
   node: string[];
   after: string[];
+  /** What a cold run removes first (listed at each run). */
+  clean: () => string[];
+}
+
+/**
+ * A cold run's paths to remove, less the launcher's bundle of the code (`.cache/engine/cli`):
+ * every other entry of the caches instead of the caches' folder.
+ */
+function keepingBundle(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    if (path.basename(p) !== ".cache" || !existsSync(p)) return [p];
+    const engine = path.join(p, "engine");
+    const others = readdirSync(p).filter((name) => name !== "engine").map((name) => path.join(p, name));
+    return [...others, ...(existsSync(engine) ? readdirSync(engine).filter((name) => name !== "cli").map((name) => path.join(engine, name)) : [])];
+  });
 }
 
 const corpus = path.join(work, `corpus-${size}`);
@@ -77,7 +94,15 @@ for (const name of positionals) {
   }
   const threads = chosen.find((o) => o.startsWith("threads="))?.slice("threads=".length);
   const node = chosen.filter((o) => o.startsWith("node=")).map((o) => o.slice("node=".length));
-  variants.push({ name, tool, dir, before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [], node, after: threads ? ["--threads", threads] : [] });
+  variants.push({
+    name,
+    tool,
+    dir,
+    before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [],
+    node,
+    after: threads ? ["--threads", threads] : [],
+    clean: () => (chosen.includes("keep-bundle") ? keepingBundle(tool.clean(dir)) : tool.clean(dir)),
+  });
 }
 
 interface Sample {
@@ -88,7 +113,7 @@ interface Sample {
 
 const aside = await Aside.in(work);
 async function cold(variant: Variant): Promise<Sample> {
-  await aside.move(variant.tool.clean(variant.dir));
+  await aside.move(variant.clean());
   const [cmd, args] = variant.tool.command(variant.dir);
   const result = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...variant.before, cmd, ...variant.node, ...args, ...variant.after], {
     cwd: variant.dir,
@@ -103,7 +128,7 @@ async function cold(variant: Variant): Promise<Sample> {
   return { wall, cpu: user! + sys!, peakMb: kb! / 1024 };
 }
 
-for (const variant of variants) await aside.move(variant.tool.clean(variant.dir));
+for (const variant of variants) await aside.move(variant.clean());
 const dropped = await settle();
 console.log(`${size} files, ${runs} rounds of ${variants.map((v) => v.name).join(", ")}; file cache ${dropped ? "dropped" : "kept (not root)"}; before: ${uptime()}`);
 for (const variant of variants) await cold(variant); // warm-up: the file system's cache, the code's bundle on disk
