@@ -247,7 +247,7 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     for (const [name, step, expected] of steps) {
       articles = step(articles);
       const next = { ...content!, articles };
-      run = runEditorialRules(next, value, theme.languages, run.memory);
+      run = runEditorialRules(next, value, theme.languages, run.memory, run.state);
       const scratch = runEditorialRules(next, value, theme.languages);
       expect(run.findings, name).toEqual(scratch.findings);
       expected(notes(run));

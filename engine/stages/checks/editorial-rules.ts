@@ -240,6 +240,8 @@ export interface RuleRun {
   findings: RuleFinding[];
   memory: RuleMemory;
   read: string[];
+  /** What the run found out besides its memory, for the next run of the same process (`RuleState`). */
+  state: RuleState;
 }
 
 /** The key of a memory: what the rules read besides each article's own text. */
@@ -266,13 +268,13 @@ const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.
  * (`requires`, `later-links`) keeps what it learnt of each one and looks at the others again.
  * A memory of other rules, data files or languages, or an entry that is not what this code
  * keeps (a damaged cache), is not used. Handed the memory of its own last run (watch mode),
- * a rule looks only at the texts saved since and those it found something in (`RunState`).
+ * a rule looks only at the texts saved since and those it found something in (`RuleState`).
  */
-export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory): RuleRun {
+export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory, last?: RuleState): RuleRun {
   const key = ruleMemoryKey(rules, content.data, languages);
   const usable = isRecord(previous) && previous.key === key && isRecord(previous.articles) ? previous.articles : undefined;
-  // What this process's last run derived from the memory it handed back (watch mode hands it here again).
-  const since = usable ? lastRuns.get(previous!) : undefined;
+  // What the last run of this process found out beside the memory it handed back (watch mode hands both here again).
+  const since = usable && last?.memory === previous ? last : undefined;
   const memory: RuleMemory = { key, articles: {} };
   // Looked up by file in Maps: `hasOwnProperty` on records of 100,000 keys, for each article and
   // each rule that reads them all, was a third of a one-article rebuild's rules at that size.
@@ -310,18 +312,19 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
     }
   }
   for (const [file, entry] of entries) memory.articles[file] = entry;
-  lastRuns.set(memory, { ...state, entries });
-  return { findings, memory, read: [...read] };
+  return { findings, memory, read: [...read], state: { ...state, memory, entries } };
 }
 
 /**
  * What a run found out besides its memory, for the next run in the same process (watch mode
- * hands the memory back): a text whose text, language and path are as they were, and in which
+ * hands both back; not kept by the cache): a text whose text, language and path are as they were, and in which
  * a rule found nothing, gives that rule nothing again (`requires`: it speaks of nothing the rule
  * looks for; `later-links`: it links no page of the site), so the rule does not look at it. A
  * save in a site of 4000 articles looked at every article for every rule.
  */
-interface RunState {
+export interface RuleState {
+  /** The memory the run handed back with it: the state is used only with that very memory. */
+  memory: RuleMemory;
   /** The content folder's path, as the files' names start with it. */
   prefix: string;
   /** Each text the rules may read, by file (the same object in the next run while its text, language and path are the same: what decides which rules read it, and what they find). */
@@ -332,9 +335,6 @@ interface RunState {
   entries: ReadonlyMap<string, RuleMemory["articles"][string]>;
 }
 
-/** The state of each memory a run of this process handed back (dropped with the memory). */
-const lastRuns = new WeakMap<RuleMemory, RunState>();
-
 type OfArticle = <T>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
 type OfOther = <T>(file: string, source: string, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
 
@@ -344,13 +344,13 @@ function checkRules(
   languages: readonly string[],
   ofArticle: OfArticle,
   ofOther: OfOther,
-  since?: Omit<RunState, "entries">,
-): { findings: RuleFinding[]; state: Omit<RunState, "entries"> } {
+  since?: Omit<RuleState, "entries" | "memory">,
+): { findings: RuleFinding[]; state: Omit<RuleState, "entries" | "memory"> } {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
   const lang = languages[0] ?? "";
-  // After a run of this process, a text as it was is that run's own object (`RunState`): what changed since is what is not.
+  // After a run of this process, a text as it was is that run's own object (`RuleState`): what changed since is what is not.
   const byFile = new Map<string, Text>();
   const changed: Text[] = [];
   const texts: Text[] = [];
