@@ -214,6 +214,48 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     expect(again.read.map((f) => path.basename(f))).toEqual(["outro.md"]);
   });
 
+  it("saves in a row, each run handed the last one's memory, find what a run from scratch finds, in articles not saved too, and keep every article's memory", async () => {
+    const rules = `${SAVES_RULES}datas:\n  kind: later-links\n`;
+    const dir = await editedFixture("basic", {
+      ...files,
+      "rules.yaml": rules,
+      "articles/antiga.md": article("Antiga", "01/09/2025", "Veja [a nova](/nova)."),
+      "articles/nova.md": article("Nova", "03/09/2025", "Um texto."),
+    });
+    const { content } = await loadContent(dir, theme, { projectRoot: dir });
+    const value = content!.rules!.value;
+    const named = (name: string) => content!.articles.find((a) => path.basename(a.file) === name)!;
+    const save = (articles: Article[], name: string, text: string) => {
+      const old = named(name);
+      const saved = parseArticle(text, old.file, name, articleModel(theme)) as { article: Article };
+      return articles.map((a) => (a.file === old.file ? saved.article : a));
+    };
+    const notes = (run: { findings: RuleFinding[] }) => run.findings.map((f) => `${path.basename(f.file)}:${f.rule}`);
+    let articles = content!.articles;
+    let run = runEditorialRules(content!, value, theme.languages);
+    const steps: [string, (articles: Article[]) => Article[], (found: string[]) => void][] = [
+      // nova.md dated before antiga.md: antiga.md, not saved, no longer links a later page.
+      ["nova.md", (a) => save(a, "nova.md", article("Nova", "01/08/2025", "Um texto.")), (found) => expect(found).not.toContain("antiga.md:datas")],
+      // And after it again.
+      ["nova.md", (a) => save(a, "nova.md", article("Nova", "03/09/2025", "Um texto.")), (found) => expect(found).toContain("antiga.md:datas")],
+      // com-aviso.md stops saying what com-link.md links it for.
+      ["com-aviso.md", (a) => save(a, "com-aviso.md", article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado.")), (found) => expect(found).toContain("com-link.md:saque")],
+      // A save of an article in which nothing is found, then fixo.md (two findings) deleted.
+      ["outro.md", (a) => save(a, "outro.md", article("Outro", "02/09/2025", "Um curso.")), (found) => expect(found).toContain("fixo.md:grafia")],
+      ["fixo.md", (a) => a.filter((article) => path.basename(article.file) !== "fixo.md"), (found) => expect(found.join()).not.toMatch(/fixo/)],
+    ];
+    for (const [name, step, expected] of steps) {
+      articles = step(articles);
+      const next = { ...content!, articles };
+      run = runEditorialRules(next, value, theme.languages, run.memory, run.state);
+      const scratch = runEditorialRules(next, value, theme.languages);
+      expect(run.findings, name).toEqual(scratch.findings);
+      expected(notes(run));
+      // What the next build from the cache starts from: every article's entry, as a run from scratch makes it.
+      expect(run.memory, name).toEqual(scratch.memory);
+    }
+  });
+
   it("the site's other files the rules read (site.yaml, the collections, the data) are searched again only when their text changed", async () => {
     const dir = await editedFixture("basic", { "rules.yaml": "grafia:\n  kind: substitution\n  files: [site.yaml, 'articles/**']\n  swap:\n    on-line: online\n", ...SAVES_ARTICLES });
     const { content } = await loadContent(dir, theme, { projectRoot: dir });

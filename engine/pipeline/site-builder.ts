@@ -25,7 +25,7 @@ import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages
 import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
 import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
-import type { RuleMemory } from "../stages/checks/editorial-rules.js";
+import type { RuleMemory, RuleState } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
 import { cardPlan, cardStage } from "./draw-cards.js";
@@ -159,6 +159,8 @@ export interface PreviousBuild {
   cards: CardMemory;
   /** What the editorial rules found in each article (an article not saved since is not read again); before the first run, the cache's (`output.rules`). */
   rules?: RuleMemory;
+  /** What the rules' last run found out beside that memory: the next one looks only at the texts saved since and those it found something in. */
+  ruleState?: RuleState;
   /** What the output holds: each page with its dependencies, the assets, media and old addresses' files. */
   output: BuildRecord;
   /** What the last successful run's check of the pages was made against: the record in `output` (watch mode; render-pages.ts, `keptPages`). */
@@ -314,8 +316,8 @@ export class SiteBuilder {
       const threads = await this.threadsFor("pages", count);
       return { threads, site: () => site(threads) };
     };
-    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules ?? previous.output.rules }, theme)))).value;
-    this.previous = { ...this.previous, rules: checked.rules };
+    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules ?? previous.output.rules, ruleState: previous.ruleState }, theme)))).value;
+    this.previous = { ...this.previous, rules: checked.rules, ruleState: checked.ruleState };
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
     // the store lost or that is not what its hash says (a damaged pack) is rendered again from

@@ -9,7 +9,7 @@
  * (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports every error.
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { runEditorialRules, type RuleMemory } from "./editorial-rules.js";
+import { runEditorialRules, type RuleMemory, type RuleState } from "./editorial-rules.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
@@ -29,17 +29,20 @@ export interface CheckInput {
   strict?: boolean;
   /** What the last run's editorial rules found in each article (watch mode, or the cache): an article whose text did not change is not read again. */
   rules?: RuleMemory;
+  /** What the last run of this process found out beside that memory (watch mode): the rules look only at what changed since. */
+  ruleState?: RuleState;
 }
 
 /** What the checks give the next runs: what the editorial rules found in each article, and the articles they read in this run. */
 export interface CheckOutput {
   rules?: RuleMemory;
+  ruleState?: RuleState;
   /** The articles' files the editorial rules read (the others' findings were the memory's). */
   read: string[];
 }
 
 /** The whole-site checks: what is wrong, and what the editorial rules found in each article (for the next run). */
-export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
+export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous, ruleState }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -47,8 +50,8 @@ export async function checkStage({ content, table, markdown, addresses, earlier,
       return moved && { to: moved.to, file: moved.file };
     },
   };
-  const rules = editorialFindings(content, theme.languages, strict === true, previous);
-  return staged({ rules: rules.memory, read: rules.read }, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
+  const rules = editorialFindings(content, theme.languages, strict === true, previous, ruleState);
+  return staged({ rules: rules.memory, ruleState: rules.state, read: rules.read }, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
 }
 
 /**
@@ -60,13 +63,14 @@ export function editorialFindings(
   languages: readonly string[],
   strict: boolean,
   previous?: RuleMemory,
-): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory; read: string[] } {
+  last?: RuleState,
+): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory; state?: RuleState; read: string[] } {
   const rules = content.rules;
   if (!rules?.value) return { errors: [], warnings: [], read: [] };
-  const { findings, memory, read } = runEditorialRules(content, rules.value, languages, previous);
-  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory, read };
+  const { findings, memory, read, state } = runEditorialRules(content, rules.value, languages, previous, last);
+  if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory, state, read };
   const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
-  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory, read };
+  return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory, state, read };
 }
 
 /** The theme's own checks; none while a file they read did not load (its own errors are reported). */

@@ -240,6 +240,8 @@ export interface RuleRun {
   findings: RuleFinding[];
   memory: RuleMemory;
   read: string[];
+  /** What the run found out besides its memory, for the next run of the same process (`RuleState`). */
+  state: RuleState;
 }
 
 /** The key of a memory: what the rules read besides each article's own text. */
@@ -265,16 +267,18 @@ const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.
  * articles read every one of them: most of its time). A rule that reads other articles too
  * (`requires`, `later-links`) keeps what it learnt of each one and looks at the others again.
  * A memory of other rules, data files or languages, or an entry that is not what this code
- * keeps (a damaged cache), is not used.
+ * keeps (a damaged cache), is not used. Handed the memory of its own last run (watch mode),
+ * a rule looks only at the texts saved since and those it found something in (`RuleState`).
  */
-export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory): RuleRun {
+export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory, last?: RuleState): RuleRun {
   const key = ruleMemoryKey(rules, content.data, languages);
   const usable = isRecord(previous) && previous.key === key && isRecord(previous.articles) ? previous.articles : undefined;
+  // What the last run of this process found out beside the memory it handed back (watch mode hands both here again).
+  const since = usable && last?.memory === previous ? last : undefined;
   const memory: RuleMemory = { key, articles: {} };
   // Looked up by file in Maps: `hasOwnProperty` on records of 100,000 keys, for each article and
   // each rule that reads them all, was a third of a one-article rebuild's rules at that size.
-  const last = new Map<string, unknown>();
-  if (usable) for (const file in usable) last.set(file, usable[file]);
+  const before: ReadonlyMap<string, unknown> = since?.entries ?? new Map(usable ? Object.entries(usable) : []);
   const entries = new Map<string, RuleMemory["articles"][string]>();
   const read = new Set<string>();
   /** Entries the memory holds as the last run left them: the same value, so the store sees it unchanged (copied before a rule adds to one). */
@@ -283,13 +287,14 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
   const ofFile = <T,>(file: string, sourceHash: string, rule: string, valid: (value: unknown) => boolean, make: () => T, article: boolean): T => {
     let entry = entries.get(file);
     if (!entry) {
-      const before = last.get(file);
-      const same = isRecord(before) && before.sourceHash === sourceHash && isRecord(before.found);
-      entry = same ? (before as RuleMemory["articles"][string]) : { sourceHash, found: {} };
+      const earlier = before.get(file);
+      const same = isRecord(earlier) && earlier.sourceHash === sourceHash && isRecord(earlier.found);
+      entry = same ? (earlier as RuleMemory["articles"][string]) : { sourceHash, found: {} };
       if (same) asLeft.add(entry);
       entries.set(file, entry);
     }
-    if (hasOwn(entry.found, rule) && valid(entry.found[rule])) return entry.found[rule] as T;
+    // An entry this process made or checked already is of the shapes its rules keep.
+    if (hasOwn(entry.found, rule) && (since !== undefined || valid(entry.found[rule]))) return entry.found[rule] as T;
     if (article) read.add(file);
     const made = make();
     if (asLeft.delete(entry)) entries.set(file, (entry = { sourceHash: entry.sourceHash, found: { ...entry.found } }));
@@ -299,22 +304,67 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
   const ofArticle: OfArticle = (article, rule, valid, make) => ofFile(article.file, article.sourceHash, rule, valid, make, true);
   // The site's other files the rules read (site.yaml, the collections, the data files), kept the same way: by their text's hash.
   const ofOther: OfOther = (file, source, rule, valid, make) => ofFile(file, hashOf("other", source), rule, valid, make, false);
-  const findings = checkRules(content, rules, languages, ofArticle, ofOther);
+  const { findings, state } = checkRules(content, rules, languages, ofArticle, ofOther, since);
+  // The texts no rule looked at again (unchanged, and nothing found in them) keep their entries as the last run left them.
+  if (since) {
+    for (const [file, text] of state.texts) {
+      if (text === since.texts.get(file) && !entries.has(file) && before.has(file)) entries.set(file, before.get(file) as RuleMemory["articles"][string]);
+    }
+  }
   for (const [file, entry] of entries) memory.articles[file] = entry;
-  return { findings, memory, read: [...read] };
+  return { findings, memory, read: [...read], state: { ...state, memory, entries } };
+}
+
+/**
+ * What a run found out besides its memory, for the next run in the same process (watch mode
+ * hands both back; not kept by the cache): a text whose text, language and path are as they were, and in which
+ * a rule found nothing, gives that rule nothing again (`requires`: it speaks of nothing the rule
+ * looks for; `later-links`: it links no page of the site), so the rule does not look at it. A
+ * save in a site of 4000 articles looked at every article for every rule.
+ */
+export interface RuleState {
+  /** The memory the run handed back with it: the state is used only with that very memory. */
+  memory: RuleMemory;
+  /** The content folder's path, as the files' names start with it. */
+  prefix: string;
+  /** Each text the rules may read, by file (the same object in the next run while its text, language and path are the same: what decides which rules read it, and what they find). */
+  texts: ReadonlyMap<string, Text>;
+  /** By rule: the files in which it found something (for `requires`, a line that speaks of `when`; for `later-links`, links to the site's pages). */
+  notable: Map<string, Set<string>>;
+  /** The memory's entries, by file. */
+  entries: ReadonlyMap<string, RuleMemory["articles"][string]>;
 }
 
 type OfArticle = <T>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
 type OfOther = <T>(file: string, source: string, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
 
-function checkRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], ofArticle: OfArticle, ofOther: OfOther): RuleFinding[] {
+function checkRules(
+  content: SiteContent,
+  rules: EditorialRules,
+  languages: readonly string[],
+  ofArticle: OfArticle,
+  ofOther: OfOther,
+  since?: Omit<RuleState, "entries" | "memory">,
+): { findings: RuleFinding[]; state: Omit<RuleState, "entries" | "memory"> } {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
-  const texts: Text[] = [
-    ...content.articles.map((article) => ({ file: article.file, relative: relative(article.file), lang: article.lang, source: article.source, article })),
-    ...others.filter((f) => f.source !== "").map((f) => ({ file: f.file, relative: relative(f.file), lang: languages[0] ?? "", source: f.source })),
-  ];
+  const lang = languages[0] ?? "";
+  // After a run of this process, a text as it was is that run's own object (`RuleState`): what changed since is what is not.
+  const byFile = new Map<string, Text>();
+  const changed: Text[] = [];
+  const texts: Text[] = [];
+  const add = (file: string, lang: string, source: string, article?: Article) => {
+    // The same article (watch mode keeps the articles not saved since), or file text, language and content folder.
+    const earlier = since?.prefix === prefix ? since.texts.get(file) : undefined;
+    const same = earlier !== undefined && earlier.lang === lang && earlier.article === article && earlier.source === source;
+    const text = same ? earlier : { file, relative: relative(file), lang, source, ...(article ? { article } : {}) };
+    if (text !== earlier) changed.push(text);
+    byFile.set(file, text);
+    texts.push(text);
+  };
+  for (const article of content.articles) add(article.file, article.lang, article.source, article);
+  for (const f of others) if (f.source !== "") add(f.file, lang, f.source);
   const bodies = new Map<Article, string[]>();
   const bodyOf = (article: Article) => {
     let lines = bodies.get(article);
@@ -334,7 +384,28 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
     return shown;
   };
   const byRoute = new Map<string, Article[]>();
-  for (const article of content.articles) byRoute.set(article.route, [...(byRoute.get(article.route) ?? []), article]);
+  for (const article of content.articles) {
+    const same = byRoute.get(article.route);
+    if (same) same.push(article);
+    else byRoute.set(article.route, [article]);
+  }
+  const notable = new Map<string, Set<string>>();
+  /** The texts a rule reads: every one it chooses; after a run of this process, those changed since and those it found something in (in any order: the findings are sorted). */
+  const visited = (name: string, chooses: (text: Text) => boolean) => {
+    if (!since) return texts.filter(chooses);
+    const list = changed.filter(chooses);
+    for (const file of since.notable.get(name) ?? []) {
+      const text = byFile.get(file);
+      if (text === since.texts.get(file)) list.push(text!);
+    }
+    return list;
+  };
+  /** Notes that `rule` found something in `text` (or, `yes` false, nothing). */
+  const note = <T,>(name: string, text: Pick<Text, "file">, value: T, yes: (value: T) => boolean): T => {
+    if (yes(value)) (notable.get(name) ?? notable.set(name, new Set()).get(name)!).add(text.file);
+    return value;
+  };
+  const any = (found: readonly unknown[]) => found.length > 0;
 
   // Each file's text, by file: re-attached to the findings once they are all made (the memory keeps none).
   const sources = new Map<string, string>([...others.map((f) => [f.file, f.source] as const), ...content.articles.map((a) => [a.file, a.source] as const)]);
@@ -345,7 +416,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
   const findings: KeptFinding[] = [];
   for (const [name, rule] of Object.entries(rules)) {
     const globs = (rule.files ?? ["articles/**"]).map(globPattern);
-    const chosen = texts.filter((t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang));
+    const chosen = visited(name, (t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang));
     const finding = (text: Pick<Text, "file">, line: number, kind: string, values: Record<string, string | number>, column?: number): KeptFinding => ({
       rule: name,
       file: text.file,
@@ -357,13 +428,12 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
     /** The findings of a rule that reads each article alone: the last run's for an article that did not change. */
     const eachArticle = (find: (text: Text, article: Article, found: KeptFinding[]) => void) => {
       for (const text of articles) {
-        findings.push(
-          ...ofArticle(text.article!, name, isFindings, () => {
-            const found: KeptFinding[] = [];
-            find(text, text.article!, found);
-            return found;
-          }),
-        );
+        const found = ofArticle(text.article!, name, isFindings, () => {
+          const found: KeptFinding[] = [];
+          find(text, text.article!, found);
+          return found;
+        });
+        findings.push(...note(name, text, found, any));
       }
     };
 
@@ -393,7 +463,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
           }
           return found;
         };
-        findings.push(...(text.article ? ofArticle(text.article, name, isFindings, find) : ofOther(text.file, text.source, name, isFindings, find)));
+        findings.push(...note(name, text, text.article ? ofArticle(text.article, name, isFindings, find) : ofOther(text.file, text.source, name, isFindings, find), any));
       }
       continue;
     }
@@ -414,7 +484,7 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
         return known.says ?? needs.test(shownBody(article).text);
       };
       for (const text of articles) {
-        const { at, found } = learnt(text.article!);
+        const { at, found } = note(name, text, learnt(text.article!), (known) => known.at >= 0);
         if (at < 0 || says(text.article!)) continue;
         const linked = linksOf(bodyOf(text.article!)).some(({ target }) => (byRoute.get(target.split("#")[0]!) ?? []).some((other) => other !== text.article && says(other)));
         if (!linked) report(text, at + 1, "missing", { found });
@@ -466,13 +536,14 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
         const own = text.article!.meta.date?.iso;
         if (!own) continue;
         // What the article alone gives: its links to pages of the site, and its dated update notes.
-        const { links, dated } = ofArticle(text.article!, name, isLinks, () => {
+        const kept = ofArticle(text.article!, name, isLinks, () => {
           const lines = bodyOf(text.article!);
           const notes = noteRule
             ? containersOf(lines).flatMap((c) => (c.name === noteRule.container && c.title !== undefined && noteRule.title.test(c.title) ? [{ line: c.line, end: c.end, date: dateIn(c.title, noteRule.date) }] : []))
             : [];
           return { links: linksOf(lines).filter((link) => link.target.startsWith("/")), dated: notes };
         });
+        const { links, dated } = note(name, text, kept, (value) => value.links.length > 0);
         for (const link of links) {
           const route = link.target.split("#")[0]!;
           const date = dateOf(route);
@@ -492,7 +563,8 @@ function checkRules(content: SiteContent, rules: EditorialRules, languages: read
       });
     }
   }
-  return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: sources.get(f.file) ?? "" }));
+  const sorted = findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: sources.get(f.file) ?? "" }));
+  return { findings: sorted, state: { prefix, texts: byFile, notable } };
 }
 
 /** What `requires` keeps of an article: the line that speaks of `when` (-1: none), its words, whether it says `needs`. */
