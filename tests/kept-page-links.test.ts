@@ -50,16 +50,19 @@ const READER = "---\ntitle: Leitor\n---\n\nVeja [a parte](/guia/alvo#parte-um) d
 const LONG = `---\ntitle: ${"Um título longo demais para ser compartilhado inteiro ".repeat(2).trim()}\n---\n\nTexto.\n`;
 
 describe("a rebuild's check of the pages it kept", () => {
-  /** The site built once with its cache, edited, built again over that cache; and the edited content built from scratch. */
-  async function afterEdit(edit: (dir: string) => Promise<void>) {
+  /** The site built once with its cache, then edited and built again over that cache for each edit; and the last content built from scratch. */
+  async function afterEdit(...edits: ((dir: string) => Promise<void>)[]) {
     const dir = await editedFixture("basic", { "articles/guia/alvo.md": TARGET, "articles/guia/leitor.md": READER, "articles/guia/longo.md": LONG });
     const root = await mkdtemp(path.join(tmpdir(), "cafe-kept-links-"));
     const out = path.join(root, "dist");
     const cacheDir = path.join(root, "cache");
     try {
-      expect((await build(dir, out, cacheDir)).ok).toBe(true);
-      await edit(dir);
-      const result = await build(dir, out, cacheDir);
+      let result = await build(dir, out, cacheDir);
+      for (const edit of edits) {
+        expect(result.ok).toBe(true);
+        await edit(dir);
+        result = await build(dir, out, cacheDir);
+      }
       return { result, again: said(result), scratch: await fromScratch(dir) };
     } finally {
       await Promise.all([rm(root, { recursive: true, force: true }), rm(dir, { recursive: true, force: true })]);
@@ -68,6 +71,17 @@ describe("a rebuild's check of the pages it kept", () => {
 
   it("an edit that removes an id a kept page links to reports the broken link at the kept page's line, as a build from scratch does", async () => {
     const { again, scratch } = await afterEdit((dir) => writeFile(path.join(dir, "articles/guia/alvo.md"), TARGET.replace("## Parte um", "## Parte dois")));
+    expect(again.errors).toEqual([expect.stringMatching(/guia\/leitor\.md:5:\d+: broken link: \/guia\/alvo has no element with the id #parte-um$/)]);
+    expect(again).toEqual(scratch);
+  });
+
+  // The store keeps a page's links and ids apart, read for the pages a build checks: the save of
+  // the first rebuild wrote the kept page's shard again, with its links.
+  it("an id removed two rebuilds later is still reported at the kept page's line", async () => {
+    const { again, scratch } = await afterEdit(
+      (dir) => writeFile(path.join(dir, "articles/guia/longo.md"), `${LONG}\nMais texto.\n`),
+      (dir) => writeFile(path.join(dir, "articles/guia/alvo.md"), TARGET.replace("## Parte um", "## Parte dois")),
+    );
     expect(again.errors).toEqual([expect.stringMatching(/guia\/leitor\.md:5:\d+: broken link: \/guia\/alvo has no element with the id #parte-um$/)]);
     expect(again).toEqual(scratch);
   });

@@ -63,8 +63,15 @@ export const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });
 /** The parts of the record that are records by key, each stored in shards of its own (a one-article edit saves a few). */
 const KEYED = ["pages", "rules.articles", "links.found"];
 
+/**
+ * A page's fields the check of the rendered pages reads (its links, ids, share text, loaded
+ * files, scripts and handlers), kept apart in the store: a rebuild reads them for the pages it
+ * checks and those their links lead to (`fill`), not for every page it keeps.
+ */
+const PAGE_CHECKS = ["links", "ids", "files", "scripts", "handlers", "share"] as const;
+
 /** Opens a site's cache in `dir` for this version of the code (`read: false`: starts empty, still saved). */
-export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED });
+export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED, late: { pages: PAGE_CHECKS } });
 
 /** No cache: nothing read, nothing saved. */
 export const noSiteCache = (): SiteCache => BuildCache.none(emptyRecord());

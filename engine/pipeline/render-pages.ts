@@ -175,6 +175,8 @@ export interface UnwrittenInput extends CheckInput {
   /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
   reported: readonly ContentIssue[];
   storedBodies?: RenderInput["storedBodies"];
+  /** Reads into the last build's pages what the check reads of them (`RenderedLinkInput.fill`): every page is checked here. */
+  fill?: (routes: readonly string[]) => Promise<void>;
 }
 
 /** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
@@ -200,6 +202,6 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
   for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
-  const found = renderedLinkStage({ ...input, pages, files: assets.files, themeCode });
+  const found = await renderedLinkStage({ ...input, pages, files: assets.files, themeCode });
   return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))], bundled.warnings);
 }

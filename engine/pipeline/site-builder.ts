@@ -320,6 +320,8 @@ export class SiteBuilder {
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
     // the store lost or that is not what its hash says (a damaged pack) is rendered again from
     // its article, and kept again: the store can only save work, never change a page.
+    // What the check reads of the last build's pages (their links, ids…), read from the store for the routes it asks.
+    const pageChecks = (routes: readonly string[]) => cache.fill("pages", routes);
     const storedBodies = async (files: readonly string[]) => {
       const texts = await cache.readTexts(files);
       if (files.every((file) => texts.has(file) && hashOf(texts.get(file)!) === markdown.get(file)?.htmlHash)) return texts;
@@ -352,7 +354,7 @@ export class SiteBuilder {
       const settingsLoaded = !content.unavailable.includes(content.site.file);
       if ("error" in assetsDone && settingsLoaded) throw assetsDone.error;
       const assets = "error" in assetsDone ? staged(undefined) : pass(assetsDone.value);
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies, fill: pageChecks };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return stop();
     }
@@ -390,8 +392,8 @@ export class SiteBuilder {
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
     lap.split("render", checkedMs + rendering.ms, "write");
     // The pages taken as they were are checked again only where a page they link to changed (the last check's findings kept with the record).
-    const linkInput = { content, table, pages: written.pages, markdown, addresses, earlier, files: assets.record.files, themeCode, code, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon, last: output };
-    const links = found.add(lap("rendered links", renderedLinkStage(linkInput))).value;
+    const linkInput = { content, table, pages: written.pages, markdown, addresses, earlier, files: assets.record.files, themeCode, code, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon, last: output, fill: pageChecks };
+    const links = found.add(lap("rendered links", await renderedLinkStage(linkInput))).value;
     if (found.errors.length > 0) return stop();
     // Every page is written and checked: what is left is the cards and the feed.
     this.options.onPagesWritten?.();

@@ -13,7 +13,7 @@
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { runEditorialRules, type RuleMemory } from "./editorial-rules.js";
 import type { Article, SiteContent } from "../load/content.js";
-import { checkedPages, markdownLinkErrors, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
+import { checkedPages, markdownLinkErrors, ownFiles, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
@@ -101,6 +101,12 @@ export interface RenderedLinkInput extends CheckInput {
    * to a page that came, went or changed its ids. None: every page is checked.
    */
   last?: { pages: Readonly<Record<string, PageEntry>>; links?: LinkCheckMemory };
+  /**
+   * Reads into the last build's pages at these routes what the check reads of them (their
+   * links, ids, share text, files, scripts and handlers: the store keeps them apart, read only
+   * for the pages that need them). None: every page holds them.
+   */
+  fill?: (routes: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -128,7 +134,7 @@ export interface PageFindings {
  * and those whose links lead to a page that came, went or changed its ids (`toCheck`) are
  * read; the others' findings are the last check's. Returns this check's findings, for the next.
  */
-export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, code, inlineScript, favicon, last }: RenderedLinkInput): Staged<LinkCheckMemory> {
+export async function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, code, inlineScript, favicon, last, fill = async () => {} }: RenderedLinkInput): Promise<Staged<LinkCheckMemory>> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
     return article && { file: article.file, line: titleLine(article) };
@@ -143,8 +149,15 @@ export function renderedLinkStage({ content, table, pages, markdown, addresses, 
     ? hashOf(JSON.stringify([[...targets.publicFiles].sort(), [...targets.generated].sort(), [...targets.redirects.keys()].sort(), inlineScript, favicon, Object.entries(code ?? {}).sort(), themeCode ?? null, content.site.source]))
     : "";
   const memory = key !== "" && last?.links?.key === key ? last.links : undefined;
-  const checking = memory ? toCheck(site.routes, pages, last!.pages) : undefined;
+  // A body no page of its own shows: every page is read for where it is shown (rare).
+  const own = ownFiles(site.routes);
+  const everyPage = !memory || [...markdown.keys()].some((file) => !own.has(file));
+  const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!.found, fill);
+  const paths = site.routes.map((route) => route.path);
+  await fill(checking ? [...checking] : paths);
   const checked = checkedPages(checking ? site.routes.filter((route) => checking.has(route.path)) : site.routes, pages);
+  // The pages their #anchors lead to, for their ids.
+  if (checking) await fill([...new Set(checked.flatMap((page) => page.links.filter((href) => href.includes("#")).map(pathOf)))].filter((path) => Object.hasOwn(pages, path)));
   const errors = renderedLinkErrors(checked, targets, markdown, themeCode, site);
   const check = pageWarningCheck(targets, { inlineScript, favicon }, themeCode);
   const found: Record<string, PageFindings> = {};
@@ -158,33 +171,40 @@ export function renderedLinkStage({ content, table, pages, markdown, addresses, 
     const share = found[route.path]?.share;
     return share === undefined ? [] : [shareWarning(route.path, share, titleOf)];
   });
-  const first = site.routes[0] && checkedPages([site.routes[0]], pages)[0];
+  const first = site.routes[0] && { route: site.routes[0], links: [], ids: [], reads: [] };
   const warnings = sayOnce([check.favicon(first), ...site.routes.map((route) => found[route.path]?.warnings ?? [])]);
   return staged({ key, found }, errors, [...shares, ...warnings]);
 }
 
 /**
  * The routes to check again: every page made in this run (not the very entry of the last
- * build), and every page taken as it was one of whose links (its path) or loaded files leads to
- * a route whose page came, went or has other ids than in the last build. A kept page's
- * record is read only when some page did.
+ * build); every page taken as it was one of whose links (its path) or loaded files leads to a
+ * route whose page went or has other ids than in the last build (a link to a page that was
+ * not there failed that build); and, when a page is new, the kept pages warned of a file
+ * (its path may be that page's). `fill`: what the check reads of the last build's pages is
+ * read for the pages made again (their ids then), and for every kept page only when a page
+ * went or changed its ids.
  */
-function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>): Set<string> {
+async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>, found: LinkCheckMemory["found"], fill: (routes: readonly string[]) => Promise<void>): Promise<Set<string>> {
   const changed = new Set<string>();
   const touched = new Set<string>();
   for (const path in before) if (!Object.hasOwn(pages, path)) touched.add(path);
   const kept: string[] = [];
+  let added = false;
   for (const { path } of routes) {
-    const entry = pages[path]!;
     const old = Object.hasOwn(before, path) ? before[path] : undefined;
-    if (entry === old) {
-      kept.push(path);
-      continue;
-    }
-    changed.add(path);
-    if (!old || !sameList(entry.ids ?? [], old.ids ?? [])) touched.add(path);
+    if (pages[path] === old) kept.push(path);
+    else changed.add(path);
+    added ||= old === undefined;
   }
+  await fill([...changed].filter((path) => Object.hasOwn(before, path)));
+  for (const path of changed) {
+    const old = Object.hasOwn(before, path) ? before[path] : undefined;
+    if (old && !sameList(pages[path]!.ids ?? [], old.ids ?? [])) touched.add(path);
+  }
+  if (added) for (const path of kept) if (found[path]?.warnings) changed.add(path);
   if (touched.size === 0) return changed;
+  await fill(kept);
   const leadsThere = (address: string) => touched.has(pathOf(address));
   for (const path of kept) {
     const { links = [], files = [] } = pages[path]!;

@@ -274,7 +274,7 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   // A body no rendered page shows (an article that lost its route to another): its links'
   // #anchors are checked all the same, at their place in the Markdown.
   // A page shows the body of its article (or of the one it features): the bodies pages read besides are gathered only when a body is left (rare).
-  const own = new Set(site.routes.flatMap((route) => ownArticles(route).map((a) => a.file)));
+  const own = ownFiles(site.routes);
   let read: Set<string> | undefined;
   const isShown = (file: string) => own.has(file) || (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
   const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
@@ -410,6 +410,9 @@ export function pageWarningCheck(targets: LinkTargets, site: { inlineScript?: st
     },
   };
 }
+
+/** The articles' files whose page one of `routes` is (each its article and translations). */
+export const ownFiles = (routes: readonly Route[]): Set<string> => new Set(routes.flatMap((route) => ownArticles(route).map((a) => a.file)));
 
 /** The articles whose page a route is: its article and translations (none for another page). */
 function ownArticles(route: Route): Article[] {
