@@ -5,7 +5,7 @@
  * same content reports, at the same file and line.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { editedFixture, projectRoot, testCode } from "./helpers.js";
@@ -16,12 +16,16 @@ import { formatWarning } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
 
 /** A command-line build into `out`: a new builder over the cache folder (none: a build from scratch), as `npm run build` opens it. */
-async function build(dir: string, out: string, cacheDir?: string) {
+async function build(dir: string, out: string, cacheDir?: string, { force = false } = {}) {
   const writer = new FolderWriter(out);
   await writer.begin();
-  const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: cacheDir ? await openSiteCache(cacheDir, testCode()) : undefined });
+  const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: cacheDir ? await openSiteCache(cacheDir, testCode(), { read: !force }) : undefined });
   try {
     return await builder.build(writer);
+  } catch (error) {
+    // As the command does when a build throws: nothing published, the folder's lock given back.
+    await writer.abort();
+    throw error;
   } finally {
     await builder.close();
   }
@@ -100,5 +104,23 @@ describe("a rebuild's check of the pages it kept", () => {
     expect(result.rendered).toBeLessThan(result.routes.length);
     expect(again.warnings).toContainEqual(expect.stringMatching(/guia\/longo\.md:2: a link to \/guia\/longo loses text when shared/));
     expect(again).toEqual(scratch);
+  });
+
+  it("a damaged shard of the pages' links, found when the check reads it, stops the build with what to do; --force builds", async () => {
+    const dir = await editedFixture("basic", { "articles/guia/alvo.md": TARGET, "articles/guia/leitor.md": READER });
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-kept-links-"));
+    const out = path.join(root, "dist");
+    const cacheDir = path.join(root, "cache");
+    try {
+      expect((await build(dir, out, cacheDir)).ok).toBe(true);
+      const shard = path.join(cacheDir, (await readdir(cacheDir)).find((name) => name.startsWith("pages.late-"))!);
+      await writeFile(shard, (await readFile(shard, "utf8")).replace('"parte-um"', '"outra"'));
+      await writeFile(path.join(dir, "articles/guia/alvo.md"), TARGET.replace("## Parte um", "## Parte dois"));
+      await expect(build(dir, out, cacheDir)).rejects.toThrow(/build cache's shard pages\.late-0\.[0-9a-f]+\.json is missing or damaged: run the build again with --force/);
+      const forced = said(await build(dir, out, cacheDir, { force: true }));
+      expect(forced.errors).toEqual([expect.stringMatching(/guia\/leitor\.md:5:\d+: broken link: \/guia\/alvo has no element with the id #parte-um$/)]);
+    } finally {
+      await Promise.all([rm(root, { recursive: true, force: true }), rm(dir, { recursive: true, force: true })]);
+    }
   });
 });
