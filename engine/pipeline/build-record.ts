@@ -61,7 +61,7 @@ export type SiteCache = BuildCache<FileEntry, BuildRecord>;
 export const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });
 
 /** The parts of the record that are records by key, each stored in shards of its own (a one-article edit saves a few). */
-const KEYED = ["pages", "rules.articles", "links.found"];
+const KEYED = ["pages", "rules.articles", "links.found", "links.anchors"];
 
 /**
  * A page's fields the check of the rendered pages reads (its links, ids, share text, loaded

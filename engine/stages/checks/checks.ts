@@ -13,7 +13,7 @@
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { runEditorialRules, type RuleMemory } from "./editorial-rules.js";
 import type { Article, SiteContent } from "../load/content.js";
-import { checkedPages, markdownLinkErrors, ownFiles, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
+import { checkedPages, markdownLinkErrors, ownFiles, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type CheckedPage, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
@@ -119,6 +119,11 @@ export interface LinkCheckMemory {
   key: string;
   /** Each page's findings, by route (a page that has none is not listed). */
   found: Record<string, PageFindings>;
+  /**
+   * The pages that link to each page with an #anchor (their own left out), by the route linked
+   * to: a page whose ids change sends these to be checked again, not every page's links.
+   */
+  anchors?: Record<string, string[]>;
 }
 
 /** What one page is warned of: its shared title or description cut (the message; its place is found again), what fails in its browser. */
@@ -152,7 +157,7 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
   // A body no page of its own shows: every page is read for where it is shown (rare).
   const own = ownFiles(site.routes);
   const everyPage = !memory || [...markdown.keys()].some((file) => !own.has(file));
-  const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!.found, fill);
+  const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!, fill);
   const paths = site.routes.map((route) => route.path);
   await fill(checking ? [...checking] : paths);
   const checked = checkedPages(checking ? site.routes.filter((route) => checking.has(route.path)) : site.routes, pages);
@@ -167,25 +172,41 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
     if (share !== undefined || warnings.length > 0) found[page.route.path] = { ...(share === undefined ? {} : { share }), ...(warnings.length > 0 ? { warnings } : {}) };
   }
   if (memory) for (const route of site.routes) if (!checking!.has(route.path) && memory.found[route.path]) found[route.path] = memory.found[route.path]!;
+  // Who links with an #anchor: this check's pages, and the last check's word for the others (none when it had no word).
+  const anchors = !checking ? anchorsOf(checked) : memory!.anchors && anchorsOf(checked, { anchors: memory!.anchors, keep: (from) => !checking.has(from) && Object.hasOwn(pages, from) });
   const shares = site.routes.flatMap((route) => {
     const share = found[route.path]?.share;
     return share === undefined ? [] : [shareWarning(route.path, share, titleOf)];
   });
   const first = site.routes[0] && { route: site.routes[0], links: [], ids: [], reads: [] };
   const warnings = sayOnce([check.favicon(first), ...site.routes.map((route) => found[route.path]?.warnings ?? [])]);
-  return staged({ key, found }, errors, [...shares, ...warnings]);
+  return staged({ key, found, ...(anchors ? { anchors } : {}) }, errors, [...shares, ...warnings]);
+}
+
+/** Who links to each page with an #anchor: the `checked` pages' links, and the last check's for the pages `keep` says were not checked again. */
+function anchorsOf(checked: readonly CheckedPage[], last?: { anchors: Record<string, string[]>; keep: (from: string) => boolean }): Record<string, string[]> {
+  const anchors: Record<string, Set<string>> = {};
+  for (const page of checked) {
+    for (const href of page.links) {
+      const target = href.includes("#") ? pathOf(href) : "";
+      if (target !== "" && target !== page.route.path) (anchors[target] ??= new Set()).add(page.route.path);
+    }
+  }
+  if (last) for (const target in last.anchors) for (const from of last.anchors[target]!) if (last.keep(from)) (anchors[target] ??= new Set()).add(from);
+  return Object.fromEntries(Object.entries(anchors).map(([target, from]) => [target, [...from].sort()]));
 }
 
 /**
  * The routes to check again: every page made in this run (not the very entry of the last
  * build); every page taken as it was one of whose links (its path) or loaded files leads to a
- * route whose page went or has other ids than in the last build (a link to a page that was
- * not there failed that build); and, when a page is new, the kept pages warned of a file
- * (its path may be that page's). `fill`: what the check reads of the last build's pages is
- * read for the pages made again (their ids then), and for every kept page only when a page
- * went or changed its ids.
+ * route whose page went (a link to a page that was not there failed that build), or that links
+ * with an #anchor to a page that has other ids than in the last build (the last check's
+ * `anchors`); and, when a page is new, the kept pages warned of a file (its path may be that
+ * page's). `fill`: what the check reads of the last build's pages is read for the pages made
+ * again (their ids then), and for every kept page only when a page went (or the last check
+ * did not say who links with an #anchor).
  */
-async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>, found: LinkCheckMemory["found"], fill: (routes: readonly string[]) => Promise<void>): Promise<Set<string>> {
+async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>, { found, anchors }: LinkCheckMemory, fill: (routes: readonly string[]) => Promise<void>): Promise<Set<string>> {
   const changed = new Set<string>();
   const touched = new Set<string>();
   for (const path in before) if (!Object.hasOwn(pages, path)) touched.add(path);
@@ -198,10 +219,14 @@ async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, 
     added ||= old === undefined;
   }
   await fill([...changed].filter((path) => Object.hasOwn(before, path)));
+  const linkers: string[] = [];
   for (const path of changed) {
     const old = Object.hasOwn(before, path) ? before[path] : undefined;
-    if (old && !sameList(pages[path]!.ids ?? [], old.ids ?? [])) touched.add(path);
+    if (!old || sameList(pages[path]!.ids ?? [], old.ids ?? [])) continue;
+    if (anchors) linkers.push(...(anchors[path] ?? []));
+    else touched.add(path);
   }
+  for (const path of linkers) if (Object.hasOwn(pages, path) && pages[path] === before[path]) changed.add(path);
   if (added) for (const path of kept) if (found[path]?.warnings) changed.add(path);
   if (touched.size === 0) return changed;
   await fill(kept);
