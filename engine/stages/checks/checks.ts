@@ -5,9 +5,9 @@
  * (a card pointing nowhere). Returns the errors; changes nothing.
  *
  * After render, every link and #anchor of every page as rendered (`renderedLinkStage`); a page
- * taken as it was from the last build is checked again only when a page it links to came, went
- * or changed its ids. A build that has errors already renders its pages all the same, in
- * memory, for that check (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports
+ * taken as it was from the last build is checked again only when a page it links to went, or
+ * changed the ids it links to. A build that has errors already renders its pages all the same,
+ * in memory, for that check (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports
  * every error.
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
@@ -98,7 +98,8 @@ export interface RenderedLinkInput extends CheckInput {
   /**
    * The last successful build's record: its pages and what their check found. A page taken as
    * it was (the very entry) is not checked again unless a link of it, or a file it loads, leads
-   * to a page that came, went or changed its ids. None: every page is checked.
+   * to a page that went, or it links with an #anchor to a page whose ids changed (`toCheck`).
+   * None: every page is checked.
    */
   last?: { pages: Readonly<Record<string, PageEntry>>; links?: LinkCheckMemory };
   /**
@@ -135,9 +136,9 @@ export interface PageFindings {
 /**
  * After render: every link and #anchor of every page as rendered (the assets' `files` are
  * link targets too); and a warning for each page whose shared title or description an app
- * will cut, at the article's title. With the last build's record, only its pages made again
- * and those whose links lead to a page that came, went or changed its ids (`toCheck`) are
- * read; the others' findings are the last check's. Returns this check's findings, for the next.
+ * will cut, at the article's title. With the last build's record, only the pages made again
+ * and the kept pages whose links a change reaches (`toCheck`) are checked; the others'
+ * findings are the last check's. Returns this check's findings, for the next.
  */
 export async function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, code, inlineScript, favicon, last, fill = async () => {} }: RenderedLinkInput): Promise<Staged<LinkCheckMemory>> {
   const titleOf = (route: string) => {
