@@ -8,6 +8,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { BuildCache, type CachedBuild } from "../engine/incremental/build-cache.js";
 
 interface Entry {
@@ -212,6 +213,40 @@ describe("the cache's store of a site of 5000 articles", () => {
       expect(again["/7"]).toEqual(edited);
       expect(again["/8"]).toEqual(page(8));
       expect(Object.keys(again)).toHaveLength(ARTICLES);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps a page's checked fields (links, ids) apart, read only for the pages a run asks for; a save that rewrites a shard keeps its other pages' fields", async () => {
+    interface Page { deps: string; size: number; links?: string[]; ids?: string[] }
+    const openLate = (dir: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(dir, "code-1", empty(), { keyed: ["pages"], late: { pages: ["links", "ids"] } });
+    const page = (i: number): Page => ({ deps: `d${i}`, size: i, links: [`/${i + 1}`], ids: [`id-${i}`] });
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    try {
+      const first = await openLate(dir);
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      await first.save();
+
+      // Opened: every page's own fields, none's links or ids, until asked.
+      const cache = await openLate(dir);
+      const pages = cache.lastRecord().pages;
+      expect(Object.keys(pages)).toHaveLength(ARTICLES);
+      expect(pages["/8"]).toEqual({ deps: "d8", size: 8 });
+      await cache.fill("pages", ["/8"]);
+      expect(pages["/8"]).toEqual(page(8));
+      expect(pages["/9"]).toEqual({ deps: "d9", size: 9 });
+
+      // One page made again; saved; every page read back whole.
+      const edited = { deps: "d7-edited", size: 77, links: ["/1"], ids: ["novo"] };
+      cache.record({ pages: { ...pages, "/7": edited }, media: [] });
+      await cache.save();
+      const again = await openLate(dir);
+      const all = again.lastRecord().pages;
+      await again.fill("pages", Object.keys(all));
+      expect(all["/7"]).toEqual(edited);
+      // Those of /7's shard too (written again whole: their fields were read into them first).
+      expect(Object.entries(all).filter(([route, p]) => route !== "/7" && !isDeepStrictEqual(p, page(Number(route.slice(1)))))).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

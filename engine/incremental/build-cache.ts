@@ -39,7 +39,7 @@ import path from "node:path";
 import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 8;
+const FORMAT = 9;
 /** Entries a shard holds, about: a one-article edit rewrites a shard or two of each part, not the whole store. */
 const PER_SHARD = 1000;
 const MAX_SHARDS = 256;
@@ -93,6 +93,19 @@ interface KnownPart {
 }
 
 /**
+ * The fields of a keyed part's entries kept in shards of their own (`<part>.late`, one for each
+ * of the part's shards, with the same keys), read into the entries only when a run asks for
+ * them (`fill`): a page's links and ids, which a rebuild reads for a few pages.
+ */
+interface LatePart {
+  fields: readonly string[];
+  /** Each shard's file, as read or last saved. */
+  names: string[];
+  /** The entries read from the store whose late fields are not in them yet. */
+  unfilled: WeakSet<object>;
+}
+
+/**
  * The store, for entries of type `Entry` and a record of type `Build`. It knows nothing of
  * what is in them but the text's hash (pipeline/build-record.ts says what a site's build
  * keeps), and which parts of the record are records by key (`keyed`: each page, each
@@ -115,7 +128,37 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     private known: Map<string, KnownPart> = new Map(),
     /** The packs of texts as read or last saved, with their sizes. */
     private packs: Record<string, number> = {},
+    /** The keyed parts whose entries keep some fields in shards read on demand, by part. */
+    private readonly late: Map<string, LatePart> = new Map(),
   ) {}
+
+  /**
+   * Reads the late fields (`open`'s `late`) of the entries of `part` at `keys` into them, for
+   * those read from the store without them: the record's very entries are completed, so a run
+   * holding them sees the fields. A shard that cannot be read (removed, damaged) stops the build.
+   */
+  async fill(part: string, keys: Iterable<string>): Promise<void> {
+    const late = this.late.get(part);
+    const record = late && parentOf(this.build as unknown as Record<string, unknown>, part);
+    const entries = record?.object[record.key];
+    if (!late || !isRecord(entries)) return;
+    const shards = new Set<number>();
+    for (const key of keys) {
+      const entry = Object.hasOwn(entries, key) ? entries[key] : undefined;
+      if (isRecord(entry) && late.unfilled.has(entry)) shards.add(shardOf(key, late.names.length));
+    }
+    for (const i of shards) {
+      const name = late.names[i]!;
+      const values = await readShard(this.dir, name);
+      if (!values) throw new Error(`the build cache's shard ${name} is missing or damaged: run the build again with --force`);
+      for (const key in values) {
+        const entry = Object.hasOwn(entries, key) ? entries[key] : undefined;
+        if (!isRecord(entry) || !late.unfilled.has(entry)) continue;
+        Object.assign(entry, values[key]);
+        late.unfilled.delete(entry);
+      }
+    }
+  }
 
   /** Each article file's entry, as earlier builds left it (stages read it; only the orchestrator stores). */
   get files(): ReadonlyMap<string, Entry> {
@@ -182,13 +225,20 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   /**
    * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
    * starts empty and is still saved. `keyed`: the paths of the record's parts that are records
-   * by key (`"pages"`, `"rules.articles"`), each kept in shards of its own. A store missing a
-   * shard or pack it names, or one that does not parse, is ignored whole (`ignored` says why).
+   * by key (`"pages"`, `"rules.articles"`), each kept in shards of its own; `late`: fields of
+   * some of those parts' entries kept apart, read only when a run asks (`fill`). A store missing
+   * a shard or pack it names, or one that does not parse, is ignored whole (`ignored` says why).
    */
-  static async open<Entry extends CachedFile, Build extends CachedBuild>(dir: string, code: string, empty: Build, { read = true, keyed = ["pages"] }: { read?: boolean; keyed?: readonly string[] } = {}): Promise<BuildCache<Entry, Build>> {
-    const none = new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map());
+  static async open<Entry extends CachedFile, Build extends CachedBuild>(
+    dir: string,
+    code: string,
+    empty: Build,
+    { read = true, keyed = ["pages"], late = {} }: { read?: boolean; keyed?: readonly string[]; late?: Readonly<Record<string, readonly string[]>> } = {},
+  ): Promise<BuildCache<Entry, Build>> {
+    const lateParts = () => new Map(Object.entries(late).map(([part, fields]): [string, LatePart] => [part, { fields, names: [], unfilled: new WeakSet() }]));
+    const none = new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map(), new Map(), {}, lateParts());
     /** The store not used, and why: this build makes it again. */
-    const ignored = (why: string) => Object.assign(new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map()), { ignored: why });
+    const ignored = (why: string) => Object.assign(new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map(), new Map(), {}, lateParts()), { ignored: why });
     if (!read) return none;
     const text = await readFile(path.join(dir, "store.json"), "utf8").catch(() => undefined);
     // No store yet: nothing to say.
@@ -205,8 +255,16 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       if (!PACK.test(pack) || (await stat(path.join(dir, pack)).then((s) => s.size, () => -1)) !== size) return ignored(`its pack ${pack} is missing or not the size store.json says`);
     }
     const known = new Map<string, KnownPart>();
+    const lates = lateParts();
     for (const [part, stored] of Object.entries(store.parts)) {
       if (!Array.isArray(stored?.names) || stored.names.length !== stored.count || stored.names.some((n) => typeof n !== "string" || !SHARD.test(n))) return ignored("its store.json is not what this code writes");
+      // The late fields' shards are read when a run asks for them: here only seen to be there.
+      const lateOf = part.endsWith(LATE) ? lates.get(part.slice(0, -LATE.length)) : undefined;
+      if (lateOf) {
+        for (const name of stored.names) if (!(await stat(path.join(dir, name)).then((s) => s.isFile(), () => false))) return ignored(`a shard of its ${part} is missing`);
+        lateOf.names = stored.names;
+        continue;
+      }
       // One shard read at a time: read all at once, their texts waited for the thread to parse
       // them (at 100,000 articles a quarter of a gigabyte more at the peak of opening the store).
       const shards: KnownPart["shards"] = [];
@@ -222,11 +280,16 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const read = known.get(part);
       const parent = parentOf(build as unknown as Record<string, unknown>, part);
       if (read && parent) parent.object[parent.key] = Object.assign({}, ...read.shards.map((s) => s.values));
+      // Its entries wait for their late fields, kept in as many shards as the part.
+      const lateOf = lates.get(part);
+      if (!lateOf || !read) continue;
+      if (lateOf.names.length !== read.count) return ignored(`its ${part}${LATE} is not what this code writes`);
+      for (const shard of read.shards) for (const key in shard.values) if (isRecord(shard.values[key])) lateOf.unfilled.add(shard.values[key] as object);
     }
     if (!isRecord(build.pages)) return ignored("its store.json is not what this code writes");
     const files = new Map<string, Entry>();
     for (const shard of known.get("files")?.shards ?? []) for (const key in shard.values) files.set(key, shard.values[key] as Entry);
-    return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs);
+    return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs, lates);
   }
 
   /** Why the store found in its folder was not used (damaged, or another program's or format's), when it was not: the build says so in a line and makes it again. */
@@ -272,32 +335,46 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       delete parent.object[parent.key];
     }
     const known = new Map<string, KnownPart>();
+    const lateNames = new Map<string, string[]>();
     const written: Promise<void>[] = [];
+    const write = (part: string, i: number, text: string) => {
+      const name = `${part}-${i}.${textHash(text)}.json`;
+      written.push(writeFileAtomic(path.join(this.dir, name), text, { mkdirs: false }));
+      return name;
+    };
     for (const [part, entries] of parts) {
       const all = [...entries];
       const count = shardCount(all.length);
       const before = this.known.get(part);
       const shards = Array.from({ length: count }, (): Shard => ({}));
       for (const [key, value] of all) shards[shardOf(key, count)]![key] = value;
+      const late = this.late.get(part);
+      const kept = shards.map((values, i) => {
+        const old = before?.count === count ? before.shards[i] : undefined;
+        return old && sameValues(old.values, values) && (!late || late.names.length === count) ? old : undefined;
+      });
+      // A shard written again is written whole: its entries' late fields are read into them first.
+      if (late) await this.fill(part, shards.flatMap((values, i) => (kept[i] ? [] : Object.keys(values))));
       known.set(part, {
         count,
         shards: shards.map((values, i) => {
-          const old = before?.count === count ? before.shards[i] : undefined;
-          if (old && sameValues(old.values, values)) return { name: old.name, values };
-          const text = encodeShard(values, part !== "files");
-          const name = `${part}-${i}.${textHash(text)}.json`;
-          written.push(writeFileAtomic(path.join(this.dir, name), text, { mkdirs: false }));
-          return { name, values };
+          if (kept[i]) return { name: kept[i].name, values };
+          const text = late ? encodeShard(fieldsOf(values, late.fields, false), true) : encodeShard(values, part !== "files");
+          return { name: write(part, i, text), values };
         }),
       });
+      if (late) lateNames.set(part, shards.map((values, i) => (kept[i] ? late.names[i]! : write(`${part}${LATE}`, i, encodeShard(fieldsOf(values, late.fields, true), true)))));
     }
     // The shards first: a store.json that names a build is only written once they are all in.
     await Promise.all(written);
-    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries([...known].map(([part, { count, shards }]) => [part, { count, names: shards.map((s) => s.name) }])), packs };
+    const partNames = [...known].map(([part, { count, shards }]): [string, StoredPart] => [part, { count, names: shards.map((s) => s.name) }]);
+    for (const [part, names] of lateNames) partNames.push([`${part}${LATE}`, { count: names.length, names }]);
+    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries(partNames), packs };
     await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(store), { mkdirs: false });
     this.known = known;
     this.packs = packs;
-    const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)));
+    for (const [part, names] of lateNames) this.late.get(part)!.names = names;
+    const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)).concat([...lateNames.values()].flat()));
     // Shards and packs no store.json names any more (and the files of an older format).
     for (const name of await readdir(this.dir)) {
       const unnamed = name.endsWith(".json") ? name !== "store.json" && !named.has(name) : PACK.test(name) && !Object.hasOwn(packs, name);
@@ -352,6 +429,22 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     packs[name] = offset;
     return packs;
   }
+}
+
+/** The name a part's late fields are kept under (`pages.late`). */
+const LATE = ".late";
+
+/** A shard's entries with only the fields `fields` names (`late`), or only the others. */
+function fieldsOf(values: Shard, fields: readonly string[], late: boolean): Shard {
+  const out: Shard = {};
+  for (const key in values) {
+    const entry = values[key];
+    if (!isRecord(entry)) continue;
+    const part: Record<string, unknown> = {};
+    for (const field in entry) if (fields.includes(field) === late && entry[field] !== undefined) part[field] = entry[field];
+    out[key] = part;
+  }
+  return out;
 }
 
 /** A pack of texts: written once under a name of its own, never over. */

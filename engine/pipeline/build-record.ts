@@ -15,6 +15,7 @@ import type { PageEntry } from "../stages/checks/rendered-links.js";
 import type { AssetRecord } from "../stages/assets/assets.js";
 import type { KeptCard } from "../stages/cards/cards.js";
 import type { RuleMemory } from "../stages/checks/editorial-rules.js";
+import type { LinkCheckMemory } from "../stages/checks/checks.js";
 
 /** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
 export interface FileEntry extends CachedBody {
@@ -45,6 +46,8 @@ export interface BuildRecord {
    * again only the articles whose text changed.
    */
   rules?: RuleMemory;
+  /** What the check of the rendered pages found on each page: a page the next build takes as it was, and whose links lead to no page that changed, is not checked again. */
+  links?: LinkCheckMemory;
   /** The feed's key (what it says, and the code's version) and its size: a build whose feed has the same key takes the file as it is. */
   feed?: { key: string; size: number };
   /** The settings, collection, rules and data files as validated, by the hash of their text and the code that validated them: a build takes each unchanged one as it is. */
@@ -58,10 +61,17 @@ export type SiteCache = BuildCache<FileEntry, BuildRecord>;
 export const emptyRecord = (): BuildRecord => ({ pages: {}, media: [] });
 
 /** The parts of the record that are records by key, each stored in shards of its own (a one-article edit saves a few). */
-const KEYED = ["pages", "rules.articles"];
+const KEYED = ["pages", "rules.articles", "links.found", "links.anchors"];
+
+/**
+ * A page's fields the check of the rendered pages reads (its links, ids, share text, loaded
+ * files, scripts and handlers), kept apart in the store: a rebuild reads them for the pages it
+ * checks and those their links lead to (`fill`), not for every page it keeps.
+ */
+const PAGE_CHECKS = ["links", "ids", "files", "scripts", "handlers", "share"] as const;
 
 /** Opens a site's cache in `dir` for this version of the code (`read: false`: starts empty, still saved). */
-export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED });
+export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED, late: { pages: PAGE_CHECKS } });
 
 /** No cache: nothing read, nothing saved. */
 export const noSiteCache = (): SiteCache => BuildCache.none(emptyRecord());

@@ -18,7 +18,7 @@ import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
 import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
 import { otherFiles, pageBodies, pagePolicy, pageValues, sameSince, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
-import { checkedPages, type PageEntry, type ThemeSources } from "../stages/checks/rendered-links.js";
+import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
@@ -175,6 +175,8 @@ export interface UnwrittenInput extends CheckInput {
   /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
   reported: readonly ContentIssue[];
   storedBodies?: RenderInput["storedBodies"];
+  /** Reads into the last build's pages what the check reads of them (`RenderedLinkInput.fill`): every page is checked here. */
+  fill?: (routes: readonly string[]) => Promise<void>;
 }
 
 /** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
@@ -200,6 +202,6 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
   for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
-  const found = renderedLinkStage({ ...input, pages: checkedPages(table.routes, pages), files: assets.files, themeCode });
+  const found = await renderedLinkStage({ ...input, pages, files: assets.files, themeCode });
   return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))], bundled.warnings);
 }

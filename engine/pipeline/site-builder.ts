@@ -22,7 +22,7 @@ import { byPlace, staged, type ContentIssue, type ContentWarning, type Staged } 
 import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js";
 import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
-import { checkedPages, type ThemeSources } from "../stages/checks/rendered-links.js";
+import type { ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
 import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import type { RuleMemory, RuleState } from "../stages/checks/editorial-rules.js";
@@ -322,6 +322,8 @@ export class SiteBuilder {
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
     // the store lost or that is not what its hash says (a damaged pack) is rendered again from
     // its article, and kept again: the store can only save work, never change a page.
+    // What the check reads of the last build's pages (their links, ids…), read from the store for the routes it asks.
+    const pageChecks = (routes: readonly string[]) => cache.fill("pages", routes);
     const storedBodies = async (files: readonly string[]) => {
       const texts = await cache.readTexts(files);
       if (files.every((file) => texts.has(file) && hashOf(texts.get(file)!) === markdown.get(file)?.htmlHash)) return texts;
@@ -354,7 +356,7 @@ export class SiteBuilder {
       const settingsLoaded = !content.unavailable.includes(content.site.file);
       if ("error" in assetsDone && settingsLoaded) throw assetsDone.error;
       const assets = "error" in assetsDone ? staged(undefined) : pass(assetsDone.value);
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies, fill: pageChecks };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return stop();
     }
@@ -391,8 +393,9 @@ export class SiteBuilder {
     const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
     lap.split("render", checkedMs + rendering.ms, "write");
-    const pages = checkedPages(table.routes, written.pages);
-    found.add(lap("rendered links", renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files: assets.record.files, themeCode, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon })));
+    // The pages taken as they were are checked again only where a page they link to changed (the last check's findings kept with the record).
+    const linkInput = { content, table, pages: written.pages, markdown, addresses, earlier, files: assets.record.files, themeCode, code, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon, last: output, fill: pageChecks };
+    const links = found.add(lap("rendered links", await renderedLinkStage(linkInput))).value;
     if (found.errors.length > 0) return stop();
     // Every page is written and checked: what is left is the cards and the feed.
     this.options.onPagesWritten?.();
@@ -408,7 +411,7 @@ export class SiteBuilder {
     const late = lap("write late", await writeLater(writer, feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
-    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, feed: feed.kept, sources: loaded.value.sources };
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot } };

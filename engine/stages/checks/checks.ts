@@ -4,18 +4,21 @@
  * checked on the rendered pages, before the site is published), then the theme's own checks
  * (a card pointing nowhere). Returns the errors; changes nothing.
  *
- * After render, every link and #anchor of every page as rendered (`renderedLinkStage`). A
- * build that has errors already renders its pages all the same, in memory, for that check
- * (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports every error.
+ * After render, every link and #anchor of every page as rendered (`renderedLinkStage`); a page
+ * taken as it was from the last build is checked again only when a page it links to went, or
+ * changed the ids it links to. A build that has errors already renders its pages all the same,
+ * in memory, for that check (pipeline/render-pages.ts's `unwrittenLinkStage`): one run reports
+ * every error.
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { runEditorialRules, type RuleMemory, type RuleState } from "./editorial-rules.js";
 import type { Article, SiteContent } from "../load/content.js";
-import { checkedPages, markdownLinkErrors, pageWarnings, renderedLinkErrors, type CheckedPage, type ThemeSources } from "./rendered-links.js";
+import { checkedPages, markdownLinkErrors, ownFiles, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type CheckedPage, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
-import { articleOf, type RouteTable } from "../routes/routes.js";
-import { shareWarnings } from "./share-text.js";
+import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
+import { shareMessage, shareWarning } from "./share-text.js";
+import { hashOf } from "../../lib/hash.js";
 import { locate } from "../../lib/yaml-source.js";
 import type { CheckHelpers, Theme } from "../../theme.js";
 
@@ -84,31 +87,173 @@ async function themeChecks(theme: Theme, content: SiteContent, table: RouteTable
 }
 
 export interface RenderedLinkInput extends CheckInput {
-  pages: readonly CheckedPage[];
+  /** Every page of the run, by route (made now or taken as it was from the last build). */
+  pages: Readonly<Record<string, PageEntry>>;
   /** The assets' files: link targets too. */
   files: readonly string[];
   /** Where the theme's code is: a link a template writes is named at its line. */
   themeCode?: ThemeSources;
+  /** The keys of the theme's parts (incremental/code-keys.ts): a warning is placed at a line of that code. */
+  code?: Readonly<Record<string, string>>;
   /** The theme's inline script (the one the policy names by its hash). */
   inlineScript?: string;
   /** The favicon the site's meta names (`siteMeta(site).favicon`). */
   favicon?: string;
+  /**
+   * The last successful build's record: its pages and what their check found. A page taken as
+   * it was (the very entry) is not checked again unless a link of it, or a file it loads, leads
+   * to a page that went, or it links with an #anchor to a page whose ids changed (`toCheck`).
+   * None: every page is checked.
+   */
+  last?: { pages: Readonly<Record<string, PageEntry>>; links?: LinkCheckMemory };
+  /**
+   * Reads into the last build's pages at these routes what the check reads of them (their
+   * links, ids, share text, files, scripts and handlers: the store keeps them apart, read only
+   * for the pages that need them). None: every page holds them.
+   */
+  fill?: (routes: readonly string[]) => Promise<void>;
+}
+
+/**
+ * What the check of the rendered pages found on each page, for the next build to take for a
+ * page it does not check again: made by a successful build, which found no broken link on any
+ * page, so a page's findings are its warnings. `key`: what the verdicts read besides the
+ * pages (another key, and every page is checked again).
+ */
+export interface LinkCheckMemory {
+  key: string;
+  /** Each page's findings, by route (a page that has none is not listed). */
+  found: Record<string, PageFindings>;
+  /**
+   * The pages that link to each page with an #anchor (their own left out), by the route linked
+   * to: a page whose ids change sends these to be checked again, not every page's links.
+   */
+  anchors?: Record<string, string[]>;
+}
+
+/** What one page is warned of: its shared title or description cut (the message; its place is found again), what fails in its browser. */
+export interface PageFindings {
+  share?: string;
+  warnings?: PageWarning[];
 }
 
 /**
  * After render: every link and #anchor of every page as rendered (the assets' `files` are
  * link targets too); and a warning for each page whose shared title or description an app
- * will cut, at the article's title.
+ * will cut, at the article's title. With the last build's record, only the pages made again
+ * and the kept pages whose links a change reaches (`toCheck`) are checked; the others'
+ * findings are the last check's. Returns this check's findings, for the next.
  */
-export function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, inlineScript, favicon }: RenderedLinkInput): Staged<null> {
+export async function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, code, inlineScript, favicon, last, fill = async () => {} }: RenderedLinkInput): Promise<Staged<LinkCheckMemory>> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
     return article && { file: article.file, line: titleLine(article) };
   };
-  const shared = pages.map(({ route, share }) => ({ route: route.path, share }));
   const targets = linkTargets(content, table, addresses, earlier, files);
-  return staged(null, renderedLinkErrors(pages, targets, markdown, themeCode), [...shareWarnings(shared, titleOf), ...pageWarnings(pages, targets, { inlineScript, favicon }, themeCode)]);
+  const site = sitePages(table.routes, pages);
+  // What every verdict reads besides the pages: the site's files, the old addresses, where a
+  // warning is placed (the theme's code, site.yaml). A table that cannot tell of some routes
+  // (an article that did not load) keys nothing: every page is checked.
+  const tellable = table.unreadable.size === 0 && !table.pagesUnknown && (table.derivedUnknown ?? []).length === 0;
+  const key = tellable
+    ? hashOf(JSON.stringify([[...targets.publicFiles].sort(), [...targets.generated].sort(), [...targets.redirects.keys()].sort(), inlineScript, favicon, Object.entries(code ?? {}).sort(), themeCode ?? null, content.site.source]))
+    : "";
+  const memory = key !== "" && last?.links?.key === key ? last.links : undefined;
+  // A body no page of its own shows: every page is read for where it is shown (rare).
+  const own = ownFiles(site.routes);
+  const everyPage = !memory || [...markdown.keys()].some((file) => !own.has(file));
+  const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!, fill);
+  const paths = site.routes.map((route) => route.path);
+  await fill(checking ? [...checking] : paths);
+  const checked = checkedPages(checking ? site.routes.filter((route) => checking.has(route.path)) : site.routes, pages);
+  // The pages their #anchors lead to, for their ids.
+  if (checking) await fill([...new Set(checked.flatMap((page) => page.links.filter((href) => href.includes("#")).map(pathOf)))].filter((path) => Object.hasOwn(pages, path)));
+  const errors = renderedLinkErrors(checked, targets, markdown, themeCode, site);
+  const check = pageWarningCheck(targets, { inlineScript, favicon }, themeCode);
+  const found: Record<string, PageFindings> = {};
+  for (const page of checked) {
+    const share = shareMessage(page.route.path, page.share);
+    const warnings = check.page(page);
+    if (share !== undefined || warnings.length > 0) found[page.route.path] = { ...(share === undefined ? {} : { share }), ...(warnings.length > 0 ? { warnings } : {}) };
+  }
+  if (memory) for (const route of site.routes) if (!checking!.has(route.path) && memory.found[route.path]) found[route.path] = memory.found[route.path]!;
+  // Who links with an #anchor: this check's pages, and the last check's word for the others (none when it had no word).
+  const anchors = !checking ? anchorsOf(checked) : memory!.anchors && anchorsOf(checked, { anchors: memory!.anchors, keep: (from) => !checking.has(from) && Object.hasOwn(pages, from) });
+  const shares = site.routes.flatMap((route) => {
+    const share = found[route.path]?.share;
+    return share === undefined ? [] : [shareWarning(route.path, share, titleOf)];
+  });
+  const first = site.routes[0] && { route: site.routes[0], links: [], ids: [], reads: [] };
+  const warnings = sayOnce([check.favicon(first), ...site.routes.map((route) => found[route.path]?.warnings ?? [])]);
+  return staged({ key, found, ...(anchors ? { anchors } : {}) }, errors, [...shares, ...warnings]);
 }
+
+/** Who links to each page with an #anchor: the `checked` pages' links, and the last check's for the pages `keep` says were not checked again. */
+function anchorsOf(checked: readonly CheckedPage[], last?: { anchors: Record<string, string[]>; keep: (from: string) => boolean }): Record<string, string[]> {
+  const anchors: Record<string, Set<string>> = {};
+  for (const page of checked) {
+    for (const href of page.links) {
+      const target = href.includes("#") ? pathOf(href) : "";
+      if (target !== "" && target !== page.route.path) (anchors[target] ??= new Set()).add(page.route.path);
+    }
+  }
+  if (last) for (const target in last.anchors) for (const from of last.anchors[target]!) if (last.keep(from)) (anchors[target] ??= new Set()).add(from);
+  return Object.fromEntries(Object.entries(anchors).map(([target, from]) => [target, [...from].sort()]));
+}
+
+/**
+ * The routes to check again: every page made in this run (not the very entry of the last
+ * build); every page taken as it was one of whose links (its path) or loaded files leads to a
+ * route whose page went (a link to a page that was not there failed that build), or that links
+ * with an #anchor to a page that has other ids than in the last build (the last check's
+ * `anchors`); and, when a page is new, the kept pages warned of a file (its path may be that
+ * page's). `fill`: what the check reads of the last build's pages is read for the pages made
+ * again (their ids then), and for every kept page only when a page went (or the last check
+ * did not say who links with an #anchor).
+ */
+async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>, { found, anchors }: LinkCheckMemory, fill: (routes: readonly string[]) => Promise<void>): Promise<Set<string>> {
+  const changed = new Set<string>();
+  const touched = new Set<string>();
+  for (const path in before) if (!Object.hasOwn(pages, path)) touched.add(path);
+  const kept: string[] = [];
+  let added = false;
+  for (const { path } of routes) {
+    const old = Object.hasOwn(before, path) ? before[path] : undefined;
+    if (pages[path] === old) kept.push(path);
+    else changed.add(path);
+    added ||= old === undefined;
+  }
+  await fill([...changed].filter((path) => Object.hasOwn(before, path)));
+  const linkers: string[] = [];
+  for (const path of changed) {
+    const old = Object.hasOwn(before, path) ? before[path] : undefined;
+    if (!old || sameList(pages[path]!.ids ?? [], old.ids ?? [])) continue;
+    if (anchors) linkers.push(...(anchors[path] ?? []));
+    else touched.add(path);
+  }
+  for (const path of linkers) if (Object.hasOwn(pages, path) && pages[path] === before[path]) changed.add(path);
+  if (added) for (const path of kept) if (found[path]?.warnings) changed.add(path);
+  if (touched.size === 0) return changed;
+  await fill(kept);
+  const leadsThere = (address: string) => touched.has(pathOf(address));
+  for (const path of kept) {
+    const { links = [], files = [] } = pages[path]!;
+    if (links.some(leadsThere) || files.some(leadsThere)) changed.add(path);
+  }
+  return changed;
+}
+
+/** The path an address leads to, decoded (`/x#y?z` → `/x`); `#y`, the page itself, is "". */
+function pathOf(address: string): string {
+  const part = address.replace(/[?#].*$/, "");
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * The line of an article's title, for a warning about it. Written on its key's line at the

@@ -45,7 +45,7 @@ export interface PageEntry {
   /** Its internal links and element ids: a page kept as it was is checked too. */
   links?: string[];
   ids?: string[];
-  /** The site's files it loads, its inline scripts and handlers (`pageWarnings`). */
+  /** The site's files it loads, its inline scripts and handlers (`pageWarningCheck`). */
   files?: string[];
   scripts?: [string, string][];
   handlers?: string[];
@@ -194,7 +194,7 @@ export interface CheckedPage {
   reads: readonly string[];
   /** What a link to it shows when shared. */
   share?: ShareText;
-  /** The site's files it loads, its inline scripts and handlers (`pageWarnings`). */
+  /** The site's files it loads, its inline scripts and handlers (`pageWarningCheck`). */
   files?: readonly string[];
   scripts?: readonly (readonly [string, string])[];
   handlers?: readonly string[];
@@ -214,17 +214,39 @@ export function checkedPages(routes: readonly Route[], pages: Readonly<Record<st
   });
 }
 
-/** After rendering: every link of every page, and its #anchor against the ids of the page it leads to. */
-export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkTargets, markdown: MarkdownBodies, themeCode?: ThemeSources): ContentError[] {
+/**
+ * Every page of a run, for what the check of some pages reads of the others: the ids of a page
+ * an #anchor leads to, and (rare: a body no page shows) every page's reads and ids.
+ */
+export interface SitePages {
+  /** The ids of the page at a route; undefined when it has no page. */
+  idsOf(path: string): readonly string[] | undefined;
+  /** The routes that have a page, in route order. */
+  routes: readonly Route[];
+  /** Every page as the check sees it. */
+  all(): readonly CheckedPage[];
+}
+
+/** The pages of a run as `SitePages`: each page's record read only when the check asks for it. */
+export function sitePages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): SitePages {
+  let all: CheckedPage[] | undefined;
+  return { idsOf: (path) => (Object.hasOwn(pages, path) ? (pages[path]!.ids ?? []) : undefined), routes: routes.filter((r) => Object.hasOwn(pages, r.path)), all: () => (all ??= checkedPages(routes, pages)) };
+}
+
+/**
+ * After rendering: every link of `pages` (all of `site`'s, or those a rebuild checks again),
+ * and its #anchor against the ids of the page it leads to among `site`'s; then the links of
+ * the bodies no page shows.
+ */
+export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkTargets, markdown: MarkdownBodies, themeCode: ThemeSources | undefined, site: SitePages): ContentError[] {
   const { content } = targets;
   const idSets = new Map<string, Set<string>>();
-  const byPath = new Map(pages.map((p) => [p.route.path, p]));
   const idsOf = (route: Route) => {
     let ids = idSets.get(route.path);
     if (!ids) {
-      const page = byPath.get(route.path);
-      if (!page) return undefined;
-      idSets.set(route.path, (ids = new Set(page.ids)));
+      const found = site.idsOf(route.path);
+      if (!found) return undefined;
+      idSets.set(route.path, (ids = new Set(found)));
     }
     return ids;
   };
@@ -252,15 +274,16 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   // A body no rendered page shows (an article that lost its route to another): its links'
   // #anchors are checked all the same, at their place in the Markdown.
   // A page shows the body of its article (or of the one it features): the bodies pages read besides are gathered only when a body is left (rare).
-  const own = new Set(pages.flatMap(({ route }) => ownArticles(route).map((a) => a.file)));
+  const own = ownFiles(site.routes);
   let read: Set<string> | undefined;
-  const isShown = (file: string) => own.has(file) || (read ??= new Set(pages.flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
+  const isShown = (file: string) => own.has(file) || (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
   const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
   // The ids every article page has whatever its body (the template's own): with a body's
   // headings, the ids its page would have, for a body whose article did not load.
   let templateIds: Set<string> | undefined;
   const commonIds = () =>
-    (templateIds ??= pages
+    (templateIds ??= site
+      .all()
       .filter((p) => p.route.kind === "article")
       .map((p) => new Set(p.ids))
       .reduce<Set<string> | undefined>((all, ids) => (all ? new Set([...all].filter((id) => ids.has(id))) : ids), undefined) ?? new Set());
@@ -285,27 +308,53 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   return errors;
 }
 
+/** A warning of one page, with what it is said once for in the whole site (`file /x`, `script <hash>`, `handler button onclick`). */
+export type PageWarning = [once: string, warning: ContentWarning];
+
+/** The warnings of pages in route order, each said once: at the first page that has it. */
+export function sayOnce(lists: Iterable<readonly PageWarning[]>): ContentWarning[] {
+  const said = new Set<string>();
+  const warnings: ContentWarning[] = [];
+  for (const list of lists) {
+    for (const [once, warning] of list) {
+      if (said.has(once)) continue;
+      said.add(once);
+      warnings.push(warning);
+    }
+  }
+  return warnings;
+}
+
 /**
  * What a page does that will fail in a reader's browser, though it builds: a file it loads
  * that the site does not have (a favicon, a stylesheet, an image the theme names: a 404 in
  * every page's console), an inline script the Content-Security-Policy does not name by its
- * hash, an inline event handler (the policy blocks every one). Each is said once, at the
- * line of the theme's code that writes it when it can be found there (else in site.yaml,
- * else at the template), as a warning: the pages work otherwise.
+ * hash, an inline event handler (the policy blocks every one). Each is said once (`sayOnce`:
+ * at the first page in route order that has it), at the line of the theme's code that writes
+ * it when it can be found there (else in site.yaml, else at the template), as a warning: the
+ * pages work otherwise. A page at a time: what one page would be warned of were it the first
+ * to have it, and the favicon's warning (said before any page's).
  */
-export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets, site: { inlineScript?: string; favicon?: string }, themeCode?: ThemeSources): ContentWarning[] {
+export function pageWarningCheck(targets: LinkTargets, site: { inlineScript?: string; favicon?: string }, themeCode?: ThemeSources) {
   const { inlineScript, favicon } = site;
-  const warnings: ContentWarning[] = [];
-  const said = new Set<string>();
   let code: SourceFile[] | undefined;
   const codeFiles = () => (code ??= themeCode ? readThemeCode(themeCode) : []);
+  /** Where each text is first written in the theme's code or site.yaml (many pages load the same files): looked for once. */
+  const places = new Map<string, { file: string; line: number } | undefined>();
   /** The first place `text` is written in the theme's code, or in site.yaml. */
   const placeOf = (text: string, page: CheckedPage): { file: string; line?: number } => {
-    for (const { file, source } of [...codeFiles(), targets.content.site]) {
-      const at = source.indexOf(text);
-      if (at >= 0) return { file, line: source.slice(0, at).split("\n").length };
+    if (!places.has(text)) {
+      let found: { file: string; line: number } | undefined;
+      for (const { file, source } of [...codeFiles(), targets.content.site]) {
+        const at = source.indexOf(text);
+        if (at >= 0) {
+          found = { file, line: source.slice(0, at).split("\n").length };
+          break;
+        }
+      }
+      places.set(text, found);
     }
-    return { file: `the '${page.route.template}' template (page ${page.route.path})` };
+    return places.get(text) ?? { file: `the '${page.route.template}' template (page ${page.route.path})` };
   };
   const allowed = new Set(inlineScript ? [scriptHash(inlineScript)] : []);
   /** A path of the site that names no file (undefined: it names one, or is not the site's); each path looked at once (every page loads the same few). */
@@ -323,39 +372,47 @@ export function pageWarnings(pages: readonly CheckedPage[], targets: LinkTargets
     const quoted = placeOf(`"${file}"`, page);
     return quoted.line === undefined ? placeOf(file, page) : quoted;
   };
-  // The favicon siteMeta names: every browser asks for it (or for /favicon.ico when no page links one).
-  const icon = favicon === undefined ? undefined : missing(favicon);
-  if (icon !== undefined && pages[0]) {
-    said.add(`file ${icon}`);
-    warnings.push({ ...placeOfPath(favicon!, pages[0]), message: `the favicon (siteMeta's \`favicon\`) ${icon} names no file of the site: every page's browser asks for it and gets a 404; put the file in public/, or correct the path` });
-  }
-  for (const page of pages) {
-    for (const file of page.files ?? []) {
-      const decoded = missing(file);
-      if (decoded === undefined || said.has(`file ${decoded}`)) continue;
-      said.add(`file ${decoded}`);
-      warnings.push({ ...placeOfPath(file, page), message: `${decoded} names no file of the site (page ${page.route.path} loads it): every page that does gets a 404; put the file in public/, or correct the path` });
-    }
-    for (const [hash, start] of page.scripts ?? []) {
-      if (allowed.has(hash) || said.has(`script ${hash}`)) continue;
-      said.add(`script ${hash}`);
-      warnings.push({
-        ...placeOf(start, page),
-        message: `an inline <script> (\`${start}\`, on ${page.route.path}) is blocked by the page's Content-Security-Policy, which allows inline scripts only by hash: move it into a file of the theme's assets (\`assets.entries\`), or make it the theme's \`assets.inline\` script`,
-      });
-    }
-    for (const handler of page.handlers ?? []) {
-      if (said.has(`handler ${handler}`)) continue;
-      said.add(`handler ${handler}`);
-      const [element, attribute] = handler.split(" ");
-      warnings.push({
-        ...placeOf(`${attribute}=`, page),
-        message: `an inline event handler (<${element} ${attribute}>, on ${page.route.path}) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island`,
-      });
-    }
-  }
-  return warnings;
+  return {
+    /** The favicon siteMeta names: every browser asks for it (or for /favicon.ico when no page links one). */
+    favicon(first: CheckedPage | undefined): PageWarning[] {
+      const icon = favicon === undefined ? undefined : missing(favicon);
+      if (icon === undefined || !first) return [];
+      return [[`file ${icon}`, { ...placeOfPath(favicon!, first), message: `the favicon (siteMeta's \`favicon\`) ${icon} names no file of the site: every page's browser asks for it and gets a 404; put the file in public/, or correct the path` }]];
+    },
+    page(page: CheckedPage): PageWarning[] {
+      const found: PageWarning[] = [];
+      for (const file of page.files ?? []) {
+        const decoded = missing(file);
+        if (decoded === undefined) continue;
+        found.push([`file ${decoded}`, { ...placeOfPath(file, page), message: `${decoded} names no file of the site (page ${page.route.path} loads it): every page that does gets a 404; put the file in public/, or correct the path` }]);
+      }
+      for (const [hash, start] of page.scripts ?? []) {
+        if (allowed.has(hash)) continue;
+        found.push([
+          `script ${hash}`,
+          {
+            ...placeOf(start, page),
+            message: `an inline <script> (\`${start}\`, on ${page.route.path}) is blocked by the page's Content-Security-Policy, which allows inline scripts only by hash: move it into a file of the theme's assets (\`assets.entries\`), or make it the theme's \`assets.inline\` script`,
+          },
+        ]);
+      }
+      for (const handler of page.handlers ?? []) {
+        const [element, attribute] = handler.split(" ");
+        found.push([
+          `handler ${handler}`,
+          {
+            ...placeOf(`${attribute}=`, page),
+            message: `an inline event handler (<${element} ${attribute}>, on ${page.route.path}) is blocked by the page's Content-Security-Policy: attach the handler from a script of the theme's assets, or from an island`,
+          },
+        ]);
+      }
+      return found;
+    },
+  };
 }
+
+/** The articles' files whose page one of `routes` is (each its article and translations). */
+export const ownFiles = (routes: readonly Route[]): Set<string> => new Set(routes.flatMap((route) => ownArticles(route).map((a) => a.file)));
 
 /** The articles whose page a route is: its article and translations (none for another page). */
 function ownArticles(route: Route): Article[] {

@@ -2,7 +2,7 @@
  * What a link to a page shows when it is shared, and where each app cuts it: read from the
  * page's own meta tags (og:*, twitter:*, <title>, description), as a crawler reads them.
  * The build keeps each page's share text with its record and prints one line per page whose
- * title or description an app will cut (`shareWarnings`); the dev server's share preview
+ * title or description an app will cut (`shareMessage`); the dev server's share preview
  * (servers/share-preview.ts) draws every page as each app shows it.
  *
  * Each page's <head> is read by the engine's one reader of built pages (lib/html-tags.ts:
@@ -184,15 +184,14 @@ export function describeCuts(cuts: readonly ShareCut[], share: ShareText): strin
 }
 
 /**
- * The build's one line per page whose shared title or description an app will cut, in route
- * order. `where` names the place its title is written (an article's file and line); asked
- * only for such a page.
+ * The build's line of a page whose shared title or description an app will cut; undefined
+ * when none is. The build says these in route order, each at the place its title is written
+ * (`shareWarning`).
  */
-export function shareWarnings(pages: readonly { route: string; share?: ShareText }[], where: (route: string) => { file: string; line?: number } | undefined): ContentWarning[] {
-  return pages.flatMap(({ route, share }) => {
-    const said = share ? describeCuts(shareCuts(share), share) : [];
-    if (said.length === 0) return [];
-    const place = where(route) ?? { file: `the page ${route}` };
-    return [{ ...place, message: `a link to ${route} loses text when shared: ${said.join("; ")} (npm run dev shows it at /__cafe/share)` }];
-  });
+export function shareMessage(route: string, share: ShareText | undefined): string | undefined {
+  const said = share ? describeCuts(shareCuts(share), share) : [];
+  return said.length === 0 ? undefined : `a link to ${route} loses text when shared: ${said.join("; ")} (npm run dev shows it at /__cafe/share)`;
 }
+
+/** A page's share message as a warning, at the place `where` names (its article's title). */
+export const shareWarning = (route: string, message: string, where: (route: string) => { file: string; line?: number } | undefined): ContentWarning => ({ ...(where(route) ?? { file: `the page ${route}` }), message });
