@@ -16,6 +16,8 @@ const INTEGRATION = [
   "tests/move-article.test.ts",
   "tests/identical-output.test.ts",
   "tests/launcher.test.ts",
+  // Seven `node engine/launch.mjs build` runs and a bundle of the command (what a fresh process loads).
+  "tests/lazy-loading.test.ts",
   "tests/nginx.test.ts",
   "tests/publish.test.ts",
   "tests/serve.test.ts",
