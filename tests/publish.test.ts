@@ -188,8 +188,7 @@ describe("publishing through two build folders", () => {
     expect(await tree(out)).toEqual(await coldTree(contentDir));
   }, 60_000);
 
-  // Side by side: each on folders of its own, most of its time in its five builds' processes.
-  it.concurrent.each(["staging", "writing", "written", "linked", "swapped", "cleaned"])(
+  it.each(["staging", "writing", "written", "linked", "swapped", "cleaned"])(
     "a build killed at '%s' after edits, then a normal one, publishes the edited site whole",
     async (step) => {
       const root = await mkdtemp(path.join(tmpdir(), "cafe-publish-kill-"));
