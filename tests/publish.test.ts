@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { FolderWriter, type FolderWriterOptions } from "../engine/stages/write/writers.js";
-import { editedFixture, fixture, projectRoot, testCode } from "./helpers.js";
+import { editedFixture, fixture, projectRoot } from "./helpers.js";
 import { bundleContender, plantStaleLock, race, type StaleLock } from "./lock-race.js";
 import { theme } from "../templates/theme.js";
 
@@ -38,7 +38,7 @@ async function coldTree(contentDir: string, publicDir?: string) {
   const writer = new FolderWriter(out);
   await writer.begin();
   // The record of published addresses is another test's: here pages come and go freely.
-  const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, publishedRoutes: false, codeVersion: testCode() }).build(writer);
+  const result = await new SiteBuilder({ contentDir, projectRoot, theme, publicDir, publishedRoutes: false }).build(writer);
   expect(result.errors).toEqual([]);
   return tree(out);
 }
@@ -55,7 +55,7 @@ async function site(name: "basic" | "images", options: FolderWriterOptions = {})
     await cp(path.join(projectRoot, "public"), publicDir, { recursive: true });
   }
   const out = path.join(root, "dist");
-  const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, publishedRoutes: false, codeVersion: testCode() });
+  const builder = new SiteBuilder({ contentDir, projectRoot, theme, publicDir, publishedRoutes: false });
   const build = async (more: FolderWriterOptions = {}) => {
     const writer = new FolderWriter(out, { ...options, ...more });
     await writer.begin();
@@ -180,11 +180,11 @@ describe("publishing through two build folders", () => {
     const second = new FolderWriter(out);
     await expect(second.begin()).rejects.toThrow(`another build (in this process, ${process.pid}) is writing ${out}: wait for it to finish`);
     await second.abort();
-    const result = await new SiteBuilder({ contentDir, projectRoot, theme, publishedRoutes: false, codeVersion: testCode() }).build(first);
+    const result = await new SiteBuilder({ contentDir, projectRoot, theme, publishedRoutes: false }).build(first);
     expect(result.errors).toEqual([]);
     const next = new FolderWriter(out);
     await next.begin();
-    expect((await new SiteBuilder({ contentDir, projectRoot, theme, publishedRoutes: false, codeVersion: testCode() }).build(next)).errors).toEqual([]);
+    expect((await new SiteBuilder({ contentDir, projectRoot, theme, publishedRoutes: false }).build(next)).errors).toEqual([]);
     expect(await tree(out)).toEqual(await coldTree(contentDir));
   }, 60_000);
 
@@ -197,7 +197,7 @@ describe("publishing through two build folders", () => {
       const cache = path.join(root, "cache");
       const build = (killAt = "") =>
         new Promise<number | null>((resolve) => {
-          const child = spawn(tsx, ["tests/kill-build.ts", content, out, killAt, cache, testCode()], { cwd: projectRoot, stdio: "ignore" });
+          const child = spawn(tsx, ["tests/kill-build.ts", content, out, killAt, cache], { cwd: projectRoot, stdio: "ignore" });
           child.on("exit", (code, signal) => resolve(signal === "SIGKILL" || code === 137 ? -9 : code));
         });
       expect(await build()).toBe(0);
