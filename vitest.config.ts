@@ -16,6 +16,8 @@ const INTEGRATION = [
   "tests/move-article.test.ts",
   "tests/identical-output.test.ts",
   "tests/launcher.test.ts",
+  // Seven `node engine/launch.mjs build` runs and a bundle of the command (what a fresh process loads).
+  "tests/lazy-loading.test.ts",
   "tests/nginx.test.ts",
   "tests/publish.test.ts",
   "tests/serve.test.ts",
@@ -103,7 +105,9 @@ export default defineConfig({
       // file only if that file wants the same environment, so mixed in one queue with the rest
       // they made vitest start a fresh worker (importing everything again) at each change of kind.
       // They build nothing: each worker's cache of its own starts empty (tests/setup-unit-worker.ts).
-      { extends: true, test: { name: "unit-dom", include: DOM, environment: "happy-dom", ...UNIT, sequence: { groupOrder: 1 }, env: { CAFE_TEST_EMPTY_CACHE: "1" } } },
+      // In threads, not processes: their workers start sooner (happy-dom's environment was most of
+      // this project's time); each thread's folders are named by its process and thread id.
+      { extends: true, test: { name: "unit-dom", include: DOM, environment: "happy-dom", ...UNIT, pool: "threads", sequence: { groupOrder: 1 }, env: { CAFE_TEST_EMPTY_CACHE: "1" } } },
       // Each file in a process of its own (vitest's default count of workers): they start servers, browsers and processes.
       { extends: true, test: { name: "integration", include: INTEGRATION.map((p) => (p.endsWith("**") ? `${p}/*.test.ts` : p)), sequence: { groupOrder: 2 } } },
     ],

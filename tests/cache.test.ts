@@ -15,7 +15,9 @@ async function setup() {
   return { ...site, compare };
 }
 
-describe("the persistent cache", () => {
+// Each test on a copy of its own, with its own cache: run side by side (the command's builds are
+// most of their time, one core each, and integration files run one at a time).
+describe.concurrent("the persistent cache", () => {
   it("builds from the cache exactly what a cold build writes, over a sequence of edits", async () => {
     const { project, content, compare, edit } = await setup();
     // How many of the 4 pages each warm build took from the cache, edit after edit.

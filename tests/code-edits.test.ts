@@ -11,7 +11,9 @@ import { copyFile, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { cliSite, fixture } from "./helpers.js";
 
-describe("a build after an edit to the theme's code", () => {
+// Each test on a copy of its own, with its own cache: run side by side (the command's builds are
+// most of their time, one core each, and integration files run one at a time).
+describe.concurrent("a build after an edit to the theme's code", () => {
   it("keeps every body across a template edit and renders again only the pages whose template reaches it", async () => {
     const { project, compare, edit } = await cliSite();
     const cold = await compare();

@@ -57,8 +57,32 @@ interface Run {
 const RUN = Symbol.for("cafe-com-a-cris.test-run");
 const shared = globalThis as unknown as { [RUN]?: Run };
 
-/** What one run keeps for the next, beside the engine's cache (never read by the engine itself). */
-const keptDir = (projectRoot: string) => path.join(projectRoot, "node_modules/.cache/cafe-tests");
+/**
+ * What one run keeps for the next, beside the engine's cache (never read by the engine itself),
+ * in a folder of the project's own (named by its folder): git worktrees whose node_modules is a
+ * link to one checkout's share that checkout's node_modules/.cache, and sharing one kept site
+ * and one set of kept media, each run of one replaced what the other's had kept (at other code),
+ * so the other's next run built the real site and drew its cards again.
+ */
+export const keptDir = (projectRoot: string) => {
+  const root = path.resolve(projectRoot);
+  return path.join(root, "node_modules/.cache/cafe-tests", `${path.basename(root)}-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`);
+};
+
+/**
+ * Removes what runs kept for project folders that are gone (a removed worktree): each keeps its
+ * folder's path in `project.txt`. A folder without one, or whose project is still there, stays.
+ */
+async function pruneKept(projectRoot: string): Promise<void> {
+  const mine = keptDir(projectRoot);
+  await mkdir(mine, { recursive: true });
+  await writeFile(path.join(mine, "project.txt"), path.resolve(projectRoot));
+  const all = path.dirname(mine);
+  for (const name of await readdir(all).catch(() => [] as string[])) {
+    const owner = await readFile(path.join(all, name, "project.txt"), "utf8").catch(() => undefined);
+    if (owner !== undefined && !existsSync(owner)) await rm(path.join(all, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
 
 /** Swaps a folder made aside into place whole; false when it could not (another run's is there, the disk is read-only). */
 async function swapIn(made: string, kept: string): Promise<boolean> {
@@ -139,14 +163,14 @@ function linkTree(from: string, to: string): boolean {
  * What the unit workers' builds used beside the real site's media (the fixtures' cards, their
  * encoded images, the theme's bundles), kept for the next run's workers: each worker starts with
  * them (tests/setup-unit-worker.ts) and notes each entry its builds read or stored, in
- * `used-<pid>.txt` beside its cache. Exactly the entries the last run used are kept, so one
+ * `used-<pid>.txt` beside its cache (`used-<pid>-<thread>.txt` for a thread). Exactly the entries the last run used are kept, so one
  * made for a run's own purpose (a title or a picture no run has seen) is kept once, then gone.
  * A run without unit workers leaves them as they were.
  */
 const keptWorkerMediaDir = (projectRoot: string) => path.join(keptDir(projectRoot), "worker-media");
 
 export async function keepWorkerMedia(projectRoot: string, workersDir: string): Promise<void> {
-  const notes = (await readdir(workersDir).catch(() => [] as string[])).filter((name) => /^used-\d+\.txt$/.test(name));
+  const notes = (await readdir(workersDir).catch(() => [] as string[])).filter((name) => /^used-\d+(-\d+)?\.txt$/.test(name));
   if (notes.length === 0) return;
   const used = new Set<string>();
   for (const name of notes) for (const line of (await readFile(path.join(workersDir, name), "utf8")).split("\n")) if (line) used.add(line);
@@ -155,9 +179,9 @@ export async function keepWorkerMedia(projectRoot: string, workersDir: string): 
     await rm(next, { recursive: true, force: true });
     await mkdir(next, { recursive: true });
     for (const folder of used) {
-      // `<workers>/worker-<pid>/<kind>/<key>`: an entry of a worker's own cache (a test's cache elsewhere is its own).
+      // `<workers>/worker-<pid>/<kind>/<key>` (`worker-<pid>-<thread>` for a thread): an entry of a worker's own cache (a test's cache elsewhere is its own).
       const [worker, kind, key, ...rest] = path.relative(workersDir, folder).split(path.sep);
-      if (!/^worker-\d+$/.test(worker ?? "") || !kind || !key || rest.length > 0 || !existsSync(path.join(folder, "manifest.json"))) continue;
+      if (!/^worker-\d+(-\d+)?$/.test(worker ?? "") || !kind || !key || rest.length > 0 || !existsSync(path.join(folder, "manifest.json"))) continue;
       // Linked, not copied: the workers' caches are removed right after, so the kept entry is the
       // only name left for those bytes (copying them was most of the teardown's half second).
       if (!linkTree(folder, path.join(next, kind, key))) await cp(folder, path.join(next, kind, key), { recursive: true, force: false });
@@ -251,6 +275,7 @@ export async function keepSite(projectRoot: string, inputs: string, site: BuiltS
     const record: KeptSite = { inputs, routes: site.routes, warnings: site.warnings, files: await filesOf(path.join(next, "dist")) };
     await writeFile(path.join(next, "site.json"), JSON.stringify(record));
     await swapIn(next, keptSiteDir(projectRoot));
+    await pruneKept(projectRoot);
   } catch {
     await rm(next, { recursive: true, force: true }).catch(() => {});
   }

@@ -7,16 +7,16 @@
  * all; a one-article body edit after it needs only the Markdown parser.
  *
  * The command runs as an author runs it (`node engine/launch.mjs build --verbose`), on a copy
- * of the project with caches of its own.
+ * of the project with caches of its own: an integration file (vitest.config.ts). That no engine
+ * module imports such a library statically is a unit test (tests/start-imports.test.ts).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { appendFile, cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { fixture, projectCopy, projectRoot } from "./helpers.js";
+import { fixture, projectCopy } from "./helpers.js";
 
 const run = promisify(execFile);
 
@@ -124,40 +124,4 @@ describe("the editors' schemas (.vscode/schemas) are made again only when the co
     expect(await build()).toBe("made from the theme's schemas, 1 file written");
     expect(await readFile(schema, "utf8")).toBe(made);
   }, 180_000);
-});
-
-/** The libraries loaded on demand, as modules import them. */
-const LAZY = /^(sharp|satori|@resvg\/resvg-js|esbuild|subset-font|unified|remark-[\w-]+|rehype-[\w-]+|yaml|gray-matter|jsonc-parser)$/;
-
-/**
- * The engine's modules that import (or export) a library on demand statically (not `import
- * type`, not `import()`), and the modules that import the Markdown parser statically: each must be a
- * module only another command loads, or one loaded through lib/packages.ts.
- */
-function staticImporters(): string[] {
-  const engine = path.join(projectRoot, "engine");
-  const found: string[] = [];
-  for (const file of readdirSync(engine, { recursive: true }).map(String).filter((f) => /\.tsx?$/.test(f) && !f.endsWith(".d.ts"))) {
-    const source = readFileSync(path.join(engine, file), "utf8");
-    for (const [, specifier] of source.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s*["']([^"']+)["']/g)) {
-      if (LAZY.test(specifier!) || /article-markdown\.js$/.test(specifier!)) found.push(`${file.split(path.sep).join("/")} → ${specifier}`);
-    }
-  }
-  return found.sort();
-}
-
-describe("no engine module loads a library on demand at start", () => {
-  it("imports them only through lib/packages.ts, or in a module of another command (move, dev)", () => {
-    expect(staticImporters().filter((line) => !line.startsWith("stages/markdown/article-markdown.ts → "))).toEqual([
-      // The dev server bundles its browser client; `cafe move` reads Markdown and YAML to rewrite links; the editors' schemas are written when they changed.
-      "servers/dev-server.ts → esbuild",
-      "tools/editor-schemas.ts → jsonc-parser",
-      "tools/move-article.ts → jsonc-parser",
-      "tools/move-article.ts → remark-directive",
-      "tools/move-article.ts → remark-gfm",
-      "tools/move-article.ts → remark-parse",
-      "tools/move-article.ts → unified",
-      "tools/move-article.ts → yaml",
-    ]);
-  });
 });

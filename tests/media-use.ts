@@ -5,6 +5,7 @@
  * run and each of its workers copies at its start.
  */
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 import { MediaCache } from "../engine/incremental/media-cache.js";
 
 /**
@@ -26,3 +27,9 @@ export function noteMediaUse(use: (folder: string) => void): () => void {
   } as typeof proto.put;
   return () => Object.assign(proto, { get, put });
 }
+
+/**
+ * A test worker's name among the run's: its process id, and its thread's when it is a thread
+ * (vitest's `threads` pool, whose workers share one process id), as `<pid>` or `<pid>-<thread>`.
+ */
+export const workerTag = (): string => (threadId === 0 ? `${process.pid}` : `${process.pid}-${threadId}`);

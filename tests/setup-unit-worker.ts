@@ -10,10 +10,10 @@
 import { appendFileSync, cpSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { inject } from "vitest";
-import { noteMediaUse } from "./media-use.js";
+import { noteMediaUse, workerTag } from "./media-use.js";
 
 const run = inject("runCache");
-const mine = path.join(run.workersDir, `worker-${process.pid}`);
+const mine = path.join(run.workersDir, `worker-${workerTag()}`);
 if (process.env.CAFE_CACHE_DIR !== mine) {
   if (process.env.CAFE_TEST_EMPTY_CACHE === "1") {
     // The client's files (the unit-dom project says so) build nothing: their workers' caches
@@ -36,10 +36,10 @@ if (process.env.CAFE_CACHE_DIR !== mine) {
   // unit run left some two hundred folders behind each time, and esbuild reads the listing of
   // every folder above a site it bundles (with ten thousand of them, a few tenths of a second
   // a bundle for every site copied there).
-  const temp = path.join(run.workersDir, `tmp-${process.pid}`);
+  const temp = path.join(run.workersDir, `tmp-${workerTag()}`);
   mkdirSync(temp, { recursive: true });
   process.env.TMPDIR = temp;
   // Each entry its builds read or store, noted once per worker (the module is shared by its files).
-  const used = path.join(run.workersDir, `used-${process.pid}.txt`);
+  const used = path.join(run.workersDir, `used-${workerTag()}.txt`);
   noteMediaUse((folder) => appendFileSync(used, `${folder}\n`));
 }

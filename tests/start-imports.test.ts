@@ -6,9 +6,12 @@
  * its theme, the load stage). A static import of one of them from these modules makes every
  * `npm run build`, `npm run preview` and `npm start` compile it first (yaml, js-yaml, esprima,
  * gray-matter and jsonc-parser were 450 KB of JavaScript loaded by each start).
+ *
+ * And no engine module imports a library loaded on demand statically (issue 37, point 3; what
+ * the command then loads is tests/lazy-loading.test.ts's, an integration file).
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { projectRoot } from "./helpers.js";
 
@@ -40,5 +43,41 @@ describe("the command's start loads nothing the up-to-date check does not need",
     const { packages } = staticClosure(path.join(projectRoot, "engine/cli/main.ts"));
     const heavy = [...packages].filter(([name]) => HEAVY.test(name)).map(([name, by]) => `${by} → ${name}`);
     expect(heavy).toEqual([]);
+  });
+});
+
+/** The libraries loaded on demand, as modules import them. */
+const LAZY = /^(sharp|satori|@resvg\/resvg-js|esbuild|subset-font|unified|remark-[\w-]+|rehype-[\w-]+|yaml|gray-matter|jsonc-parser)$/;
+
+/**
+ * The engine's modules that import (or export) a library on demand statically (not `import
+ * type`, not `import()`), and the modules that import the Markdown parser statically: each must be a
+ * module only another command loads, or one loaded through lib/packages.ts.
+ */
+function staticImporters(): string[] {
+  const engine = path.join(projectRoot, "engine");
+  const found: string[] = [];
+  for (const file of readdirSync(engine, { recursive: true }).map(String).filter((f) => /\.tsx?$/.test(f) && !f.endsWith(".d.ts"))) {
+    const source = readFileSync(path.join(engine, file), "utf8");
+    for (const [, specifier] of source.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s*["']([^"']+)["']/g)) {
+      if (LAZY.test(specifier!) || /article-markdown\.js$/.test(specifier!)) found.push(`${file.split(path.sep).join("/")} → ${specifier}`);
+    }
+  }
+  return found.sort();
+}
+
+describe("no engine module loads a library on demand at start", () => {
+  it("imports them only through lib/packages.ts, or in a module of another command (move, dev)", () => {
+    expect(staticImporters().filter((line) => !line.startsWith("stages/markdown/article-markdown.ts → "))).toEqual([
+      // The dev server bundles its browser client; `cafe move` reads Markdown and YAML to rewrite links; the editors' schemas are written when they changed.
+      "servers/dev-server.ts → esbuild",
+      "tools/editor-schemas.ts → jsonc-parser",
+      "tools/move-article.ts → jsonc-parser",
+      "tools/move-article.ts → remark-directive",
+      "tools/move-article.ts → remark-gfm",
+      "tools/move-article.ts → remark-parse",
+      "tools/move-article.ts → unified",
+      "tools/move-article.ts → yaml",
+    ]);
   });
 });

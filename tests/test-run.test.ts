@@ -5,10 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { existsSync, readdirSync } from "node:fs";
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { keepMedia, keepSite, keptSite, keepWorkerMedia, siteInputs } from "./global-setup.js";
+import { keepMedia, keepSite, keptDir, keptSite, keepWorkerMedia, siteInputs } from "./global-setup.js";
+import { workerTag } from "./media-use.js";
 
 /** An entry of a media cache (a folder with its manifest), made at `folder`. */
 async function entry(folder: string): Promise<string> {
@@ -23,7 +24,7 @@ describe("a unit worker", () => {
     const own = process.env.CAFE_CACHE_DIR!;
     expect(own).not.toBe(run.cacheDir);
     expect(path.dirname(own)).toBe(run.workersDir);
-    expect(path.basename(own)).toBe(`worker-${process.pid}`);
+    expect(path.basename(own)).toBe(`worker-${workerTag()}`);
     for (const kind of ["cards", "fonts"]) {
       const theRuns = readdirSync(path.join(run.cacheDir, kind));
       expect(theRuns.length).toBeGreaterThan(0);
@@ -38,21 +39,22 @@ describe("the media the unit workers used, kept from one run to the next", () =>
     const [project, workers] = [path.join(work, "project"), path.join(work, "workers")];
     const drawn = await entry(path.join(workers, "worker-11/cards/desenhado"));
     await entry(path.join(workers, "worker-11/cards/nao-usado"));
-    const encoded = await entry(path.join(workers, "worker-12/images/codificado"));
+    // A worker of the threads pool (the DOM files' project) is named by its process and its thread.
+    const encoded = await entry(path.join(workers, "worker-12-3/images/codificado"));
     const elsewhere = await entry(path.join(work, "a-tests-own-cache/cards/de-outro"));
-    const kept = path.join(project, "node_modules/.cache/cafe-tests/worker-media");
+    const kept = path.join(keptDir(project), "worker-media");
     const keptNow = () => readdirSync(kept, { recursive: true }).map(String).filter((f) => f.endsWith("manifest.json")).sort();
 
     // No worker noted anything (a run of the integration tests alone): nothing is kept, nothing removed.
     await keepWorkerMedia(project, workers);
     expect(existsSync(kept)).toBe(false);
     await writeFile(path.join(workers, "used-11.txt"), `${drawn}\n${elsewhere}\n${drawn}\n${path.join(workers, "worker-11/cards/apagado")}\n`);
-    await writeFile(path.join(workers, "used-12.txt"), `${encoded}\n`);
+    await writeFile(path.join(workers, "used-12-3.txt"), `${encoded}\n`);
     await keepWorkerMedia(project, workers);
     expect(keptNow()).toEqual(["cards/desenhado/manifest.json", "images/codificado/manifest.json"]);
 
     // The next run used one of them only: the other is gone.
-    await rm(path.join(workers, "used-12.txt"));
+    await rm(path.join(workers, "used-12-3.txt"));
     await keepWorkerMedia(project, workers);
     expect(keptNow()).toEqual(["cards/desenhado/manifest.json"]);
   });
@@ -71,7 +73,7 @@ describe("the media the real site's build used, kept from one run to the next", 
     await entry(path.join(cache, "fonts/cortada"));
     const elsewhere = await entry(path.join(work, "outro-cache/cards/de-outro"));
     await keepMedia(project, cache, new Set([drawn, read, elsewhere, path.join(cache, "cards/apagado")]));
-    const kept = path.join(project, "node_modules/.cache/cafe-tests/media");
+    const kept = path.join(keptDir(project), "media");
     expect(readdirSync(kept, { recursive: true }).map(String).filter((f) => f.endsWith("manifest.json")).sort()).toEqual(["assets/lido/manifest.json", "cards/desenhado/manifest.json", "fonts/cortada/manifest.json"]);
   });
 });
@@ -154,9 +156,27 @@ describe("the real site kept from one run to the next", () => {
     expect(await copy()).toBeUndefined();
   });
 
+  it("is one per project folder: a worktree whose node_modules is a link to another checkout's keeps its own, and a gone folder's is removed", async () => {
+    const { project, site, copy } = await setUp();
+    // Another checkout of the project at other content, sharing this one's node_modules (as a git worktree set up with a link).
+    const other = path.join(path.dirname(project), "worktree");
+    await cp(project, other, { recursive: true, filter: (from) => !from.includes(`${path.sep}node_modules`) });
+    await symlink(path.join(project, "node_modules"), path.join(other, "node_modules"));
+    await appendFile(path.join(other, "content/articles/artigo-transicao.md"), "Outro texto.\n");
+    await keepSite(other, await siteInputs(other), site);
+    expect(keptDir(other)).not.toBe(keptDir(project));
+    // Its run did not replace this one's kept site.
+    expect(await copy()).toBeDefined();
+    expect(await keptSite(other, await siteInputs(other), path.join(path.dirname(project), "copy-other"))).toBeDefined();
+    // The worktree removed: the next site kept removes what was kept for it.
+    await rm(other, { recursive: true });
+    await keepSite(project, await siteInputs(project), site);
+    expect(readdirSync(path.dirname(keptDir(project)))).toEqual([path.basename(keptDir(project))]);
+  });
+
   it("is built again when what was kept is damaged or half gone, and never throws", async () => {
     const { project, copy } = await setUp();
-    const kept = path.join(project, "node_modules/.cache/cafe-tests/real-site");
+    const kept = path.join(keptDir(project), "real-site");
     await rm(path.join(kept, "dist", "artigo"), { recursive: true });
     await rm(path.join(kept, "dist", "index.html"));
     expect(await copy()).toBeUndefined();
