@@ -2,7 +2,7 @@
  * What a test run must leave exactly as it found it: the project's files (tracked and
  * untracked, by content and modification time: the up-to-date check of `npm run build` goes
  * by times), its published `dist/` (where the link points and every file under it) and its
- * cache (`node_modules/.cache/engine/`). tests/global-setup.ts takes this before the run and
+ * cache (`node_modules/.cache/engine/`, when node_modules is the project's own). tests/global-setup.ts takes this before the run and
  * compares it after.
  */
 import { execFileSync } from "node:child_process";
@@ -58,10 +58,24 @@ export function projectState(root: string): ProjectState {
   })();
   if (published) for (const file of walk(published)) state.set(`dist/${file}`, describeFile(path.join(published, file), true));
   for (const file of walk(path.join(root, "dist.builds"))) state.set(`dist.builds/${file}`, describeFile(path.join(root, "dist.builds", file), false));
-  // The cache: entries by size and time (any write changes the time).
+  // The cache: entries by size and time (any write changes the time). Only the project's own:
+  // a worktree whose node_modules is a link to another checkout's would count that checkout's
+  // cache, which its own builds change while this run goes on.
   const cache = path.join(root, "node_modules/.cache/engine");
-  for (const file of walk(cache)) state.set(`node_modules/.cache/engine/${file}`, describeFile(path.join(cache, file), false));
+  if (ownFolder(root, path.join(root, "node_modules"))) {
+    for (const file of walk(cache)) state.set(`node_modules/.cache/engine/${file}`, describeFile(path.join(cache, file), false));
+  }
   return state;
+}
+
+/** Whether `dir` (when it exists) is inside `root` once links are followed. */
+function ownFolder(root: string, dir: string): boolean {
+  try {
+    const inside = path.relative(realpathSync(root), realpathSync(dir));
+    return !inside.startsWith("..") && !path.isAbsolute(inside);
+  } catch {
+    return true;
+  }
 }
 
 /** What changed between two states, one line each (none: nothing did). */

@@ -184,3 +184,29 @@ describe("the real site kept from one run to the next", () => {
     expect(await copy()).toBeUndefined();
   });
 });
+
+describe("what a test run must leave as it found it", () => {
+  it("counts the engine's cache of the project's own node_modules, not that of another checkout its node_modules links to", async () => {
+    const { projectState, stateChanges } = await import("./project-state.js");
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-state-"));
+    try {
+      const other = path.join(dir, "main");
+      const worktree = path.join(dir, "worktree");
+      const own = path.join(dir, "own");
+      await mkdir(path.join(other, "node_modules/.cache/engine"), { recursive: true });
+      await mkdir(worktree, { recursive: true });
+      await symlink(path.join(other, "node_modules"), path.join(worktree, "node_modules"), "dir");
+      await mkdir(path.join(own, "node_modules/.cache/engine"), { recursive: true });
+      const before = [projectState(worktree), projectState(own)];
+      // The other checkout builds meanwhile; this project's own build writes its cache.
+      await writeFile(path.join(other, "node_modules/.cache/engine/record.json"), "{}");
+      await writeFile(path.join(own, "node_modules/.cache/engine/record.json"), "{}");
+      expect(stateChanges(before[0]!, projectState(worktree))).toEqual([]);
+      const changes = stateChanges(before[1]!, projectState(own));
+      expect(changes).toHaveLength(1);
+      expect(changes[0]).toMatch(/^node_modules\/\.cache\/engine\/record\.json: added/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
