@@ -12,7 +12,9 @@
  * (`ours:cards,threads=1`), `ours:node=FLAG` (a flag for node, before the script:
  * `ours:node=--max-semi-space-size=32`), `ours:keep-bundle` (the launcher's bundle of the code
  * kept between runs, every other cache removed: what the cold build costs beyond bundling the
- * engine and the theme, which a fresh clone's first build pays); `starter` (the site `cafe init` writes, with the corpus among its
+ * site's config and theme), `ours:fresh-engine` (the engine's own bundle, engine/.bundle/,
+ * removed too: what the first build after installing or editing the engine pays; a cold run
+ * of `ours` keeps it, as an installed package keeps what it was built to); `starter` (the site `cafe init` writes, with the corpus among its
  * posts: the engine on pages as plain as the peers'); `eleventy`, `hugo`, `astro` (peers from
  * `npm run bench:peers`).
  * Each run removes the variant's output and caches first (this generator's bundle of the
@@ -101,7 +103,11 @@ for (const name of positionals) {
     before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [],
     node,
     after: threads ? ["--threads", threads] : [],
-    clean: () => (chosen.includes("keep-bundle") ? keepingBundle(tool.clean(dir)) : tool.clean(dir)),
+    clean: () => [
+      ...(chosen.includes("keep-bundle") ? keepingBundle(tool.clean(dir)) : tool.clean(dir)),
+      // The engine's bundle, in the copy of the engine (bench/tools.ts): the launcher makes it again.
+      ...(chosen.includes("fresh-engine") ? [path.join(dir, "project/engine/.bundle")] : []),
+    ],
   });
 }
 

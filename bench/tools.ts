@@ -58,7 +58,8 @@ export const TOOLS: Record<string, Tool> = {
       if (!cards) await appendFile(path.join(dir, "content/site.yaml"), "\nsocialCards: false\n");
       await cp(corpus, path.join(dir, "content/articles/bench"), { recursive: true });
       for (const part of ["build.ts", "cafe.config.ts", "engine", "templates", "client", "public", "package.json", "package-lock.json", "tsconfig.json"]) {
-        await cp(path.join(code, part), path.join(dir, "project", part), { recursive: true });
+        // Not the engine's bundles (engine/.bundle): the copy makes its own on its first build, as an installed engine is built once.
+        await cp(path.join(code, part), path.join(dir, "project", part), { recursive: true, filter: (src) => path.basename(src) !== ".bundle" });
       }
       await linkPackages(path.join(dir, "project"));
     },

@@ -7,8 +7,18 @@
  *
  * It finds the site (`--root DIR`, else the nearest folder with a cafe.config file at or
  * above the working folder, else above the engine: the site it is installed or checked out
- * in), bundles the command line (engine/cli/main.ts), the dev builder and the site's config
- * (with its theme) with esbuild into <site>/node_modules/.cache/engine/cli/, and runs that.
+ * in) and runs two bundles made with esbuild:
+ * - the engine's: the command line (engine/cli/main.ts), the dev builder, a worker thread of
+ *   the pool, and what a site imports of the engine (its API, engine/index.ts, and zod). Made
+ *   once per version of the engine, for every site it runs, and kept in the engine's folder
+ *   (engine/.bundle/, as an installed package keeps what it was built to: a site's caches
+ *   removed, the engine is not compiled again);
+ * - the site's: its config with the theme it imports (site.js), in
+ *   <site>/node_modules/.cache/engine/cli/. Its imports of the engine's API and of zod are
+ *   imports of the engine's bundle (one copy of the engine's classes and contexts, and of zod's
+ *   registry of `.describe()` texts); an import of any other module of the engine is refused.
+ *   Editing the theme bundles some 35 files instead of the engine's 600 (310 ms against 20 ms
+ *   of esbuild for this blog: bench/README.md, session 15).
  *
  * A bundle is reused only while everything it was made from is as it was: every file
  * esbuild read (its metafile's inputs: the engine, the theme, the bundled packages in
@@ -29,7 +39,7 @@
  * a 15-page rebuild (bench/README.md); loading one bundle costs a fraction of that.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -101,10 +111,18 @@ function namesLocales(metafile, root) {
 const MODULES = "modules.json";
 /** The bundle's record, written last: a bundle without it is not complete. */
 const MANIFEST = "bundle.json";
-/** The files every bundle has (its entry points `cli` and `dev-builder`): a record without them is damaged. */
-const ENTRY_FILES = ["cli.js", "dev-builder.js"];
+/**
+ * The engine's entry points (in its folder), bundled once for every site that runs this
+ * engine: the command line, the dev server's builder, a worker thread of the pool, and what a
+ * site's config and theme import of the engine (`cafe-engine`, engine/index.ts) and of zod
+ * (one copy for both: lib/zod.ts).
+ */
+const ENGINE_ENTRIES = { cli: "cli/main.ts", "dev-builder": "servers/dev-builder.ts", worker: "pipeline/worker.ts", index: "index.ts", zod: "lib/zod.ts" };
+/** The files each kind of bundle has (its entry points): a record without them is damaged. */
+const ENGINE_FILES = Object.keys(ENGINE_ENTRIES).map((name) => `${name}.js`);
+const SITE_FILES = ["site.js"];
 /** The record's format: a launcher that records otherwise changes it. */
-const FORMAT = 4;
+const FORMAT = 5;
 const NODE_MAJOR = process.versions.node.split(".")[0];
 
 const sha = (data) => createHash("sha256").update(data).digest("hex").slice(0, 32);
@@ -197,8 +215,8 @@ function unchanged(root, [file, size, mtime, hash]) {
   }
 }
 
-/** The bundle's record when the bundle can run these sources as they are now; undefined otherwise. */
-function currentRecord(dir, root) {
+/** The bundle's record when the bundle (whose entry files are `entryFiles`) can run these sources as they are now; undefined otherwise. */
+function currentRecord(dir, root, entryFiles) {
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST), "utf8"));
@@ -208,7 +226,7 @@ function currentRecord(dir, root) {
   if (manifest?.format !== FORMAT || manifest.node !== NODE_MAJOR || !Array.isArray(manifest.inputs) || !Array.isArray(manifest.outputs)) return undefined;
   // A record that lists nothing (no source read, no file made, no entry point) is a damaged one: it would vouch for any code.
   const made = new Set(manifest.outputs.map((output) => Array.isArray(output) && output[0]));
-  if (manifest.inputs.length === 0 || !ENTRY_FILES.every((file) => made.has(file))) return undefined;
+  if (manifest.inputs.length === 0 || !entryFiles.every((file) => made.has(file))) return undefined;
   if (!manifest.inputs.every((input) => unchanged(root, input))) return undefined;
   // Its own files whole: a truncated or half-deleted bundle is made again, never run. Each is
   // read and hashed only when its size or time is not the recorded one (reading the whole
@@ -290,8 +308,10 @@ function computedImport(file) {
  * target it could not tell (a dynamic import of a computed path that is not a package) is
  * marked `unknown`. `engine`: the engine's folder. `others`: the state of the inputs that
  * are no module (the launcher, the package.json files, the lock file, tsconfig.json).
+ * `links`: the site's imports of the engine's bundle (`file:` URLs), each with the engine's
+ * module it stands for.
  */
-function moduleGraph(metafile, inputs, entryPoints, root) {
+function moduleGraph(metafile, inputs, entryPoints, root, links = new Map()) {
   const state = new Map(inputs.map(([file, size, mtime, hash]) => [file, hash || `${size}:${mtime}`]));
   const name = (input) => posix(path.relative(root, path.resolve(root, input)));
   const modules = {};
@@ -304,6 +324,8 @@ function moduleGraph(metafile, inputs, entryPoints, root) {
     let unknown = false;
     for (const edge of meta.imports) {
       if (requiring(edge.path)) external.push(edge.path.slice(REQUIRING.length + 1));
+      // An import of the engine's bundle (the site's bundle): the engine's module it is.
+      else if (links.has(edge.path)) imports.push(links.get(edge.path));
       else if (!edge.external) imports.push(name(edge.path));
       // A package (bare name) is covered by the lock file; a path esbuild left out is not.
       else if (/^(node:|[@a-z])/i.test(edge.path) && !edge.path.includes("${")) external.push(edge.path);
@@ -319,88 +341,212 @@ function moduleGraph(metafile, inputs, entryPoints, root) {
   return { format: 1, node: NODE_MAJOR, engine: posix(path.relative(root, engineDir)) || ".", entries, modules, others };
 }
 
-/** The bundle of the site's code as it is now: a recent one that is still current, or a new one. */
-async function bundle(root, siteModule, { force = false } = {}) {
+/**
+ * Where the engine's bundles are kept. In the engine's own folder (`.bundle/`), as a package
+ * keeps what it was built to: a site's caches removed, the engine is not compiled again, and
+ * every site run by this engine shares it. With CAFE_CACHE_DIR (the tests' own folder), there,
+ * one folder per engine; where the engine's folder cannot be written (installed read-only),
+ * beside the site's bundles.
+ */
+function engineStore(root) {
+  const beside = path.join(cacheOf(root), `engine-${sha(engineDir).slice(0, 16)}`);
+  for (const store of process.env.CAFE_CACHE_DIR ? [beside] : [path.join(engineDir, ".bundle"), beside]) {
+    try {
+      mkdirSync(store, { recursive: true });
+      accessSync(store, constants.W_OK);
+      return store;
+    } catch {}
+  }
+  return beside;
+}
+
+/** The bundles of a slot (each a folder named by what it was made from), the most recently used first. */
+function recentIn(slot) {
+  try {
+    return readdirSync(slot, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.includes("."))
+      .map((e) => ({ dir: path.join(slot, e.name), used: statSync(path.join(slot, e.name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.used - a.used)
+      .slice(0, 3)
+      .map((e) => e.dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Marks a bundle as used now (a bundle not used for a day is removed: `prune`). */
+function touch(dir) {
+  const now = new Date();
+  utimesSync(dir, now, now);
+}
+
+/**
+ * The code to run as it is now: the engine's bundle (cli.js, dev-builder.js, worker.js and
+ * what a site imports of it) and, in a site, the bundle of its config and theme (site.js),
+ * whose imports of the engine are imports of the engine's bundle. Each is a recent one still
+ * current, or a new one. The engine's is made once per version of the engine (its sources, its
+ * packages, this launcher), whatever the site; the site's once per version of its code and of
+ * the engine's bundle. `force` makes both again.
+ */
+async function codeOf(root, siteModule, { force = false } = {}) {
+  const home = engineHome();
+  const store = engineStore(root);
+  if (!siteModule) return { engine: await engineBundle(home, store, { locales: false, force }) };
   // Outside any site (to print why, or the help), nothing is written into the folder it was run in.
-  const cache = cacheOf(siteModule ? root : engineHome());
+  const cache = cacheOf(root);
   // One set of bundles per site and entry; the site's path is part of the name only when the cache is shared (CAFE_CACHE_DIR).
-  const slot = path.join(
-    cache,
-    sha(JSON.stringify([inside(root, cache) ? "" : root, siteModule ? posix(path.relative(root, siteModule)) : "", posix(path.relative(root, engineDir))])).slice(0, 16),
-  );
+  const slot = path.join(cache, sha(JSON.stringify([inside(root, cache) ? "" : root, posix(path.relative(root, siteModule)), posix(path.relative(root, engineDir))])).slice(0, 16));
   if (!force) {
-    const candidates = (() => {
-      try {
-        return readdirSync(slot, { withFileTypes: true })
-          .filter((e) => e.isDirectory() && !e.name.includes("."))
-          .map((e) => ({ dir: path.join(slot, e.name), used: statSync(path.join(slot, e.name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-          .sort((a, b) => b.used - a.used)
-          .slice(0, 3);
-      } catch {
-        return [];
-      }
-    })();
-    for (const { dir } of candidates) {
-      const manifest = currentRecord(dir, root);
-      if (!manifest) continue;
-      const now = new Date();
-      utimesSync(dir, now, now);
+    for (const dir of recentIn(slot)) {
+      const manifest = currentRecord(dir, root, SITE_FILES);
+      // The engine's bundle it imports, still current.
+      const engineDirOf = typeof manifest?.engine === "string" ? path.join(store, manifest.engine) : undefined;
+      const engineManifest = engineDirOf && currentRecord(engineDirOf, home, ENGINE_FILES);
+      if (!engineManifest) continue;
+      for (const used of [dir, engineDirOf, store]) touch(used);
+      return { engine: { dir: engineDirOf, manifest: engineManifest, fresh: false }, site: { dir, manifest, fresh: false } };
+    }
+  }
+  let engine = await engineBundle(home, store, { locales: false, force });
+  let site = await makeSite(root, siteModule, slot, engine, home);
+  // Fails closed: a site whose code names zod's locales (`z.config(z.locales.pt())`) gets an engine's bundle with zod whole.
+  if (site.locales) {
+    rmSync(site.dir, { recursive: true, force: true });
+    engine = await engineBundle(home, store, { locales: true, force });
+    site = await makeSite(root, siteModule, slot, engine, home);
+  }
+  prune(cache, slot, site.dir);
+  return { engine, site };
+}
+
+/** The engine's bundle: a recent one that is still current (with zod's locales or without), or a new one. */
+async function engineBundle(home, store, { locales, force }) {
+  // The store is in use (beside the site's bundles, a folder unused for a day is removed).
+  touch(store);
+  if (!force) {
+    for (const dir of recentIn(store)) {
+      const manifest = currentRecord(dir, home, ENGINE_FILES);
+      if (!manifest || manifest.locales !== locales) continue;
+      touch(dir);
       return { dir, manifest, fresh: false };
     }
   }
-  const made = await make(root, siteModule, slot);
-  prune(cache, slot, made.dir);
+  const entryPoints = Object.fromEntries(Object.entries(ENGINE_ENTRIES).map(([name, file]) => [name, path.join(engineDir, file)]));
+  const temp = tempIn(store);
+  const result = await esbuildOrExit(
+    { ...bundleOptions(home, entryPoints, temp), plugins: locales ? [requireCommonJs] : [requireCommonJs, zodEnglishOnly] },
+    temp,
+  );
+  const inputs = inputsOf(result.metafile, home).map((file) => record(home, file));
+  writeFileSync(path.join(temp, MODULES), JSON.stringify(moduleGraph(result.metafile, inputs, entryPoints, home)));
+  // Packages stay in node_modules: a bundle kept outside the engine's project (CAFE_CACHE_DIR) finds them through a link.
+  const made = seal(temp, store, home, { format: FORMAT, node: NODE_MAJOR, locales, inputs, outputs: outputsOf(temp) }, [NODE_MAJOR, locales], ENGINE_FILES);
+  pruneSlot(store, made.dir);
   return made;
 }
 
-/** Bundles the code into a folder of its own, records it, and renames it into place when complete. */
-async function make(root, siteModule, slot) {
+/**
+ * Bundles the site's config and theme (site.js) against the engine's bundle `engine`: their
+ * imports of the engine's API (`cafe-engine`, engine/index.ts) and of zod are imports of the
+ * engine's bundle, so that one copy of each runs. Any other module of the engine is refused: a
+ * theme reaches the engine through its API. `locales` when the site's code names zod's.
+ */
+async function makeSite(root, siteModule, slot, engine, home) {
+  const temp = tempIn(slot);
+  const entryPoints = { site: siteModule };
+  const url = (file) => pathToFileURL(path.join(engine.dir, file)).href;
+  /** Each import of the engine's bundle, with the engine's module it stands for (relative to the site's folder). */
+  const links = new Map(Object.entries(ENGINE_ENTRIES).map(([name, file]) => [url(`${name}.js`), posix(path.relative(root, path.join(engineDir, file)))]));
+  const api = path.join(engineDir, ENGINE_ENTRIES.index);
+  // A module of the engine: in its folder, not a package of its own, not the site's (a site in the engine's folder, as its starter).
+  const engineModule = (file) => !!file && inside(engineDir, file) && !inPackage(path.relative(engineDir, file)) && !(inside(engineDir, root) && inside(root, file));
+  const resolving = Symbol("engine-imports");
+  const engineImports = {
+    name: "engine-imports",
+    setup(build) {
+      build.onResolve({ filter: /^zod$/ }, () => ({ path: url("zod.js"), external: true }));
+      build.onResolve({ filter: /^(\.|\/|[a-zA-Z]:|cafe-engine(\/|$))/ }, async (args) => {
+        if (args.pluginData === resolving) return undefined;
+        const found = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: resolving });
+        if (found.errors.length > 0 || !engineModule(found.path)) return undefined;
+        if (found.path === api) return { path: url("index.js"), external: true };
+        return { errors: [{ text: `${posix(path.relative(root, found.path))} is a module of the engine: a site's config and theme import the engine only through its API, "cafe-engine" (engine/index.ts).` }] };
+      });
+    },
+  };
+  const result = await esbuildOrExit({ ...bundleOptions(root, entryPoints, temp), plugins: [requireCommonJs, engineImports] }, temp);
+  const locales = !engine.manifest.locales && namesLocales(result.metafile, root) !== undefined;
+  const inputs = inputsOf(result.metafile, root).map((file) => record(root, file));
+  // The site's own code among them (its default theme folders): not a package's, not the engine's.
+  const sources = Object.keys(result.metafile.inputs)
+    .map((input) => path.resolve(root, input))
+    .filter((file) => inside(root, file) && !inside(engineDir, file) && !file.split(path.sep).includes("node_modules") && existsSync(file))
+    .map((file) => posix(path.relative(root, file)))
+    .sort();
+  // Which module imports which, the engine's and the site's, for the engine to key each part of the theme by the modules it reaches (engine/incremental/code-keys.ts).
+  const siteGraph = moduleGraph(result.metafile, inputs, entryPoints, root, links);
+  writeFileSync(path.join(temp, MODULES), JSON.stringify(joinGraphs(readEngineGraph(engine.dir, home, root), siteGraph)));
+  const name = path.basename(engine.dir);
+  const manifest = { format: FORMAT, node: NODE_MAJOR, engine: name, inputs, outputs: outputsOf(temp), sources };
+  return { ...seal(temp, slot, root, manifest, [NODE_MAJOR, name], SITE_FILES), locales };
+}
+
+/** The engine's graph of modules (relative to `home`), its paths made relative to the site's folder. */
+function readEngineGraph(dir, home, root) {
+  const graph = JSON.parse(readFileSync(path.join(dir, MODULES), "utf8"));
+  const rel = (file) => posix(path.relative(root, path.resolve(home, file)));
+  const modules = Object.fromEntries(Object.entries(graph.modules).map(([file, m]) => [rel(file), { ...m, imports: m.imports.map(rel) }]));
+  return { ...graph, entries: Object.fromEntries(Object.entries(graph.entries).map(([key, file]) => [key, rel(file)])), modules, others: graph.others.map(([file, state]) => [rel(file), state]) };
+}
+
+/** The engine's graph and the site's as one (both relative to the site's folder). */
+function joinGraphs(engine, site) {
+  const others = new Map([...engine.others, ...site.others]);
+  return { ...site, entries: { ...engine.entries, ...site.entries }, modules: { ...engine.modules, ...site.modules }, others: [...others].sort(([a], [b]) => (a < b ? -1 : 1)) };
+}
+
+/** esbuild's options for a bundle of `entryPoints` into `outdir`. */
+function bundleOptions(absWorkingDir, entryPoints, outdir) {
+  return {
+    absWorkingDir,
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // Pure-JavaScript packages are bundled too: loading a few files instead of hundreds of
+    // small modules one by one is most of what a start costs. Packages with native code,
+    // WebAssembly or files of their own stay in node_modules.
+    external: KEEP_EXTERNAL,
+    // ESM builds first: a UMD main (jsonc-parser) requires its parts by computed paths.
+    mainFields: ["module", "main"],
+    // Bundled CommonJS packages require Node's own modules.
+    banner: { js: 'import { createRequire as __cafeRequire } from "node:module"; const require = __cafeRequire(import.meta.url);' },
+    jsx: "automatic",
+    sourcemap: "linked",
+    sourcesContent: false,
+    chunkNames: "chunks/[name]-[hash]",
+    metafile: true,
+    logLevel: "silent",
+  };
+}
+
+/** A new folder for a bundle being made in `slot`. */
+function tempIn(slot) {
+  mkdirSync(slot, { recursive: true });
+  return path.join(slot, `new.${process.pid}.${Date.now()}.tmp`);
+}
+
+/** esbuild's bundle, or its errors shown and the command ended. */
+async function esbuildOrExit(options, temp) {
   // Noted as engine/lib/packages.ts notes a library loaded on demand: `--verbose` lists esbuild when it bundled the command.
   const start = performance.now();
   const { build } = await import("esbuild");
   if (performance.getEntriesByName("cafe:load esbuild", "measure").length === 0) performance.measure("cafe:load esbuild", { start, end: performance.now() });
-  mkdirSync(slot, { recursive: true });
-  const temp = path.join(slot, `new.${process.pid}.${Date.now()}.tmp`);
-  const entryPoints = {
-    cli: path.join(engineDir, "cli/main.ts"),
-    "dev-builder": path.join(engineDir, "servers/dev-builder.ts"),
-    // A worker thread of the pool: it loads site.js (the config and its theme) by path.
-    worker: path.join(engineDir, "pipeline/worker.ts"),
-  };
-  if (siteModule) entryPoints.site = siteModule;
-  let result;
   try {
-    const options = {
-      absWorkingDir: root,
-      entryPoints,
-      outdir: temp,
-      bundle: true,
-      splitting: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      // Pure-JavaScript packages are bundled too: loading a few files instead of hundreds of
-      // small modules one by one is most of what a start costs. Packages with native code,
-      // WebAssembly or files of their own stay in node_modules.
-      external: KEEP_EXTERNAL,
-      // ESM builds first: a UMD main (jsonc-parser) requires its parts by computed paths.
-      mainFields: ["module", "main"],
-      // Bundled CommonJS packages require Node's own modules.
-      banner: { js: 'import { createRequire as __cafeRequire } from "node:module"; const require = __cafeRequire(import.meta.url);' },
-      jsx: "automatic",
-      sourcemap: "linked",
-      sourcesContent: false,
-      chunkNames: "chunks/[name]-[hash]",
-      metafile: true,
-      logLevel: "silent",
-      plugins: [requireCommonJs],
-    };
-    result = await build({ ...options, plugins: [...options.plugins, zodEnglishOnly] });
-    // Fails closed: code that names the locales (`z.config(z.locales.pt())`) gets zod whole.
-    if (namesLocales(result.metafile, root)) {
-      rmSync(temp, { recursive: true, force: true });
-      result = await build(options);
-    }
+    return await build(options);
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });
     // As file:line:column (relative to the site's folder), so the dev server's overlay points at the broken source.
@@ -411,34 +557,34 @@ async function make(root, siteModule, slot) {
     await new Promise((resolve) => process.stderr.write(`${text}\n`, resolve));
     process.exit(1);
   }
-  const inputs = inputsOf(result.metafile, root).map((file) => record(root, file));
-  // The site's own code among them (its default theme folders): not a package's, not the engine's.
-  const sources = Object.keys(result.metafile.inputs)
-    .map((input) => path.resolve(root, input))
-    .filter((file) => inside(root, file) && !inside(engineDir, file) && !file.split(path.sep).includes("node_modules") && existsSync(file))
-    .map((file) => posix(path.relative(root, file)))
-    .sort();
-  // Which module imports which, for the engine to key each part of the theme by the modules it reaches (engine/incremental/code-keys.ts).
-  writeFileSync(path.join(temp, MODULES), JSON.stringify(moduleGraph(result.metafile, inputs, entryPoints, root)));
-  // [file, size, mtime, hash], as the inputs: the times are kept when the folder is renamed into place.
-  const outputs = filesOf(temp).map((file) => {
+}
+
+/** [file, size, mtime, hash] of each file of a bundle being made, as the inputs: the times are kept when the folder is renamed into place. */
+function outputsOf(temp) {
+  return filesOf(temp).map((file) => {
     const full = path.join(temp, file);
-    return [posix(file), statSync(full).size, statSync(full).mtimeMs, sha(readFileSync(full))];
+    const stat = statSync(full);
+    return [posix(file), stat.size, stat.mtimeMs, sha(readFileSync(full))];
   });
-  const manifest = { format: FORMAT, node: NODE_MAJOR, inputs, outputs, sources };
+}
+
+/**
+ * Writes a bundle's record (last), and renames the bundle into its slot, named by what it was
+ * made from (`salt` and its inputs): a run that made the same bundle at the same time keeps one.
+ */
+function seal(temp, slot, root, manifest, salt, entryFiles) {
   writeFileSync(path.join(temp, MANIFEST), `${JSON.stringify(manifest)}\n`);
-  // Packages stay in node_modules: a bundle kept outside the site (CAFE_CACHE_DIR) finds them through a link.
+  // Packages stay in node_modules: a bundle kept outside its project finds them through a link.
   if (!inside(root, temp)) {
     const modules = nodeModulesOf(root);
     if (modules) symlinkSync(modules, path.join(temp, "node_modules"), "dir");
   }
-  // Named by what it was made from: a run that made the same bundle at the same time keeps one.
   // (A package's file by its size and time: it has no hash.)
-  const dir = path.join(slot, sha(JSON.stringify([NODE_MAJOR, inputs.map(([file, size, mtime, hash]) => [file, hash || [size, mtime]])])).slice(0, 20));
+  const dir = path.join(slot, sha(JSON.stringify([...salt, manifest.inputs.map(([file, size, mtime, hash]) => [file, hash || [size, mtime]])])).slice(0, 20));
   try {
     renameSync(temp, dir);
   } catch {
-    if (currentRecord(dir, root)) {
+    if (currentRecord(dir, root, entryFiles)) {
       // Another run made the same bundle first: it is the same code.
       rmSync(temp, { recursive: true, force: true });
     } else {
@@ -463,67 +609,82 @@ function nodeModulesOf(root) {
   }
 }
 
-/** Bundles not used for a day are removed (a running process may still use a recent one), and what failed runs left. */
+const dayAgo = () => Date.now() - 24 * 3600 * 1000;
+const unusedForADay = (dir) => (statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0) < dayAgo();
+
+/** The site's bundles not used for a day are removed (a running process may still use a recent one), other sites' slots too, and what failed runs left. */
 function prune(cache, slot, keep) {
-  const dayAgo = Date.now() - 24 * 3600 * 1000;
-  const old = (dir) => (statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0) < dayAgo;
-  const now = new Date();
-  utimesSync(slot, now, now);
+  touch(slot);
   for (const name of readdirSync(cache)) {
     const dir = path.join(cache, name);
-    if (dir !== slot && old(dir)) rmSync(dir, { recursive: true, force: true });
+    if (dir !== slot && unusedForADay(dir)) rmSync(dir, { recursive: true, force: true });
   }
+  pruneSlot(slot, keep);
+}
+
+/** In one slot, the bundles not used for a day and what failed runs left, `keep` aside. */
+function pruneSlot(slot, keep) {
   for (const name of readdirSync(slot)) {
     const dir = path.join(slot, name);
-    if (dir !== keep && (name.startsWith("damaged.") || old(dir))) rmSync(dir, { recursive: true, force: true });
+    if (dir !== keep && (name.startsWith("damaged.") || unusedForADay(dir))) rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * Imports a module of the bundle. A bundle that passed its checks and still does not load
+ * Imports a module of the engine's bundle. Code that passed its checks and still does not load
  * (a file damaged since) is made again once, never run broken on every start.
  */
-async function load(made, file, again) {
+async function load(code, file, again) {
   try {
-    return await import(pathToFileURL(path.join(made.dir, file)).href);
+    return await import(pathToFileURL(path.join(code.engine.dir, file)).href);
   } catch (error) {
-    const damaged = error instanceof SyntaxError || (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(made.dir));
-    if (made.fresh || !damaged) throw error;
+    const made = [code.engine, code.site].filter(Boolean);
+    const damaged = error instanceof SyntaxError || (error?.code === "ERR_MODULE_NOT_FOUND" && made.some((bundle) => String(error.message).includes(bundle.dir)));
+    if (made.some((bundle) => bundle.fresh) || !damaged) throw error;
     const remade = await again();
-    return { ...(await import(pathToFileURL(path.join(remade.dir, file)).href)), remade };
+    return { ...(await import(pathToFileURL(path.join(remade.engine.dir, file)).href)), remade };
   }
 }
 
+/** The version of the code the persistent cache belongs to: the bundles are named by everything they were made from (the site's by the engine's too). */
+const versionOf = (code) => path.basename((code.site ?? code.engine).dir);
+
 const argv = process.argv.slice(2);
 if (argv[0] === "--dev-builder") {
-  // The dev server's builder process: the config (or theme) module it names runs from the bundle.
+  // The dev server's builder process: the config (or theme) module it names runs from the site's bundle.
   const setup = JSON.parse(argv[1]);
-  const rebundle = () => bundle(setup.projectRoot, setup.themeModule, { force: true });
-  let made = await bundle(setup.projectRoot, setup.themeModule);
-  // Frames in the bundles of this site (its folder of them: one made again lands there too) are shown at their sources.
-  sourceStacks(path.dirname(made.dir));
-  const builder = await load(made, "dev-builder.js", rebundle);
-  if (builder.remade) made = builder.remade;
-  // The bundle is named by everything it was made from: that name is the version of the code the persistent cache belongs to.
-  builder.runBuilder({ ...setup, themeModule: path.join(made.dir, "site.js"), workerModule: path.join(made.dir, "worker.js"), code: path.basename(made.dir), modulesFile: path.join(made.dir, MODULES) });
+  const again = () => codeOf(setup.projectRoot, setup.themeModule, { force: true });
+  let code = await codeOf(setup.projectRoot, setup.themeModule);
+  // Frames in the bundles (their folders: one made again lands there too) are shown at their sources.
+  sourceStacks(path.dirname(code.engine.dir), path.dirname(code.site.dir));
+  const builder = await load(code, "dev-builder.js", again);
+  if (builder.remade) code = builder.remade;
+  builder.runBuilder({
+    ...setup,
+    themeModule: path.join(code.site.dir, "site.js"),
+    workerModule: path.join(code.engine.dir, "worker.js"),
+    code: versionOf(code),
+    modulesFile: path.join(code.site.dir, MODULES),
+  });
 } else {
   const { root, config } = findSite(argv);
-  const rebundle = () => bundle(root, config, { force: true });
-  let made = await bundle(root, config, { force: argv.includes("--force") });
-  sourceStacks(path.dirname(made.dir));
-  const cli = await load(made, "cli.js", rebundle);
-  if (cli.remade) made = cli.remade;
-  const code = await cli.main(argv, {
+  const again = () => codeOf(root, config, { force: true });
+  let code = await codeOf(root, config, { force: argv.includes("--force") });
+  sourceStacks(path.dirname(code.engine.dir), ...(code.site ? [path.dirname(code.site.dir)] : []));
+  const cli = await load(code, "cli.js", again);
+  if (cli.remade) code = cli.remade;
+  const site = code.site;
+  const exit = await cli.main(argv, {
     root,
     configFile: config && path.relative(root, config),
-    loadConfig: config && (() => import(pathToFileURL(path.join(made.dir, "site.js")).href)),
-    sources: made.manifest.sources,
+    loadConfig: site && (() => import(pathToFileURL(path.join(site.dir, "site.js")).href)),
+    sources: site?.manifest.sources ?? [],
     launcher,
     engineDir,
-    setupFile: path.join(made.dir, "setup.json"),
-    workers: config && { worker: path.join(made.dir, "worker.js"), site: path.join(made.dir, "site.js") },
-    code: path.basename(made.dir),
-    modulesFile: path.join(made.dir, MODULES),
+    setupFile: site && path.join(site.dir, "setup.json"),
+    workers: site && { worker: path.join(code.engine.dir, "worker.js"), site: path.join(site.dir, "site.js") },
+    code: versionOf(code),
+    modulesFile: path.join((site ?? code.engine).dir, MODULES),
   });
-  process.exit(code);
+  process.exit(exit);
 }

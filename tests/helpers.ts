@@ -122,7 +122,8 @@ export const devTheme = { themeModule: path.join(projectRoot, "templates/theme.t
  */
 export async function projectCopy(folders = ["engine", "client", "templates", "public"]): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "cafe-project-"));
-  for (const d of folders) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true });
+  // Not the engine's bundles (engine/.bundle, made by the project's own commands): the copy makes its own.
+  for (const d of folders) await cp(path.join(projectRoot, d), path.join(dir, d), { recursive: true, filter: (src) => path.basename(src) !== ".bundle" });
   for (const f of ["build.ts", "cafe.config.ts", "package.json", "package-lock.json", "tsconfig.json"]) await cp(path.join(projectRoot, f), path.join(dir, f));
   await mkdir(path.join(dir, "node_modules"));
   for (const name of await readdir(path.join(projectRoot, "node_modules"))) {

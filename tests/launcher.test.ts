@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -146,8 +146,8 @@ describe("the launcher runs the code as it is now", () => {
     const imports = (await Promise.all(files.map(async (file) => [...(await readFile(file, "utf8")).matchAll(/^(?:import|export)\b[^;`]*?\bfrom\s*"(react(?:-dom)?(?:\/[^"]*)?)";|\bimport\(\s*"(react(?:-dom)?(?:\/[^"]*)?)"\s*\)/gm)].map((m) => m[1] ?? m[2])))).flat();
     expect(imports).toEqual([]);
     expect((await Promise.all(files.map((file) => readFile(file, "utf8")))).join("\n")).toMatch(/require\("react\/jsx-runtime"\)/);
-    // The graph of modules the pages are keyed by still sees a template's import of React as one of the package, and only modules that are files.
-    const graph = JSON.parse(await readFile(path.join(path.dirname(files.find((file) => path.basename(file) === "cli.js")!), "modules.json"), "utf8")) as {
+    // The graph of modules the pages are keyed by (beside the site's bundle) still sees a template's import of React as one of the package, and only modules that are files.
+    const graph = JSON.parse(await readFile(path.join(path.dirname(files.find((file) => path.basename(file) === "site.js")!), "modules.json"), "utf8")) as {
       modules: Record<string, { imports: string[]; external?: string[]; unknown?: boolean }>;
     };
     expect(graph.modules["templates/footer.tsx"]).toMatchObject({ external: expect.arrayContaining(["react/jsx-runtime"]) });
@@ -167,6 +167,42 @@ describe("the launcher runs the code as it is now", () => {
     await utimes(file, then, then);
     expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
     expect((await build("--force")).line).toBe("jsx-one cts-one cjs-two package-one");
+  }, 120_000);
+});
+
+describe("the engine is bundled once, apart from the site's code", () => {
+  /** The engine's command line in the cache (whatever folder the launcher keeps it in): each file with its modification time. */
+  const engineBundles = async (cache: string) =>
+    Promise.all(
+      (await readdir(cache, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile() && e.name === "cli.js")
+        .map(async (e) => `${path.join(e.parentPath, e.name)} ${(await stat(path.join(e.parentPath, e.name))).mtimeMs}`),
+    );
+
+  it("a template edited or the site's bundle removed runs the new code without making the engine's bundle again", async () => {
+    const { project, cache, build } = await instrumentedProject();
+    expect((await build()).line).toBe("jsx-one cts-one cjs-one package-one");
+    const engine = await engineBundles(cache);
+    expect(engine).toHaveLength(1);
+    const extra = path.join(project, "templates/extra.jsx");
+    await writeFile(extra, (await readFile(extra, "utf8")).replace("jsx-one", "jsx-two-edited"));
+    expect((await build()).line).toBe("jsx-two-edited cts-one cjs-one package-one");
+    expect(await engineBundles(cache)).toEqual(engine);
+    // The site's bundles gone (each is a folder with a site.js): made again, the engine's kept.
+    const sites = (await readdir(cache, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name === "site.js");
+    expect(sites.length).toBeGreaterThan(0);
+    for (const e of sites) await rm(e.parentPath, { recursive: true, force: true });
+    expect((await build()).line).toBe("jsx-two-edited cts-one cjs-one package-one");
+    expect(await engineBundles(cache)).toEqual(engine);
+  }, 120_000);
+
+  it("refuses a theme that imports a module of the engine other than its API, at the import's file and line", async () => {
+    const { project, build } = await instrumentedProject();
+    await writeFile(path.join(project, "templates/extra.jsx"), 'import { ContentError } from "../engine/lib/errors.js";\nexport const fromJsx = typeof ContentError;\n');
+    const result = await build();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('templates/extra.jsx:1:30: engine/lib/errors.ts is a module of the engine: a site\'s config and theme import the engine only through its API, "cafe-engine" (engine/index.ts).');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 120_000);
 });
 

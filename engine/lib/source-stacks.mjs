@@ -6,7 +6,7 @@
  * though most runs never show a stack. Instead, the frames of a stack are mapped when the stack
  * is formatted (V8 formats `error.stack` on its first read), each through the map beside its
  * file (`<file>.map`, as esbuild's linked maps are named), read then and let go. Only files
- * under `dir` (the launcher's bundles) are looked up; any other frame, or one whose map is
+ * under the given folders (the launcher's bundles) are looked up; any other frame, or one whose map is
  * missing or does not name a place, is shown as Node shows it. Node still formats the stack
  * (`Error [CODE]: message`, its own frames): it is handed the frames mapped.
  *
@@ -19,18 +19,19 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 /**
- * Installs the mapping for the files under `dir`. Where Node does not expose its own stack
- * formatting (`Error.prepareStackTrace` is not a function), falls back to Node's source maps
- * for every module, read at load: stacks still name the sources.
- * @param {string} dir
+ * Installs the mapping for the files under each of `dirs` (the engine's bundle and the site's).
+ * Where Node does not expose its own stack formatting (`Error.prepareStackTrace` is not a
+ * function), falls back to Node's source maps for every module, read at load: stacks still
+ * name the sources.
+ * @param {...string} dirs
  */
-export function sourceStacks(dir) {
+export function sourceStacks(...dirs) {
   const node = Error.prepareStackTrace;
   if (typeof node !== "function" || typeof SourceMap !== "function") {
     process.setSourceMapsEnabled(true);
     return;
   }
-  const under = path.resolve(dir) + path.sep;
+  const under = dirs.map((dir) => path.resolve(dir) + path.sep);
   Error.prepareStackTrace = (error, trace) => {
     if (!Array.isArray(trace)) return node(error, trace);
     /** The maps of this stack's files, each read once for it (undefined: none). @type {Map<string, { map: SourceMap, url: string } | undefined>} */
@@ -43,9 +44,9 @@ export function sourceStacks(dir) {
 }
 
 /**
- * The file a frame runs in, as a path, when it is under `under`.
+ * The file a frame runs in, as a path, when it is under one of `under`.
  * @param {NodeJS.CallSite | undefined} site
- * @param {string} under
+ * @param {string[]} under
  */
 function fileOf(site, under) {
   const name = site?.getFileName?.();
@@ -56,7 +57,7 @@ function fileOf(site, under) {
   } catch {
     return undefined;
   }
-  return file.startsWith(under) ? file : undefined;
+  return under.some((dir) => file.startsWith(dir)) ? file : undefined;
 }
 
 /**
@@ -86,7 +87,7 @@ function mapOf(file, maps) {
  * (`name (file:line:column)`); undefined to keep the frame as it is.
  * @param {NodeJS.CallSite} site
  * @param {NodeJS.CallSite | undefined} next
- * @param {string} under
+ * @param {string[]} under
  * @param {Map<string, { map: SourceMap, url: string } | undefined>} maps
  */
 function mappedSite(site, next, under, maps) {
