@@ -6,14 +6,15 @@ import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeF
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scaffoldArticle, slugify } from "../engine/tools/new-article.js";
-import { buildInMemory, busyFor, comparable, editedFixture, fixture, parseHtml, projectRoot, STUCK_ARTICLE } from "./helpers.js";
+import { buildInMemory, bundledForFile, busyFor, comparable, editedFixture, fixture, parseHtml, projectRoot, STUCK_ARTICLE } from "./helpers.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 import { ContentError } from "../engine/lib/errors.js";
 
-const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
+/** tests/kill-build.ts, bundled once for this file's killed builds (each a process of its own). */
+const killBuild = bundledForFile("tests/kill-build.ts");
 
 describe("npm run new", () => {
   it("makes the slug from the title, accents and punctuation included", () => {
@@ -280,8 +281,7 @@ describe("atomic output", () => {
       await writeFile(path.join(out, ".cafe-build.json"), "{}\n");
       const build = (killAt = "") =>
         new Promise<number | null>((resolve) => {
-          const child = spawn(tsx, ["tests/kill-build.ts", fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });
-          // tsx runs the build in a child process and exits 137 when that child is SIGKILLed.
+          const child = spawn(process.execPath, [killBuild(), fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });
           child.on("exit", (code, signal) => resolve(signal === "SIGKILL" || code === 137 ? -9 : code));
         });
       expect(await build(step)).toBe(-9);
