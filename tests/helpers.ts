@@ -19,9 +19,10 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures", name);
 
 /**
- * A script of the tests' own (a build a test kills, a racer for the lock) bundled once with
- * esbuild, to start with plain `node FILE`: under tsx each start compiled every module of the
- * engine and the theme again, through a loader thread (about a second of CPU a start here).
+ * A script of the tests' own (a build a test kills, a racer for the lock), or a module of the
+ * engine a test's program imports, bundled once with esbuild, to start with plain `node`: under
+ * tsx each start compiled every module of the engine and the theme again, through a loader
+ * thread (about a second of CPU a start here).
  * The packages stay in node_modules (native code, files of their own), found through a link to
  * the project's beside the bundle. Resolves with the file; remove its folder when done.
  */

@@ -15,6 +15,8 @@ import { ContentError } from "../engine/lib/errors.js";
 
 /** tests/kill-build.ts, bundled once for this file's killed builds (each a process of its own). */
 const killBuild = bundledForFile("tests/kill-build.ts");
+/** engine/lib/signals.ts, bundled once for the programs that hold signals (plain `node`, not tsx). */
+const signals = bundledForFile("engine/lib/signals.ts");
 
 describe("npm run new", () => {
   it("makes the slug from the title, accents and punctuation included", () => {
@@ -222,7 +224,7 @@ describe("atomic output", () => {
     // A program that writes a file with signals held (a signal lands half-way) and then computes for ever.
     const program = (signalled: boolean) => `
       import { writeFile } from "node:fs/promises";
-      const { withSignalsHeld } = await import(${JSON.stringify(path.join(projectRoot, "engine/lib/signals.ts"))});
+      const { withSignalsHeld } = await import(${JSON.stringify(signals())});
       await withSignalsHeld(async () => {
         await writeFile(${JSON.stringify(file)}, "half");
         ${signalled ? 'process.kill(process.pid, "SIGINT");' : ""}
@@ -232,7 +234,7 @@ describe("atomic output", () => {
       console.log("computing");
       for (;;);`;
     const run = (signalled: boolean) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", program(signalled)], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--input-type=module", "-e", program(signalled)], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
       onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
       let output = "";
       child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
