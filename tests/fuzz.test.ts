@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { articleModel, loadContent, parseArticle, type SiteContent } from "../engine/stages/load/content.js";
 import { renderMarkdown } from "../engine/stages/markdown/article-markdown.js";
+import { markdownSession } from "../engine/stages/markdown/markdown-context.js";
 import { ContentError, type ContentIssue } from "../engine/lib/errors.js";
 import { parseJsonSource, parseYamlSource, schemaErrors } from "../engine/lib/yaml-source.js";
 import { cardsSchema, blockSchemas } from "../templates/schema.js";
@@ -92,6 +93,8 @@ function expectLocated(errors: readonly unknown[]) {
 describe("fuzzing the content loader and the Markdown stage", () => {
   it("turns any article into a page or into located errors (1,500 articles)", () => {
     const outcomes = { runs: 0, rendered: 0, pages: 0 };
+    // One session for every article, as a build's Markdown stage has: its parsers made once.
+    const session = markdownSession();
     fc.assert(
       fc.property(fc.oneof(article, wellFormedArticle), (source) => {
         outcomes.runs++;
@@ -102,7 +105,7 @@ describe("fuzzing the content loader and the Markdown stage", () => {
           return;
         }
         outcomes.rendered++;
-        const result = renderMarkdown(parsed.article, site, theme);
+        const result = renderMarkdown(parsed.article, site, theme, { session });
         expectLocated(result.errors);
         if (result.errors.length === 0) {
           expect(typeof result.html).toBe("string");

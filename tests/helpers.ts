@@ -1,12 +1,12 @@
 /** Shared test helpers: building a content folder in memory and reading pages with happy-dom. */
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
-import { expect, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { buildSite, type BuildResult } from "../engine/pipeline/site-builder.js";
@@ -17,6 +17,35 @@ const run = promisify(execFile);
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const fixture = (name: string) => path.join(projectRoot, "tests/fixtures", name);
+
+/**
+ * A script of the tests' own (a build a test kills, a racer for the lock), or a module of the
+ * engine a test's program imports, bundled once with esbuild, to start with plain `node`: under
+ * tsx each start compiled every module of the engine and the theme again, through a loader
+ * thread (about a second of CPU a start here).
+ * The packages stay in node_modules (native code, files of their own), found through a link to
+ * the project's beside the bundle. Resolves with the file; remove its folder when done.
+ */
+export async function bundleScript(script: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "cafe-script-"));
+  const file = path.join(dir, `${path.basename(script, path.extname(script))}.mjs`);
+  await symlink(path.join(projectRoot, "node_modules"), path.join(dir, "node_modules"));
+  const { build } = await import("esbuild");
+  await build({ entryPoints: [path.join(projectRoot, script)], outfile: file, bundle: true, packages: "external", format: "esm", platform: "node", target: "node20", jsx: "automatic", logLevel: "error" });
+  return file;
+}
+
+/** `bundleScript` once for the test file that calls this (before its first test, removed after its last): the bundle's file. */
+export function bundledForFile(script: string): () => string {
+  let file = "";
+  beforeAll(async () => {
+    file = await bundleScript(script);
+  });
+  afterAll(async () => {
+    if (file) await rm(path.dirname(file), { recursive: true, force: true });
+  });
+  return () => file;
+}
 
 /**
  * The version of the code under test (tests/global-setup.ts), for a builder to be told as the

@@ -10,16 +10,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
-import { projectRoot } from "./helpers.js";
+import { bundleScript } from "./helpers.js";
 
 /** Bundles the racer into a temporary folder; resolves with the file to run with node. */
-export async function bundleContender(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "cafe-lock-racer-"));
-  const file = path.join(dir, "contender.mjs");
-  await build({ entryPoints: [path.join(projectRoot, "tests/lock-contender.ts")], outfile: file, bundle: true, format: "esm", platform: "node", target: "node20", logLevel: "error" });
-  return file;
-}
+export const bundleContender = (): Promise<string> => bundleScript("tests/lock-contender.ts");
 
 /** What a dead build leaves: this version's lock folder, an older version's lock file, or either held by a zombie. */
 export type StaleLock = "folder" | "file";

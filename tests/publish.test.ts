@@ -11,11 +11,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { FolderWriter, type FolderWriterOptions } from "../engine/stages/write/writers.js";
-import { editedFixture, fixture, projectRoot } from "./helpers.js";
+import { bundledForFile, editedFixture, fixture, projectRoot } from "./helpers.js";
 import { bundleContender, plantStaleLock, race, type StaleLock } from "./lock-race.js";
 import { theme } from "../templates/theme.js";
 
-const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
+/** tests/kill-build.ts, bundled once for this file's killed builds (each a process of its own). */
+const killBuild = bundledForFile("tests/kill-build.ts");
 
 /** Every file below `dir` (following `dir` itself when it is a link) with a hash of its bytes, and every folder. */
 async function tree(dir: string): Promise<{ files: Record<string, string>; folders: string[] }> {
@@ -197,7 +198,7 @@ describe("publishing through two build folders", () => {
       const cache = path.join(root, "cache");
       const build = (killAt = "") =>
         new Promise<number | null>((resolve) => {
-          const child = spawn(tsx, ["tests/kill-build.ts", content, out, killAt, cache], { cwd: projectRoot, stdio: "ignore" });
+          const child = spawn(process.execPath, [killBuild(), content, out, killAt, cache], { cwd: projectRoot, stdio: "ignore" });
           child.on("exit", (code, signal) => resolve(signal === "SIGKILL" || code === 137 ? -9 : code));
         });
       expect(await build()).toBe(0);

@@ -6,14 +6,17 @@ import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeF
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { scaffoldArticle, slugify } from "../engine/tools/new-article.js";
-import { buildInMemory, busyFor, comparable, editedFixture, fixture, parseHtml, projectRoot, STUCK_ARTICLE } from "./helpers.js";
+import { buildInMemory, bundledForFile, busyFor, comparable, editedFixture, fixture, parseHtml, projectRoot, STUCK_ARTICLE } from "./helpers.js";
 import { writeCorpus } from "../bench/corpus.js";
 import { buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 import { ContentError } from "../engine/lib/errors.js";
 
-const tsx = path.join(projectRoot, "node_modules/.bin/tsx");
+/** tests/kill-build.ts, bundled once for this file's killed builds (each a process of its own). */
+const killBuild = bundledForFile("tests/kill-build.ts");
+/** engine/lib/signals.ts, bundled once for the programs that hold signals (plain `node`, not tsx). */
+const signals = bundledForFile("engine/lib/signals.ts");
 
 describe("npm run new", () => {
   it("makes the slug from the title, accents and punctuation included", () => {
@@ -221,7 +224,7 @@ describe("atomic output", () => {
     // A program that writes a file with signals held (a signal lands half-way) and then computes for ever.
     const program = (signalled: boolean) => `
       import { writeFile } from "node:fs/promises";
-      const { withSignalsHeld } = await import(${JSON.stringify(path.join(projectRoot, "engine/lib/signals.ts"))});
+      const { withSignalsHeld } = await import(${JSON.stringify(signals())});
       await withSignalsHeld(async () => {
         await writeFile(${JSON.stringify(file)}, "half");
         ${signalled ? 'process.kill(process.pid, "SIGINT");' : ""}
@@ -231,7 +234,7 @@ describe("atomic output", () => {
       console.log("computing");
       for (;;);`;
     const run = (signalled: boolean) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", program(signalled)], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--input-type=module", "-e", program(signalled)], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
       onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
       let output = "";
       child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -280,8 +283,7 @@ describe("atomic output", () => {
       await writeFile(path.join(out, ".cafe-build.json"), "{}\n");
       const build = (killAt = "") =>
         new Promise<number | null>((resolve) => {
-          const child = spawn(tsx, ["tests/kill-build.ts", fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });
-          // tsx runs the build in a child process and exits 137 when that child is SIGKILLed.
+          const child = spawn(process.execPath, [killBuild(), fixture("basic"), out, killAt], { cwd: projectRoot, stdio: "ignore" });
           child.on("exit", (code, signal) => resolve(signal === "SIGKILL" || code === 137 ? -9 : code));
         });
       expect(await build(step)).toBe(-9);
