@@ -75,12 +75,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Vite's transforms of the tests, the engine and the theme kept on disk from one run to the
-    // next (node_modules/.experimental-vitest-cache, each module by its text, the config and
-    // NODE_ENV; emptied when the lock file changes): made again at every run, they were 1 to 10 s
-    // (by load) of vitest's own process in a unit run, beside the two workers on two cores
-    // (bench/README.md, session 16: the unit suite's CPU 4 to 17% less in four pairs).
-    experimental: { fsModuleCache: true },
     // The real site, built once per run for every test that reads it.
     globalSetup: ["tests/global-setup.ts"],
     projects: [
