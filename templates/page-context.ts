@@ -52,10 +52,17 @@ const ownValues = (article: CafeArticle | undefined): Derived => ({
   readTime: article?.meta.readTime,
 });
 
-/** The articles of each route, by language (drafts only when the build includes them). */
-function articlesByRoute(content: CafeContent): Map<string, Partial<Record<Language, CafeArticle>>> {
-  const byRoute = new Map<string, Partial<Record<Language, CafeArticle>>>();
-  for (const a of content.articles) byRoute.set(a.route, { ...byRoute.get(a.route), [languageOf(a)]: a });
+/**
+ * The articles of each of `entries`' routes, by language (drafts only when the build includes
+ * them). Only the routes the entries name: a site of thousands of articles has a few cards,
+ * and a dev save resolves them again.
+ */
+function articlesByRoute(content: CafeContent, entries: readonly { route: string }[]): Map<string, Partial<Record<Language, CafeArticle>>> {
+  const byRoute = new Map<string, Partial<Record<Language, CafeArticle>>>(entries.map((e) => [e.route, {}]));
+  for (const a of content.articles) {
+    const found = byRoute.get(a.route);
+    if (found) found[languageOf(a)] = a;
+  }
   return byRoute;
 }
 
@@ -91,7 +98,7 @@ const resolvedEditions = new WeakMap<CafeContent, Resolved<Edition>>();
 export function resolveCards(content: CafeContent): Resolved<Card> {
   let resolved = resolvedCards.get(content);
   if (!resolved) {
-    const articles = articlesByRoute(content);
+    const articles = articlesByRoute(content, cardEntriesOf(content));
     const missing: MissingValue[] = [];
     const entries: Card[] = [];
     cardEntriesOf(content).forEach((entry, index) => {
@@ -115,7 +122,7 @@ export function resolveCards(content: CafeContent): Resolved<Card> {
 export function resolveEditions(content: CafeContent): Resolved<Edition> {
   let resolved = resolvedEditions.get(content);
   if (!resolved) {
-    const articles = articlesByRoute(content);
+    const articles = articlesByRoute(content, editionEntriesOf(content));
     const missing: MissingValue[] = [];
     const entries: Edition[] = [];
     editionEntriesOf(content).forEach((entry, index) => {

@@ -305,11 +305,14 @@ describe("public/", () => {
   it("refuses a file whose address is a page's or a generated file's", async () => {
     const dir = await copy();
     await writeFile(path.join(dir.public, "sem-fotos.html"), "<p>outra</p>");
+    // A file at a page's address without .html: a host answers /com-fotos with either.
+    await writeFile(path.join(dir.public, "com-fotos"), "outra");
     await writeFile(path.join(dir.public, "feed.xml"), "<rss/>");
     await cp(path.join(dir.public, "favicon.svg"), path.join(dir.public, "assets/favicon.svg"), { recursive: true });
     const result = await build(dir.content, { publicDir: dir.public });
     expect(result.errors.map(formatError)).toEqual([
       expect.stringMatching(/^public\/assets\/favicon\.svg: public\/assets\/favicon\.svg has the same address as the generated assets\/ folder\nhint: /),
+      expect.stringMatching(/^public\/com-fotos: public\/com-fotos has the same address as the page \/com-fotos\nhint: /),
       expect.stringMatching(/^public\/feed\.xml: public\/feed\.xml has the same address as the feed\.xml the build writes/),
       expect.stringMatching(/^public\/sem-fotos\.html: public\/sem-fotos\.html has the same address as the page \/sem-fotos/),
     ]);

@@ -79,6 +79,31 @@ describe("incremental rebuilds", () => {
     expect((await builder.update([guide], writer)).ok).toBe(true);
   });
 
+  it("a save keeps warning of every page whose shared title is cut, the pages it did not check again too, in a full build's order", async () => {
+    const long = (title: string) => `---\ntitle: ${title}\n---\n\nTexto.\n`;
+    const content = await editedFixture("basic", {
+      "articles/a-longo.md": long("Um título tão comprido que o WhatsApp o corta bem antes do fim, com tudo o que a tag acrescenta"),
+      "articles/m-longo.md": long("Outro título comprido demais para caber na prévia de um link compartilhado no WhatsApp, sem dúvida"),
+      "articles/z-longo.md": long("Mais um título comprido demais para a prévia de um link compartilhado no WhatsApp, sem nenhuma dúvida"),
+    });
+    const shared = (r: { warnings: { file?: string; line?: number; message: string }[] }) => r.warnings.filter((w) => w.message.includes("when shared")).map((w) => `${w.file}:${w.line}: ${w.message}`);
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });
+    const writer = new MemoryWriter();
+    const cold = await builder.build(writer);
+    expect(cold.ok).toBe(true);
+    expect(shared(cold).map((w) => w.split(":")[0])).toEqual(["a-longo.md", "m-longo.md", "z-longo.md"].map((f) => path.relative(process.cwd(), path.join(content, "articles", f))));
+
+    // The one in the middle is saved: its page is checked again, the two others' warnings are the last check's.
+    const middle = path.join(content, "articles/m-longo.md");
+    await writeFile(middle, `${await readFile(middle, "utf8")}\nMais um parágrafo.\n`);
+    const saved = await builder.update([middle], writer);
+    expect(saved.ok).toBe(true);
+    expect(saved.changed.filter((f) => f.endsWith(".html"))).toEqual(["m-longo.html"]);
+    const fresh = await new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme }).build(new MemoryWriter());
+    expect(shared(saved)).toEqual(shared(fresh));
+    expect(shared(saved)).toEqual(shared(cold));
+  });
+
   it("editing the featured article re-renders the home page too", async () => {
     const content = await editedFixture("basic", {});
     const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme });

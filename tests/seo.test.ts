@@ -43,6 +43,20 @@ describe("feeds and SEO", () => {
     expect(urls.some((u) => u.includes("404"))).toBe(false);
   });
 
+  it("escapes the sitemap's addresses as XML: an address with an ampersand is read back as it is", async () => {
+    const content = await editedFixture("basic", {
+      "site.yaml": (s) => s.replace("siteUrl: https://cafecomacris.placeholder.invalid", "siteUrl: https://placeholder.invalid/cris&co"),
+    });
+    const result = await buildInMemory(content);
+    expect(result.ok).toBe(true);
+    const text = result.writer.text("sitemap.xml");
+    expect(XMLValidator.validate(text)).toBe(true);
+    // Character references decoded, as a crawler reads them.
+    const urls = (new XMLParser({ htmlEntities: true }).parse(text).urlset.url as { loc: string }[]).map((u) => u.loc);
+    expect(urls).toContain("https://placeholder.invalid/cris&co/");
+    expect(text).not.toMatch(/&co/);
+  });
+
   it("writes robots.txt pointing at the sitemap", () => {
     expect(built.writer.text("robots.txt")).toBe(`User-agent: *\nAllow: /\n\nSitemap: ${SITE}/sitemap.xml\n`);
   });

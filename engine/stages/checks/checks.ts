@@ -13,7 +13,7 @@
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { runEditorialRules, type RuleMemory, type RuleState } from "./editorial-rules.js";
 import type { Article, SiteContent } from "../load/content.js";
-import { checkedPages, markdownLinkErrors, ownFiles, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type CheckedPage, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
+import { checkedPages, markdownLinkErrors, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type CheckedPage, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
@@ -160,7 +160,7 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
     : "";
   const memory = key !== "" && last?.links?.key === key ? last.links : undefined;
   // A body no page of its own shows: every page is read for where it is shown (rare).
-  const own = ownFiles(site.routes);
+  const own = site.own();
   const everyPage = !memory || [...markdown.keys()].some((file) => !own.has(file));
   const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!, fill);
   const paths = site.routes.map((route) => route.path);
@@ -170,22 +170,27 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
   if (checking) await fill([...new Set(checked.flatMap((page) => page.links.filter((href) => href.includes("#")).map(pathOf)))].filter((path) => Object.hasOwn(pages, path)));
   const errors = renderedLinkErrors(checked, targets, markdown, themeCode, site);
   const check = pageWarningCheck(targets, { inlineScript, favicon }, themeCode);
-  const found: Record<string, PageFindings> = {};
+  const now: Record<string, PageFindings> = {};
   for (const page of checked) {
     const share = shareMessage(page.route.path, page.share);
     const warnings = check.page(page);
-    if (share !== undefined || warnings.length > 0) found[page.route.path] = { ...(share === undefined ? {} : { share }), ...(warnings.length > 0 ? { warnings } : {}) };
+    if (share !== undefined || warnings.length > 0) now[page.route.path] = { ...(share === undefined ? {} : { share }), ...(warnings.length > 0 ? { warnings } : {}) };
   }
-  if (memory) for (const route of site.routes) if (!checking!.has(route.path) && memory.found[route.path]) found[route.path] = memory.found[route.path]!;
+  // Every page's findings in route order, this check's or (a page not checked again) the last's; one pass over the routes.
+  const found: Record<string, PageFindings> = {};
+  const shares: ContentWarning[] = [];
+  const first = site.routes[0] && { route: site.routes[0], links: [], ids: [], reads: [] };
+  const pageWarnings: (readonly PageWarning[])[] = [check.favicon(first)];
+  for (const { path } of site.routes) {
+    const findings = !checking || checking.has(path) ? now[path] : memory!.found[path];
+    if (!findings) continue;
+    found[path] = findings;
+    if (findings.share !== undefined) shares.push(shareWarning(path, findings.share, titleOf));
+    if (findings.warnings) pageWarnings.push(findings.warnings);
+  }
   // Who links with an #anchor: this check's pages, and the last check's word for the others (none when it had no word).
   const anchors = !checking ? anchorsOf(checked) : memory!.anchors && anchorsOf(checked, { anchors: memory!.anchors, keep: (from) => !checking.has(from) && Object.hasOwn(pages, from) });
-  const shares = site.routes.flatMap((route) => {
-    const share = found[route.path]?.share;
-    return share === undefined ? [] : [shareWarning(route.path, share, titleOf)];
-  });
-  const first = site.routes[0] && { route: site.routes[0], links: [], ids: [], reads: [] };
-  const warnings = sayOnce([check.favicon(first), ...site.routes.map((route) => found[route.path]?.warnings ?? [])]);
-  return staged({ key, found, ...(anchors ? { anchors } : {}) }, errors, [...shares, ...warnings]);
+  return staged({ key, found, ...(anchors ? { anchors } : {}) }, errors, [...shares, ...sayOnce(pageWarnings)]);
 }
 
 /** Who links to each page with an #anchor: the `checked` pages' links, and the last check's for the pages `keep` says were not checked again. */

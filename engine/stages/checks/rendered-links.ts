@@ -174,15 +174,21 @@ export function linkProblem(url: string, targets: LinkTargets, idsOf?: (route: R
 
 /** Before rendering: each Markdown link leads to a page (its #anchor is checked on the rendered pages). */
 export function markdownLinkErrors(content: SiteContent, markdown: MarkdownBodies, targets: LinkTargets): ContentError[] {
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
+  const sourceOf = articleSources(content);
   const errors: ContentError[] = [];
   for (const { result } of markdown.values()) {
     for (const link of result.links) {
       const problem = linkProblem(link.url, targets);
-      if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), ...problem }));
+      if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf(link.file), ...problem }));
     }
   }
   return errors;
+}
+
+/** An article's text by its file, for an error's code frame: the whole site's looked up only once an error is found (rare), not on every save. */
+function articleSources(content: SiteContent): (file: string) => string | undefined {
+  let byFile: Map<string, string> | undefined;
+  return (file) => (byFile ??= new Map(content.articles.map((a) => [a.file, a.source]))).get(file);
 }
 
 /** A page as the whole-site check sees it: its route, what it links to, its ids and what it read. */
@@ -225,12 +231,16 @@ export interface SitePages {
   routes: readonly Route[];
   /** Every page as the check sees it. */
   all(): readonly CheckedPage[];
+  /** The articles' files whose page is one of `routes` (an article's and its translations'): made once a check, for the stage and its errors both. */
+  own(): ReadonlySet<string>;
 }
 
 /** The pages of a run as `SitePages`: each page's record read only when the check asks for it. */
 export function sitePages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): SitePages {
   let all: CheckedPage[] | undefined;
-  return { idsOf: (path) => (Object.hasOwn(pages, path) ? (pages[path]!.ids ?? []) : undefined), routes: routes.filter((r) => Object.hasOwn(pages, r.path)), all: () => (all ??= checkedPages(routes, pages)) };
+  let own: Set<string> | undefined;
+  const paged = routes.filter((r) => Object.hasOwn(pages, r.path));
+  return { idsOf: (path) => (Object.hasOwn(pages, path) ? (pages[path]!.ids ?? []) : undefined), routes: paged, all: () => (all ??= checkedPages(routes, pages)), own: () => (own ??= ownFiles(paged)) };
 }
 
 /**
@@ -274,10 +284,10 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   // A body no rendered page shows (an article that lost its route to another): its links'
   // #anchors are checked all the same, at their place in the Markdown.
   // A page shows the body of its article (or of the one it features): the bodies pages read besides are gathered only when a body is left (rare).
-  const own = ownFiles(site.routes);
+  const own = site.own();
   let read: Set<string> | undefined;
   const isShown = (file: string) => own.has(file) || (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
+  const sourceOf = articleSources(content);
   // The ids every article page has whatever its body (the template's own): with a body's
   // headings, the ids its page would have, for a body whose article did not load.
   let templateIds: Set<string> | undefined;
@@ -297,12 +307,12 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
       if (unpublished !== undefined && at > 0 && link.url.slice(0, at) === unpublished) {
         const anchor = decode(link.url.slice(at + 1)) ?? link.url.slice(at + 1);
         if (!ownIds().has(anchor)) {
-          errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), message: `broken link: ${unpublished} has no element with the id #${anchor}`, hint: `its headings' ids: ${result.headings.map((h) => `#${h.id}`).join(", ") || "none"}` }));
+          errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf(link.file), message: `broken link: ${unpublished} has no element with the id #${anchor}`, hint: `its headings' ids: ${result.headings.map((h) => `#${h.id}`).join(", ") || "none"}` }));
         }
         continue;
       }
       const problem = linkProblem(link.url, targets, idsOf);
-      if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf.get(link.file), ...problem }));
+      if (problem) errors.push(new ContentError({ file: link.file, line: link.line, column: link.column, source: sourceOf(link.file), ...problem }));
     }
   }
   return errors;
@@ -412,7 +422,16 @@ export function pageWarningCheck(targets: LinkTargets, site: { inlineScript?: st
 }
 
 /** The articles' files whose page one of `routes` is (each its article and translations). */
-export const ownFiles = (routes: readonly Route[]): Set<string> => new Set(routes.flatMap((route) => ownArticles(route).map((a) => a.file)));
+function ownFiles(routes: readonly Route[]): Set<string> {
+  const files = new Set<string>();
+  for (const route of routes) {
+    const variants = articleOf(route);
+    if (!variants) continue;
+    files.add(variants.main.file);
+    for (const a of variants.translations) files.add(a.file);
+  }
+  return files;
+}
 
 /** The articles whose page a route is: its article and translations (none for another page). */
 function ownArticles(route: Route): Article[] {

@@ -7,7 +7,7 @@
  * should keep; the orchestrator stores it.
  */
 import type { Article, FailedArticle, SiteContent } from "../load/content.js";
-import type { ContentWarning } from "../../lib/errors.js";
+import type { ContentIssue, ContentWarning } from "../../lib/errors.js";
 import type { MarkdownImage } from "./image-slots.js";
 import { dep, DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
@@ -183,8 +183,14 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     // What it needs did not load (its errors are reported): its checks wait for the next run.
     if (entry.result.unavailable === undefined) bodies.set(aside[i]!.file, { ...entry, deps: {}, unpublished: aside[i]!.route });
   }
-  const results = [...bodies.values()].map((b) => b.result);
-  return staged({ bodies, keep, parsed: changed.length }, results.flatMap((r) => r.errors), results.flatMap((r) => r.warnings));
+  // Every body's errors and warnings, in order: most have none (no array made for each of thousands).
+  const errors: ContentIssue[] = [];
+  const warnings: ContentWarning[] = [];
+  for (const { result } of bodies.values()) {
+    if (result.errors.length > 0) errors.push(...result.errors);
+    if (result.warnings.length > 0) warnings.push(...result.warnings);
+  }
+  return staged({ bodies, keep, parsed: changed.length }, errors, warnings);
 
   /** The last run's or the cache's body when nothing it read changed; undefined when it must be rendered. */
   function knownBody(article: Article): MarkdownEntry | undefined {

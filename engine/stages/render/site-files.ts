@@ -46,7 +46,9 @@ function dateOf(article: Article): Date | undefined {
   return new Date(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
 }
 
-const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+const XML_SPECIAL = /[<>&'"]/;
+/** A text as XML: most addresses have nothing to escape, and are given back as they are (the sitemap's thousands, on every save). */
+const escapeXml = (s: string) => (XML_SPECIAL.test(s) ? s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`) : s);
 
 /** A card as the feed's enclosure states it: with its length in bytes, known once it is drawn. */
 export type FeedCard = SocialCard & { length: number };

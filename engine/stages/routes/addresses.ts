@@ -87,10 +87,13 @@ export interface LinkTargets {
  * generates (`feed.xml`…), or anything under `assets/`, the generated, cached-for-ever folder.
  */
 export function publicFileErrors(files: ReadonlySet<string>, table: RouteTable, generated: readonly string[]): ContentError[] {
+  // The page at each of the public files' addresses (its file or its path), the last route's of any two: only those looked up, not every route's two.
   const pages = new Map<string, string>();
-  for (const route of table.routes) {
-    pages.set(route.outFile, route.path);
-    if (route.path !== "/") pages.set(route.path.slice(1), route.path);
+  if (files.size > 0) {
+    for (const route of table.routes) {
+      if (files.has(route.outFile)) pages.set(route.outFile, route.path);
+      if (route.path !== "/" && files.has(route.path.slice(1))) pages.set(route.path.slice(1), route.path);
+    }
   }
   const errors: ContentError[] = [];
   for (const file of [...files].sort()) {
