@@ -29,6 +29,7 @@ import { isPublicFile } from "../../lib/public-files.js";
 import type { LinkTargets } from "../routes/addresses.js";
 import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
 import { nearest } from "../../lib/nearest.js";
+import { sourceText } from "../../lib/source-text.js";
 import type { ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
@@ -174,7 +175,7 @@ export function linkProblem(url: string, targets: LinkTargets, idsOf?: (route: R
 
 /** Before rendering: each Markdown link leads to a page (its #anchor is checked on the rendered pages). */
 export function markdownLinkErrors(content: SiteContent, markdown: MarkdownBodies, targets: LinkTargets): ContentError[] {
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
+  const sourceOf = sourcesOf(content.articles);
   const errors: ContentError[] = [];
   for (const { result } of markdown.values()) {
     for (const link of result.links) {
@@ -277,7 +278,7 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   const own = ownFiles(site.routes);
   let read: Set<string> | undefined;
   const isShown = (file: string) => own.has(file) || (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
-  const sourceOf = new Map(content.articles.map((a) => [a.file, a.source]));
+  const sourceOf = sourcesOf(content.articles);
   // The ids every article page has whatever its body (the template's own): with a body's
   // headings, the ids its page would have, for a body whose article did not load.
   let templateIds: Set<string> | undefined;
@@ -429,6 +430,12 @@ function articlesOf(page: CheckedPage, content: SiteContent): Article[] {
   return [...files].flatMap((file) => byFile.get(file) ?? content.articles.find((a) => a.file === file) ?? []);
 }
 
+/** The articles' texts by file, read when an error asks for one (`sourceText`). */
+function sourcesOf(articles: readonly Article[]): { get(file: string): string | undefined } {
+  const byFile = new Map(articles.map((a) => [a.file, a]));
+  return { get: (file) => { const article = byFile.get(file); return article && sourceText(article); } };
+}
+
 /** Where a link of a page is written: its Markdown, else the content files the page read, else its template. */
 function locate(href: string, page: CheckedPage, problem: Problem, content: SiteContent, markdown: MarkdownBodies, codeFiles: () => SourceFile[]): ContentError[] {
   const articles = articlesOf(page, content);
@@ -436,11 +443,11 @@ function locate(href: string, page: CheckedPage, problem: Problem, content: Site
   const written = decode(href) ?? href;
   const inMarkdown: InternalLink[] = articles.flatMap((a) => markdown.get(a.file)?.result.links.filter((l) => l.url === href || (decode(l.url) ?? l.url) === written) ?? []);
   if (inMarkdown.length > 0) {
-    const sourceOf = new Map(articles.map((a) => [a.file, a.source]));
+    const sourceOf = sourcesOf(articles);
     return inMarkdown.map((l) => new ContentError({ file: l.file, line: l.line, column: l.column, source: sourceOf.get(l.file), ...problem }));
   }
   // Written as it is in a content file the page read: site.yaml, a collection, a data file, the front matter.
-  const sources: { file: string; source: string }[] = [...articles];
+  const sources: { file: string; source: string }[] = articles.map((a) => ({ file: a.file, source: sourceText(a) }));
   if (page.reads.includes("site")) sources.push(content.site);
   for (const id of page.reads) {
     if (id.startsWith("collection:")) {
