@@ -15,7 +15,7 @@ import { comparable, editedFixture, projectRoot, testCode } from "./helpers.js";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
-import { articleModel, displayPath, loadArticleFile, markdownOf, type ArticleStore } from "../engine/stages/load/content.js";
+import { articleModel, displayPath, loadArticleFile, loadContent, markdownOf, type ArticleStore } from "../engine/stages/load/content.js";
 import { sourceText } from "../engine/lib/source-text.js";
 import { ContentError } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
@@ -107,5 +107,10 @@ describe("an article taken on its file's evidence", () => {
     expect((changed as ContentError).message).toMatch(/changed while the site was being built/);
     expect((changed as ContentError).hint).toMatch(/build again/);
     expect(() => markdownOf(taken.article)).toThrow(ContentError);
+    // A body made again (a value it reads changed), on a worker thread or here: the change is its error, as plain data.
+    const { content } = await loadContent(dir, theme);
+    const { renderMarkdown } = await import("../engine/stages/markdown/article-markdown.js");
+    const body = renderMarkdown(taken.article, content!, theme);
+    expect(body.errors.map((e) => [e.location, e.message])).toEqual([[display(file), "the file changed while the site was being built"]]);
   });
 });

@@ -193,8 +193,15 @@ export function renderMarkdown(
   // Every body is made by the theme's Markdown overrides (their modules' key: incremental/code-keys.ts).
   const result: PipelineData["result"] = { reads: [dep.code("markdown")], links: [], headings: [], images: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
-  // Its text, read now if the load took it on its file's evidence: its errors quote it.
-  const article = taken.source === undefined ? { ...taken, source: sourceText(taken) } : taken;
+  // Its text, read now if the load took it on its file's evidence (its errors quote it). A file
+  // changed since is this body's error, as plain data: it crosses back from a worker thread.
+  let article = taken;
+  try {
+    if (taken.source === undefined) article = { ...taken, source: sourceText(taken) };
+  } catch (error) {
+    if (error instanceof ContentError) return { html: "", ...result, errors: [plainIssue(error)] };
+    throw error;
+  }
   const markdown = markdownOf(article);
   // A body too large or too deeply nested would take minutes or the whole stack: an error at its file, before any parsing.
   const beyond = beyondLimits(article, markdown, theme.markdownLimits);
