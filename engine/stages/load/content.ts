@@ -32,7 +32,7 @@ export interface Article<Meta extends object = Record<string, unknown>> {
   path: string;
   /**
    * The file's whole text, when this build read it. An article the build took as the last
-   * one parsed it, on its file's evidence (`fileEvidence`), has none: `sourceText(article)`
+   * one parsed it, on its file's evidence (`evidenceOf`), has none: `sourceText(article)`
    * reads it then (and stops the build if the file changed since).
    */
   source?: string;
@@ -462,7 +462,7 @@ type ArticleLoad = { article: Article } | FailedArticle | undefined;
 /**
  * Reads and parses one article file; undefined when it no longer exists. An article `previous`
  * parsed from the same text is taken as it was; one parsed here is added to `parsed`. A file
- * whose evidence (`fileEvidence`) is what the last build recorded with its entry is not read:
+ * whose evidence (`evidenceOf`) is what the last build recorded with its entry is not read:
  * its article is the entry's, without its text (`Article.source`).
  */
 export function loadArticleFile(
