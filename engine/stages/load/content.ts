@@ -454,7 +454,16 @@ function loadArticles(
  * How a file is named in errors and in what is kept across runs (the cache's keys): relative
  * to the project's root, so a build run from another folder names it the same.
  */
-export const displayPath = (projectRoot: string) => (file: string) => path.relative(projectRoot, file) || file;
+export const displayPath = (projectRoot: string) => {
+  // Each folder's path made relative once, not each file's (a site's articles are in a few folders).
+  const folders = new Map<string, string>();
+  return (file: string) => {
+    const folder = path.dirname(file);
+    let shown = folders.get(folder);
+    if (shown === undefined) folders.set(folder, (shown = path.relative(projectRoot, folder)));
+    return path.join(shown, path.basename(file)) || file;
+  };
+};
 
 /** An article read, one that failed (with the route its path gives it), or none: the file is gone. */
 type ArticleLoad = { article: Article } | FailedArticle | undefined;
