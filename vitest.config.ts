@@ -6,6 +6,8 @@ import { defineConfig } from "vitest/config";
 /** Tests that start servers, browsers or other processes: `npm test` runs them, `npm run test:unit` does not. */
 const INTEGRATION = [
   "tests/browser/**",
+  // Waits 3.2 s once for its files' times to settle (an article's evidence is kept only then).
+  "tests/article-evidence.test.ts",
   "tests/cache.test.ts",
   "tests/check-links.test.ts",
   "tests/code-edits.test.ts",

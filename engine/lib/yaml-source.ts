@@ -14,6 +14,7 @@ import type { ParseError } from "jsonc-parser";
 import type matterOf from "gray-matter";
 import { ContentError } from "./errors.js";
 import { requirePackage } from "./packages.js";
+import { sourceText, type SourceOf } from "./source-text.js";
 
 const requireHere = createRequire(import.meta.url);
 /**
@@ -157,9 +158,8 @@ const PLAIN = /^\p{L}[\p{L}\p{N} ,.()/'’-]*$/u;
  * (`format: "front-matter"`: the YAML between its `---` lines). Plain data: the position of a
  * value is worked out from the text when an error needs it (`locate`).
  */
-export interface LocatableSource {
-  file: string;
-  source: string;
+/** A file whose values are located: its text (an article taken on its file's evidence reads it again, `sourceText`). */
+export interface LocatableSource extends SourceOf {
   format?: "front-matter";
 }
 
@@ -173,12 +173,14 @@ export function locatorOf(target: LocatableSource): Locator {
   let located: Locator | undefined;
   return (path, options) => {
     if (!located) {
+      // A file that changed since the build took it stops the build (`sourceText`), rather than point at another text's line.
+      const source = sourceText(target);
       try {
         if (target.format === "front-matter") {
           // Only the split: the front matter's text, located by the same YAML parser as the build's.
-          const text = matter(target.source, { engines: { yaml: () => ({}) } }).matter;
-          located = parseYamlSource(text, target.file, target.source, frontMatterLineOffset(text)).locate;
-        } else located = parseYamlSource(target.source, target.file, target.source).locate;
+          const text = matter(source, { engines: { yaml: () => ({}) } }).matter;
+          located = parseYamlSource(text, target.file, source, frontMatterLineOffset(text)).locate;
+        } else located = parseYamlSource(source, target.file, source).locate;
       } catch {
         located = () => undefined;
       }
@@ -196,10 +198,11 @@ export function errorAt(
   path: readonly PropertyKey[],
   init: { message: string; hint?: string; key?: string },
 ): ContentError {
-  const pos = locate(target, path);
+  const source = sourceText(target);
+  const pos = locate({ ...target, source }, path);
   return new ContentError({
     file: target.file,
-    source: target.source,
+    source,
     line: pos?.line,
     column: pos?.column,
     key: init.key ?? formatKey(path),

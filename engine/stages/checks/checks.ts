@@ -19,7 +19,8 @@ import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
 import { shareMessage, shareWarning } from "./share-text.js";
 import { hashOf } from "../../lib/hash.js";
-import { locate } from "../../lib/yaml-source.js";
+import { locate, type LocatableSource } from "../../lib/yaml-source.js";
+import { sourceText } from "../../lib/source-text.js";
 import type { CheckHelpers, Theme } from "../../theme.js";
 
 export interface CheckInput {
@@ -267,12 +268,13 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
  * parser locates it. Parsing the front matter again for each page whose shared title is cut
  * was most of the rendered-link stage on every build and every dev save.
  */
-export function titleLine(article: Pick<Article, "file" | "source" | "format">): number | undefined {
-  const lines = article.source.split("\n");
+export function titleLine(article: LocatableSource): number | undefined {
+  const source = sourceText(article);
+  const lines = source.split("\n");
   if (/^---\r?$/.test(lines[0] ?? "")) {
     for (let i = 1; i < lines.length && !/^(---|\.\.\.)\r?$/.test(lines[i]!); i++) {
       if (/^title[ \t]*:[ \t]*[^\s|>#&!*]/.test(lines[i]!)) return i + 1;
     }
   }
-  return locate(article, ["title"])?.line;
+  return locate({ ...article, source }, ["title"])?.line;
 }

@@ -16,6 +16,7 @@
 import type { Article, LocatedFile, SiteContent } from "../load/content.js";
 import type { EditorialRule, EditorialRules } from "../load/rules-model.js";
 import { markdownOf } from "../load/content.js";
+import { sourceText } from "../../lib/source-text.js";
 import { locate } from "../../lib/yaml-source.js";
 import { lineOf } from "../../lib/text-lines.js";
 import { hashOf, hashOfAll, isRecord } from "../../lib/hash.js";
@@ -64,9 +65,13 @@ interface Text {
   /** Relative to the content folder, `/`-separated: what `files` patterns match. */
   relative: string;
   lang: string;
-  source: string;
+  /** The text: a settings, collection or data file's, or an article's when the load read it (else `textOf` reads it). */
+  source?: string;
   article?: Article;
 }
+
+/** A text's whole text: an article taken on its file's evidence is read now (`sourceText`). */
+const textOf = (text: Text): string => text.source ?? sourceText(text.article!);
 
 /** A glob (`*`, `**`) as a regular expression over a `/`-separated path. */
 function globPattern(glob: string): RegExp {
@@ -354,7 +359,7 @@ function checkRules(
   const byFile = new Map<string, Text>();
   const changed: Text[] = [];
   const texts: Text[] = [];
-  const add = (file: string, lang: string, source: string, article?: Article) => {
+  const add = (file: string, lang: string, source: string | undefined, article?: Article) => {
     // The same article (watch mode keeps the articles not saved since), or file text, language and content folder.
     const earlier = since?.prefix === prefix ? since.texts.get(file) : undefined;
     const same = earlier !== undefined && earlier.lang === lang && earlier.article === article && earlier.source === source;
@@ -373,7 +378,7 @@ function checkRules(
   };
   // What a reader reads of each text and body, made once for every rule that reads it.
   const shownTexts = new Map<Text, ReadableText>();
-  const shownText = (text: Text) => shownTexts.get(text) ?? shownTexts.set(text, readableText(text.source.split("\n"))).get(text)!;
+  const shownText = (text: Text) => shownTexts.get(text) ?? shownTexts.set(text, readableText(textOf(text).split("\n"))).get(text)!;
   const shownBodies = new Map<Article, { lines: string[]; text: string }>();
   const shownBody = (article: Article) => {
     let shown = shownBodies.get(article);
@@ -408,7 +413,8 @@ function checkRules(
   const any = (found: readonly unknown[]) => found.length > 0;
 
   // Each file's text, by file: re-attached to the findings once they are all made (the memory keeps none).
-  const sources = new Map<string, string>([...others.map((f) => [f.file, f.source] as const), ...content.articles.map((a) => [a.file, a.source] as const)]);
+  // An article's is read only if a finding is in it (`sourceText`).
+  const sources = new Map<string, string | Article>([...others.map((f) => [f.file, f.source] as const), ...content.articles.map((a) => [a.file, a] as const)]);
   /** What a rule that reads each article alone keeps of it: findings in files this run knows. */
   const isFindings = (value: unknown) =>
     Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.rule === "string" && typeof f.file === "string" && sources.has(f.file) && typeof f.line === "number" && typeof f.message === "string");
@@ -463,7 +469,7 @@ function checkRules(
           }
           return found;
         };
-        findings.push(...note(name, text, text.article ? ofArticle(text.article, name, isFindings, find) : ofOther(text.file, text.source, name, isFindings, find), any));
+        findings.push(...note(name, text, text.article ? ofArticle(text.article, name, isFindings, find) : ofOther(text.file, textOf(text), name, isFindings, find), any));
       }
       continue;
     }
@@ -563,7 +569,14 @@ function checkRules(
       });
     }
   }
-  const sorted = findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: sources.get(f.file) ?? "" }));
+  // Each file's text read once, for its findings' lines.
+  const read = new Map<string, string>();
+  const textAt = (file: string) => {
+    const known = sources.get(file) ?? "";
+    if (typeof known === "string") return known;
+    return read.get(file) ?? read.set(file, sourceText(known)).get(file)!;
+  };
+  const sorted = findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: textAt(f.file) }));
   return { findings: sorted, state: { prefix, texts: byFile, notable } };
 }
 

@@ -29,6 +29,7 @@ import { isPublicFile } from "../../lib/public-files.js";
 import type { LinkTargets } from "../routes/addresses.js";
 import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
 import { nearest } from "../../lib/nearest.js";
+import { sourceText } from "../../lib/source-text.js";
 import type { ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
@@ -174,7 +175,7 @@ export function linkProblem(url: string, targets: LinkTargets, idsOf?: (route: R
 
 /** Before rendering: each Markdown link leads to a page (its #anchor is checked on the rendered pages). */
 export function markdownLinkErrors(content: SiteContent, markdown: MarkdownBodies, targets: LinkTargets): ContentError[] {
-  const sourceOf = articleSources(content);
+  const sourceOf = articleSources(content.articles);
   const errors: ContentError[] = [];
   for (const { result } of markdown.values()) {
     for (const link of result.links) {
@@ -186,9 +187,13 @@ export function markdownLinkErrors(content: SiteContent, markdown: MarkdownBodie
 }
 
 /** An article's text by its file, for an error's code frame: the whole site's looked up only once an error is found (rare), not on every save. */
-function articleSources(content: SiteContent): (file: string) => string | undefined {
-  let byFile: Map<string, string> | undefined;
-  return (file) => (byFile ??= new Map(content.articles.map((a) => [a.file, a.source]))).get(file);
+function articleSources(articles: readonly Article[]): (file: string) => string | undefined {
+  let byFile: Map<string, Article> | undefined;
+  return (file) => {
+    const article = (byFile ??= new Map(articles.map((a) => [a.file, a]))).get(file);
+    // Its text read again when the build took it on its file's evidence (`sourceText`).
+    return article && sourceText(article);
+  };
 }
 
 /** A page as the whole-site check sees it: its route, what it links to, its ids and what it read. */
@@ -287,7 +292,7 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   const own = site.own();
   let read: Set<string> | undefined;
   const isShown = (file: string) => own.has(file) || (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
-  const sourceOf = articleSources(content);
+  const sourceOf = articleSources(content.articles);
   // The ids every article page has whatever its body (the template's own): with a body's
   // headings, the ids its page would have, for a body whose article did not load.
   let templateIds: Set<string> | undefined;
@@ -455,11 +460,11 @@ function locate(href: string, page: CheckedPage, problem: Problem, content: Site
   const written = decode(href) ?? href;
   const inMarkdown: InternalLink[] = articles.flatMap((a) => markdown.get(a.file)?.result.links.filter((l) => l.url === href || (decode(l.url) ?? l.url) === written) ?? []);
   if (inMarkdown.length > 0) {
-    const sourceOf = new Map(articles.map((a) => [a.file, a.source]));
-    return inMarkdown.map((l) => new ContentError({ file: l.file, line: l.line, column: l.column, source: sourceOf.get(l.file), ...problem }));
+    const sourceOf = articleSources(articles);
+    return inMarkdown.map((l) => new ContentError({ file: l.file, line: l.line, column: l.column, source: sourceOf(l.file), ...problem }));
   }
   // Written as it is in a content file the page read: site.yaml, a collection, a data file, the front matter.
-  const sources: { file: string; source: string }[] = [...articles];
+  const sources: { file: string; source: string }[] = articles.map((a) => ({ file: a.file, source: sourceText(a) }));
   if (page.reads.includes("site")) sources.push(content.site);
   for (const id of page.reads) {
     if (id.startsWith("collection:")) {

@@ -34,6 +34,7 @@ import { loadPackage } from "../../lib/packages.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
+import { sourceText } from "../../lib/source-text.js";
 import { slugify } from "../../lib/slug.js";
 import { wordsFor } from "../../lib/language.js";
 
@@ -122,7 +123,10 @@ interface Reference {
   column?: number;
   /** A cover's key in the front matter: its line is found from the text when an error needs it (a parse of every cover's front matter on every build was a rebuild's only YAML parse). */
   at?: readonly string[];
-  source: string;
+  /** The article's text when the load read it, else where to read it again (`sourceText`): for an error's lines. */
+  source?: string;
+  path: string;
+  sourceHash: string;
   key?: string;
   /** The article's language: the hints' examples are in it. */
   lang: string;
@@ -437,16 +441,20 @@ function referencesOf(article: Article, body: readonly MarkdownImage[]): Referen
   const refs: Reference[] = [];
   const cover = article.meta.image as CoverImage | undefined;
   if (cover) {
-    refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, lang: article.lang, at: ["image", "src"], source: article.source, key: "image.src" });
+    refs.push({ url: cover.src, alt: cover.alt ?? "", decorative: cover.decorative === true, cover: true, file: article.file, lang: article.lang, at: ["image", "src"], ...textOf(article), key: "image.src" });
   }
-  for (const image of body) refs.push({ ...image, cover: false, file: article.file, source: article.source, lang: article.lang });
+  for (const image of body) refs.push({ ...image, cover: false, file: article.file, ...textOf(article), lang: article.lang });
   return refs;
 }
 
+/** Where an article's text is: its own when the load read it, else its file and hash. */
+const textOf = ({ source, path, sourceHash }: Article) => ({ ...(source === undefined ? {} : { source }), path, sourceHash });
+
 /** An error at an image's reference: a body image knows its own line, a cover's is found at its key. */
 function referenceError(ref: Reference, message: string, hint?: string): ContentError {
-  const at = ref.at ? locate({ file: ref.file, source: ref.source, format: "front-matter" }, ref.at) : ref;
-  return new ContentError({ file: ref.file, line: at?.line, column: at?.column, source: ref.source, key: ref.key, message, hint });
+  const source = sourceText(ref);
+  const at = ref.at ? locate({ file: ref.file, source, format: "front-matter" }, ref.at) : ref;
+  return new ContentError({ file: ref.file, line: at?.line, column: at?.column, source, key: ref.key, message, hint });
 }
 
 /** Every image needs its alt text, unless it says it is decorative (and then it has none). */

@@ -2,7 +2,7 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, type Stats } from "node:fs";
 import { listFiles } from "../../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -13,6 +13,7 @@ import { exactJson, hashOf, hashOfAll, isJsonSafe, isRecord, seal, unseal, type 
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, simpleYamlMap, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
+import { sourceText } from "../../lib/source-text.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
 export type ArticleMeta = BaseMeta & Record<string, unknown>;
@@ -27,9 +28,15 @@ export interface Article<Meta extends object = Record<string, unknown>> {
   meta: BaseMeta & Meta;
   /** The whole front matter, including block data keys. */
   frontMatter: Record<string, unknown>;
-  /** The file's whole text. */
-  source: string;
-  /** The hash of `source`: the article's identity in caches and dependencies. */
+  /** The file's absolute path. */
+  path: string;
+  /**
+   * The file's whole text, when this build read it. An article the build took as the last
+   * one parsed it, on its file's evidence (`evidenceOf`), has none: `sourceText(article)`
+   * reads it then (and stops the build if the file changed since).
+   */
+  source?: string;
+  /** The hash of the file's text: the article's identity in caches and dependencies. */
   sourceHash: string;
   /** Where the Markdown body starts in `source` (`markdownOf` gives the body). */
   bodyOffset: number;
@@ -38,8 +45,9 @@ export interface Article<Meta extends object = Record<string, unknown>> {
 }
 
 /** The Markdown body of an article, preceded by blank lines so that line numbers match the file. */
-export function markdownOf(article: Pick<Article, "source" | "bodyOffset">): string {
-  const { source, bodyOffset } = article;
+export function markdownOf(article: Pick<Article, "file" | "path" | "source" | "sourceHash" | "bodyOffset">): string {
+  const { bodyOffset } = article;
+  const source = sourceText(article);
   let lines = 0;
   for (let i = source.indexOf("\n"); i !== -1 && i < bodyOffset; i = source.indexOf("\n", i + 1)) lines++;
   return "\n".repeat(lines) + source.slice(bodyOffset);
@@ -446,14 +454,25 @@ function loadArticles(
  * How a file is named in errors and in what is kept across runs (the cache's keys): relative
  * to the project's root, so a build run from another folder names it the same.
  */
-export const displayPath = (projectRoot: string) => (file: string) => path.relative(projectRoot, file) || file;
+export const displayPath = (projectRoot: string) => {
+  // Each folder's path made relative once, not each file's (a site's articles are in a few folders).
+  const folders = new Map<string, string>();
+  return (file: string) => {
+    const folder = path.dirname(file);
+    let shown = folders.get(folder);
+    if (shown === undefined) folders.set(folder, (shown = path.relative(projectRoot, folder)));
+    return path.join(shown, path.basename(file)) || file;
+  };
+};
 
 /** An article read, one that failed (with the route its path gives it), or none: the file is gone. */
 type ArticleLoad = { article: Article } | FailedArticle | undefined;
 
 /**
  * Reads and parses one article file; undefined when it no longer exists. An article `previous`
- * parsed from the same text is taken as it was; one parsed here is added to `parsed`.
+ * parsed from the same text is taken as it was; one parsed here is added to `parsed`. A file
+ * whose evidence (`evidenceOf`) is what the last build recorded with its entry is not read:
+ * its article is the entry's, without its text (`Article.source`).
  */
 export function loadArticleFile(
   articlesDir: string,
@@ -465,6 +484,21 @@ export function loadArticleFile(
 ): ArticleLoad {
   const shown = display(file);
   const failed = (errors: ContentError[], body?: Article): FailedArticle => ({ route: body?.route ?? routeFromPath(path.relative(articlesDir, file), model.languages).route, errors, ...(body ? { body } : {}) });
+  const entry = previous?.get(shown);
+  // The clock before the file's times are read: a time close to it may be shared by a write still to come (`settled`).
+  const now = Date.now();
+  let stat: Stats | undefined;
+  try {
+    stat = statSync(file, { throwIfNoEntry: false });
+    if (!stat) return undefined;
+  } catch {
+    // Said by the read below.
+  }
+  const seen = stat && entry ? evidenceOf(stat, entry.sourceHash) : undefined;
+  if (seen !== undefined && entry?.seen === seen) {
+    const before = unseal(entry.article);
+    if (before) return { article: articleFrom(before as ParsedArticle, undefined, entry.sourceHash, shown, file) };
+  }
   let source: string;
   try {
     source = readFileSync(file, "utf8");
@@ -473,24 +507,45 @@ export function loadArticleFile(
     return failed([new ContentError({ file: shown, message: `cannot read file: ${(error as Error).message}`, cause: error })]);
   }
   const sourceHash = hashOf(source);
-  const entry = previous?.get(shown);
+  // The evidence of this text, taken before it was read: kept only when no write can share the file's times (`settled`).
+  const evidence = stat && settled(stat, now) ? { seen: evidenceOf(stat, sourceHash) } : {};
   const parsedBefore = entry?.sourceHash === sourceHash ? unseal(entry.article) : undefined;
-  if (parsedBefore) return { article: articleFrom(parsedBefore as ParsedArticle, source, sourceHash, shown) };
+  if (parsedBefore) {
+    // The same text with other evidence (a file touched, copied, checked out again): the entry as it was, with this evidence.
+    if (evidence.seen !== undefined && evidence.seen !== entry!.seen) parsed.set(shown, { ...entry!, ...evidence });
+    return { article: articleFrom(parsedBefore as ParsedArticle, source, sourceHash, shown, file) };
+  }
   // Only the body edited: the front matter as the last build parsed it, with the entry of this text.
   const sameHead = entry && sameFrontMatter(source, entry);
   if (sameHead) {
-    parsed.set(shown, { sourceHash, head: entry.head, article: entry.article });
-    return { article: articleFrom(sameHead, source, sourceHash, shown) };
+    parsed.set(shown, { sourceHash, head: entry.head, article: entry.article, ...evidence });
+    return { article: articleFrom(sameHead, source, sourceHash, shown, file) };
   }
-  const result = parseArticle(source, shown, path.relative(articlesDir, file), model, sourceHash);
+  const result = parseArticle(source, shown, path.relative(articlesDir, file), model, sourceHash, file);
   if ("article" in result) {
     // Kept only when JSON gives back exactly what was parsed.
     const { parsed: parts } = result;
-    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, head: headHash(source, parts.bodyOffset), article: seal(parts) });
+    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, head: headHash(source, parts.bodyOffset), article: seal(parts), ...evidence });
     return { article: result.article };
   }
   return failed(result.errors, result.body);
 }
+
+/**
+ * What a file's text is taken on without reading it, as git's index and make take it: its
+ * size, modification and change times and inode, with the hash of the text read with them (an
+ * entry whose hash was damaged does not match). Any write changes the change time, which no
+ * tool sets back (`touch -r` and a copy that keeps times set the modification time only).
+ */
+function evidenceOf(stat: Stats, sourceHash: string): string {
+  return hashOf("evidence-1", `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`, sourceHash);
+}
+
+/** Times this far before the clock are a file's own: a write to come cannot be given the same ones (file systems keep times to 2 s at worst). */
+const SETTLED_MS = 3000;
+
+/** Whether a write after `now` could leave the file with these times: if it could, its evidence is not kept, and the next build reads it. */
+const settled = (stat: Stats, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
 
 /**
  * The hash of an article's text up to its body (its front matter between the `---` lines,
@@ -540,6 +595,7 @@ export function parseArticle(
   relative: string,
   model: ArticleModel,
   sourceHash = hashOf(source),
+  at = file,
 ): { article: Article; parsed?: ParsedArticle } | { errors: ContentError[]; body?: Article } {
   // A file that cannot be split into front matter and body: said at its first line.
   const unreadable = (message: string, hint: string, cause?: unknown) => ({ errors: [new ContentError({ file, line: 1, source, message, hint, cause })] });
@@ -580,7 +636,7 @@ export function parseArticle(
     const lang = typeof data.lang === "string" && model.languages.includes(data.lang) ? data.lang : (fromPath.lang ?? model.languages[0]!);
     const title = typeof data.title === "string" ? data.title : route;
     const meta = { title } as ArticleMeta;
-    return articleFrom({ route, lang, meta, frontMatter, bodyOffset: source.length - raw.content.length }, source, sourceHash, file);
+    return articleFrom({ route, lang, meta, frontMatter, bodyOffset: source.length - raw.content.length }, source, sourceHash, file, at);
   };
   const result = model.schema.safeParse(data);
   if (!result.success) {
@@ -638,7 +694,7 @@ export function parseArticle(
     frontMatter: data,
     bodyOffset: source.length - raw.content.length,
   };
-  return { article: articleFrom(parsed, source, sourceHash, file), parsed };
+  return { article: articleFrom(parsed, source, sourceHash, file, at), parsed };
 }
 
 /**
@@ -646,8 +702,8 @@ export function parseArticle(
  * each by the hash of its text, and of its text up to the body (`head`, `headHash`), so that
  * a body edit takes the front matter as it was.
  */
-export type ArticleStore = Map<string, { sourceHash: string; head?: string; article?: Sealed<ParsedArticle> }>;
-export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly head?: string; readonly article?: Sealed<ParsedArticle> }>;
+export type ArticleStore = Map<string, { sourceHash: string; head?: string; article?: Sealed<ParsedArticle>; seen?: string }>;
+export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly head?: string; readonly article?: Sealed<ParsedArticle>; readonly seen?: string }>;
 
 /** What parsing an article gives, besides its text: the part the cache keeps. */
 export interface ParsedArticle {
@@ -658,8 +714,8 @@ export interface ParsedArticle {
   bodyOffset: number;
 }
 
-/** An article from its parsed parts and its text. */
-function articleFrom(parsed: ParsedArticle, source: string, sourceHash: string, file: string): Article {
+/** An article from its parsed parts and its text (none: taken on its file's evidence, `sourceText` reads it). */
+function articleFrom(parsed: ParsedArticle, source: string | undefined, sourceHash: string, file: string, at: string): Article {
   const { route, lang, meta, frontMatter, bodyOffset } = parsed;
-  return { file, route, lang, meta, frontMatter, source, sourceHash, bodyOffset, format: "front-matter" };
+  return { file, path: at, route, lang, meta, frontMatter, ...(source === undefined ? {} : { source }), sourceHash, bodyOffset, format: "front-matter" };
 }

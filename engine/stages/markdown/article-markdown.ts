@@ -23,6 +23,7 @@ import { toString } from "mdast-util-to-string";
 import { ContentError, plainIssue, type ContentIssue, type ContentWarning } from "../../lib/errors.js";
 import { exactJson, hashOfAll } from "../../lib/hash.js";
 import { frontMatterKeys, markdownOf, type Article, type SiteContent } from "../load/content.js";
+import { sourceText } from "../../lib/source-text.js";
 import type { BlockDefinition, BlockProps, HeadingLevel, Theme } from "../../theme.js";
 import { locate, locatorOf, schemaErrors } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
@@ -184,7 +185,7 @@ function rehypeIpv6Hosts() {
  * reference the lean one must equal).
  */
 export function renderMarkdown(
-  article: Article,
+  taken: Article,
   content: SiteContent,
   theme: Theme,
   { lean: leanAllowed, session = markdownSession(), known }: { lean?: boolean; session?: MarkdownSession; known?: KnownValid } = {},
@@ -192,6 +193,15 @@ export function renderMarkdown(
   // Every body is made by the theme's Markdown overrides (their modules' key: incremental/code-keys.ts).
   const result: PipelineData["result"] = { reads: [dep.code("markdown")], links: [], headings: [], images: [], errors: [], warnings: [] };
   const blocks: ResolvedBlock[] = [];
+  // Its text, read now if the load took it on its file's evidence (its errors quote it). A file
+  // changed since is this body's error, as plain data: it crosses back from a worker thread.
+  let article = taken;
+  try {
+    if (taken.source === undefined) article = { ...taken, source: sourceText(taken) };
+  } catch (error) {
+    if (error instanceof ContentError) return { html: "", ...result, errors: [plainIssue(error)] };
+    throw error;
+  }
   const markdown = markdownOf(article);
   // A body too large or too deeply nested would take minutes or the whole stack: an error at its file, before any parsing.
   const beyond = beyondLimits(article, markdown, theme.markdownLimits);
@@ -487,7 +497,7 @@ function remarkBlocks() {
       }
       const parsed = validated(name, schema, article.frontMatter[key]);
       if (!parsed.success) {
-        result.errors.push(...schemaErrors(parsed.error.issues, article.file, article.source, locatorOf(article), [key]).map(plainIssue));
+        result.errors.push(...schemaErrors(parsed.error.issues, article.file, sourceText(article), locatorOf(article), [key]).map(plainIssue));
         return undefined;
       }
       return parsed.data;

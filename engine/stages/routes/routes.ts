@@ -6,6 +6,7 @@
 import { ContentError, staged, type Staged } from "../../lib/errors.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { errorAt, formatKey, type LocatableSource } from "../../lib/yaml-source.js";
+import { sourceText } from "../../lib/source-text.js";
 
 export type Route<Meta extends object = Record<string, unknown>> =
   | { kind: "article"; path: string; outFile: string; template: string; article: ArticleVariants<Meta> }
@@ -124,7 +125,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
         "route" in article.frontMatter
           ? errorAt(article, ["route"], { message: long, hint: "set a shorter `route:`" })
           : // The route is the file's name.
-            new ContentError({ file: article.file, line: 1, source: article.source, message: long, hint: "give the file a shorter name, or set a shorter `route:`" }),
+            new ContentError({ file: article.file, line: 1, source: sourceText(article), message: long, hint: "give the file a shorter name, or set a shorter `route:`" }),
       );
       continue;
     }
@@ -171,7 +172,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
         new ContentError({
           file: translation!.file,
           line: 1,
-          source: translation!.source,
+          source: sourceText(translation!),
           message: `the '${translation!.lang}' article ${path} has no version in the site's default language ('${defaultLanguage}')`,
           hint: `every page starts in '${defaultLanguage}': add that article with the same route, or set \`lang: ${defaultLanguage}\``,
         }),
