@@ -390,9 +390,9 @@ function touch(dir) {
  */
 async function codeOf(root, siteModule, { force = false } = {}) {
   const home = engineHome();
-  const store = engineStore(root);
+  // Outside any site (to print why, or the help), nothing is written into the folder it was run in: a store beside bundles is the engine's project's.
+  const store = engineStore(siteModule ? root : home);
   if (!siteModule) return { engine: await engineBundle(home, store, { locales: false, force }) };
-  // Outside any site (to print why, or the help), nothing is written into the folder it was run in.
   const cache = cacheOf(root);
   // One set of bundles per site and entry; the site's path is part of the name only when the cache is shared (CAFE_CACHE_DIR).
   const slot = path.join(cache, sha(JSON.stringify([inside(root, cache) ? "" : root, posix(path.relative(root, siteModule)), posix(path.relative(root, engineDir))])).slice(0, 16));
@@ -439,7 +439,6 @@ async function engineBundle(home, store, { locales, force }) {
   );
   const inputs = inputsOf(result.metafile, home).map((file) => record(home, file));
   writeFileSync(path.join(temp, MODULES), JSON.stringify(moduleGraph(result.metafile, inputs, entryPoints, home)));
-  // Packages stay in node_modules: a bundle kept outside the engine's project (CAFE_CACHE_DIR) finds them through a link.
   const made = seal(temp, store, home, { format: FORMAT, node: NODE_MAJOR, locales, inputs, outputs: outputsOf(temp) }, [NODE_MAJOR, locales], ENGINE_FILES);
   pruneSlot(store, made.dir);
   return made;
