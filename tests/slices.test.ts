@@ -40,4 +40,15 @@ describe("slices of a stage's entries", () => {
     expect(slicesOf([], 1)).toEqual([]);
     expect(slicesOf([1, 2, 3], 1)).toEqual([[1, 2, 3]]);
   });
+
+  it("the slices shrink towards the end: no thread waits long at the end for a large slice another took last", () => {
+    const entries = Array.from({ length: 4000 }, (_, i) => i);
+    for (const threads of [2, 3]) {
+      const sizes = slicesOf(entries, threads).map((s) => s.length);
+      // The last few slices together are a small part of the work.
+      expect(sizes.slice(-threads).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(40);
+      // And no slice is larger than one before it.
+      expect(sizes.every((size, i) => i === 0 || size <= sizes[i - 1]!)).toBe(true);
+    }
+  });
 });

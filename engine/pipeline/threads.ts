@@ -32,25 +32,26 @@ export interface WorkerModules {
 }
 
 /**
- * Below this many articles a build starts no worker for its Markdown and pages: on this
- * machine's two cores, two threads built 250, 1000 and 4000 articles in 1.11, 1.05 and 1.01
- * times one thread's time (bench/README.md, "Session 7"), and again with every run from the
- * same disk state, 1000 and 4000 in 1.07 and 0.99 times, the pool for pages alone from 1000
- * articles 0.98 ("Session 9": two allocating threads each run at about half speed here); at
- * 100,000 one thread ran out of memory where two finished. Social cards start the workers
- * whatever the size (`LEAST_ENTRIES.cards`).
+ * Below this many articles a build starts no worker for its Markdown and pages. Sessions 7
+ * and 9 (bench/README.md) found two threads no faster than one from 1000 to 4000 articles on
+ * this machine's two cores: the worker waited, idle, for this thread (busy with its own
+ * slice) to hand it its next task, and the last large slice kept the other thread waiting.
+ * With two tasks queued in each worker and slices that shrink towards the end (session 17),
+ * the pool pays from 2,000 articles (bench/README.md, "Session 17"); at 100,000 one thread ran
+ * out of memory where two finished. Social cards start the workers whatever the size
+ * (`LEAST_ENTRIES.cards`).
  */
-export const POOL_THRESHOLD = 10_000;
+export const POOL_THRESHOLD = 2_000;
 
 /**
  * The fewest entries of a stage worth handing to the pool; fewer are computed on the build's
- * thread (bench/README.md, "Session 7", has the runs). Pages from a few hundred: rendering 4000
- * on two threads took 0.8 s instead of 1.2–1.4 s. Bodies only on a very large site: on this
- * machine's two cores, two threads parsing Markdown at once run each at about half speed (it
- * allocates without pause), and 4000 bodies took 1.5 s instead of 1.3 s. Cards from a few
- * dozen: they start the workers themselves (a card costs ~20 ms; a worker's start ~0.5 s).
+ * thread (bench/README.md, "Session 7" and "Session 17", have the runs). Pages from a few
+ * hundred: rendering 4000 on two threads took 0.8 s instead of 1.2–1.4 s. Bodies from as many
+ * as start the pool (the worker parses its own share of them once it has loaded the site's
+ * code). Cards from a few dozen: they start the workers themselves (a card costs ~20 ms; a
+ * worker's start ~0.5 s).
  */
-export const LEAST_ENTRIES = { bodies: 10_000, pages: 200, cards: 40 } as const;
+export const LEAST_ENTRIES = { bodies: POOL_THRESHOLD, pages: 200, cards: 40 } as const;
 
 /**
  * Whether a build starts its workers before it reads the content (they load the site's code
@@ -106,6 +107,9 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
     idleTimeout: Number.POSITIVE_INFINITY,
     // A worker's event loop runs between tasks: resvg's memory is freed (with "sync" it was kept, bench/README.md, session 5).
     atomics: "disabled",
+    // Two tasks at a time in each worker: it starts the next as soon as it ends one, without
+    // waiting for this thread (busy with its own slice) to hand it over.
+    concurrentTasksPerWorker: 2,
   });
   let next = 0;
   const worker = (task: Task) => pool.run(task);
@@ -118,7 +122,7 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
       // This thread reads the value itself.
       return here.keep(value, { id: `s${next++}`, buffer });
     },
-    lanes: [here.lanes[0]!, ...Array.from({ length: workers }, () => worker as never)],
+    lanes: [here.lanes[0]!, ...Array.from({ length: workers * 2 }, () => worker as never)],
     // A worker stopped while it still loads the site's code can take the process down with it
     // (a small build may finish before a worker is ready): each answers once first.
     close: async () => {
@@ -132,16 +136,22 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
 type SlicedKind = Exclude<Task["kind"], "ready">;
 
 /**
- * Splits entries into slices for `threads`: a dozen per thread, so that a slow slice does not
- * leave a thread idle at the end, and at most `max` entries each, so that what waits to be
+ * Splits entries into slices for `threads`, each a share of what is left (a quarter of it per
+ * thread): large slices first, each task's cost spread over many entries, then smaller and
+ * smaller ones, so that at the end no thread waits long for a large slice another took last
+ * (with slices of equal size, one twelfth each, the build's thread waited 0.3–0.4 s for the
+ * worker's last two at 4000 pages). At most `max` entries each, so that what waits to be
  * written stays small (a slice of pages is its pages' HTML). On one thread too: the site's
  * pages in one slice were all rendered before the first was written, every page's HTML held
  * at once (80 MB of the 4000 cold build's 330 MiB peak) and the disk idle meanwhile.
  */
-export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max = 250, perThread = 12 } = {}): T[][] {
-  const size = Math.min(max, Math.max(min, Math.ceil(items.length / (Math.max(1, threads) * perThread))));
+export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max = 250, perThread = 4 } = {}): T[][] {
   const slices: T[][] = [];
-  for (let i = 0; i < items.length; i += size) slices.push(items.slice(i, i + size));
+  for (let i = 0; i < items.length; ) {
+    const size = Math.min(max, Math.max(min, Math.ceil((items.length - i) / (Math.max(1, threads) * perThread))));
+    slices.push(items.slice(i, i + size));
+    i += size;
+  }
   return slices;
 }
 
