@@ -125,6 +125,25 @@ describe("npm run dev", () => {
     await expect.poll(async () => (await page("/renomeado")).status, { timeout: 10_000 }).toBe(404);
   });
 
+  it("the share preview lists a page a save added, after saves that added none, until a save deletes it", async () => {
+    const added = path.join(content, "articles/compartilhado.md");
+    const edited = path.join(content, "articles/guia/so-titulo.md");
+    const preview = async () => (await page("/__cafe/share")).html;
+    const save = async (change: () => Promise<void>) => {
+      const from = events.length;
+      await change();
+      expect((await nextEvent(from)).event).toBe("ok");
+    };
+    await save(() => writeFile(edited, "---\ntitle: Só título\n---\n\nAntes do novo.\n"));
+    expect(await preview()).not.toContain("Para compartilhar");
+    await save(() => writeFile(added, "---\ntitle: Para compartilhar\n---\n\nTexto.\n"));
+    expect(await preview()).toContain("Para compartilhar");
+    await save(() => writeFile(edited, "---\ntitle: Só título\n---\n\nDepois do novo.\n"));
+    expect(await preview()).toContain("Para compartilhar");
+    await save(() => rm(added));
+    expect(await preview()).not.toContain("Para compartilhar");
+  });
+
   it("renaming a published article shows the vanished address in the overlay, with where it went; renaming it back clears it", async () => {
     const dir = path.join(content, "articles/guia");
     let from = events.length;

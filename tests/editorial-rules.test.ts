@@ -335,6 +335,25 @@ describe("editorial rules across command-line builds (issue 37: a one-article ed
     expect(ours(edited.warnings).join("\n")).toMatch(/com-aviso\.md:6: write `online`, not `on-line` \[grafia\]/);
   });
 
+  it("after saves in dev mode, the cache it saves lets the next build read no article again and warn as a build from scratch does", async () => {
+    const dir = await editedFixture("basic", files);
+    const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));
+    const dev = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, drafts: false, cache: await openSiteCache(cacheDir, testCode()) });
+    const writer = new MemoryWriter();
+    expect((await dev.build(writer)).ok).toBe(true);
+    const aviso = path.join(dir, "articles/com-aviso.md");
+    await writeFile(aviso, article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado, on-line."));
+    expect((await dev.update([aviso], writer)).ok).toBe(true);
+    await writeFile(aviso, article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado. Outro curso on-line."));
+    expect((await dev.update([aviso], writer)).ok).toBe(true);
+    // As the dev builder does once it is idle.
+    await dev.saveCache();
+    await dev.close();
+    const next = await build(dir, cacheDir);
+    expect(next.rules!.read).toBe(0);
+    expect(ours(next.warnings)).toEqual(ours((await build(dir, undefined)).warnings));
+  });
+
   it("a strict build from the cache gives each finding its code frame, in an article or in a data file, as a build from scratch does", async () => {
     const dir = await editedFixture("basic", files);
     const cacheDir = await mkdtemp(path.join(tmpdir(), "cafe-rules-cache-"));

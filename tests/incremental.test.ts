@@ -156,13 +156,8 @@ describe("incremental rebuilds", () => {
   });
 
   it("a save hashes the values of the pages it changed, not of every page, and the output still equals a full build", async () => {
-    const content = await editedFixture("basic", {});
-    await mkdir(path.join(content, "articles/extra"));
-    const article = (i: number) => path.join(content, `articles/extra/${i}.md`);
-    const edit = (i: number, text: string, title = `Extra ${i}`) => writeFile(article(i), `---\ntitle: ${title}\n---\n\n${text}\n`);
-    for (let i = 0; i < 40; i++) await edit(i, `Texto ${i}.`);
-    // As watch mode builds: drafts included (no address joins the record of published ones), into a folder it keeps across a failed save.
-    const options = { codeVersion: testCode(), contentDir: content, projectRoot, theme, drafts: true };
+    const { content, article, edit, options } = await extraArticles(40);
+    // Into a folder, as watch mode writes: kept across a failed save.
     const builder = new SiteBuilder(options);
     const out = path.join(content, "..", `${path.basename(content)}-out`);
     const writer = new LiveWriter(out);
@@ -197,6 +192,26 @@ describe("incremental rebuilds", () => {
     for (const [name, data] of fresh.files) expect(comparable(await readFile(path.join(out, name))), name).toEqual(comparable(Buffer.from(data)));
   });
 
+  it("saves that edit an article, retitle another and then undo both leave the pages a fresh build writes", async () => {
+    const { article, edit, options } = await extraArticles(8);
+    const builder = new SiteBuilder(options);
+    const writer = new MemoryWriter();
+    expect((await builder.build(writer)).ok).toBe(true);
+    const sameAsFresh = async () => {
+      const fresh = new MemoryWriter();
+      await new SiteBuilder(options).build(fresh);
+      expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
+      for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+    };
+    // Each save, then its undoing: a page made in one save is the one the next save's values are checked against.
+    const saves: [number, string, string?][][] = [[[3, "Texto novo."]], [[3, "Texto 3."]], [[5, "Texto 5.", "Outro título"]], [[5, "Texto 5."], [3, "Mais um."]], [[3, "Texto 3."]]];
+    for (const save of saves) {
+      for (const [i, text, title] of save) await edit(i, text, title);
+      expect((await builder.update(save.map(([i]) => article(i)), writer)).ok).toBe(true);
+      await sameAsFresh();
+    }
+  });
+
   it("a public/ file is copied when it changes", async () => {
     // A copy of public/ only (the builder told where it is): with a copy of the whole project the
     // theme's assets, at paths no build had bundled from, were bundled by esbuild again for this test.
@@ -213,3 +228,18 @@ describe("incremental rebuilds", () => {
     expect(writer.text("humans.txt")).toBe("Cris\n");
   });
 });
+
+/**
+ * The basic fixture with `count` more articles (`articles/extra/<i>.md`), `edit` to write one
+ * again, and the options watch mode builds it with: drafts included (no address joins the
+ * record of published ones).
+ */
+async function extraArticles(count: number) {
+  const content = await editedFixture("basic", {});
+  await mkdir(path.join(content, "articles/extra"));
+  const article = (i: number) => path.join(content, `articles/extra/${i}.md`);
+  const edit = (i: number, text: string, title = `Extra ${i}`) => writeFile(article(i), `---\ntitle: ${title}\n---\n\n${text}\n`);
+  for (let i = 0; i < count; i++) await edit(i, `Texto ${i}.`);
+  const options = { codeVersion: testCode(), contentDir: content, projectRoot, theme, drafts: true };
+  return { content, article, edit, options };
+}

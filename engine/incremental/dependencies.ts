@@ -142,15 +142,16 @@ export class DepValues {
     return value;
   }
 
-  /**
-   * True when every recorded value still has its recorded hash; an id without a value reads as
-   * changed. `same`: the ids whose value is known to be the one the record was checked against
-   * (the render stage's check since the last run), not looked up.
-   */
-  unchanged(deps: Deps | undefined, same?: (id: string) => boolean): boolean {
+  /** True when every recorded value still has its recorded hash; an id without a value reads as changed. */
+  unchanged(deps: Deps | undefined): boolean {
     if (!deps) return false;
-    for (const id in deps) if (!same?.(id) && this.lookup(id) !== deps[id]) return false;
+    for (const id in deps) if (this.lookup(id) !== deps[id]) return false;
     return true;
+  }
+
+  /** Whether an id's value is `hash` (an id without a value: never). */
+  is(id: string, hash: string): boolean {
+    return this.lookup(id) === hash;
   }
 
   private lookup(id: string): string | undefined {

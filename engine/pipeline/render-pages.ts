@@ -11,13 +11,13 @@
 import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { SiteContent } from "../stages/load/content.js";
-import type { RouteTable } from "../stages/routes/routes.js";
+import type { Route, RouteTable } from "../stages/routes/routes.js";
 import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
 import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
-import { otherFiles, pageBodies, pagePolicy, pageValues, sameSince, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
+import { changedSince, otherFiles, ownId, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
@@ -85,6 +85,54 @@ function pageSources(input: RenderInput, theme: Theme) {
 export interface PagesChecked {
   pages: Readonly<Record<string, PageEntry>>;
   snapshot: PageSnapshot;
+  /** The routes of `pages` by each value they read (made by the first run that checks this record, if the last did not hand it on). */
+  readers?: PageReaders;
+}
+
+/**
+ * The pages of a record by each value they read, with the hash each recorded: a run checks
+ * each value once for all its readers, and only the pages' own values that changed
+ * (`changedSince`), not every page's every value. `shared`: its ids that are not a page's own.
+ */
+export interface PageReaders {
+  byId: Map<string, Map<string, Set<string>>>;
+  shared: Set<string>;
+}
+
+/** The readers of every value of `pages`. */
+export function readersOf(pages: Readonly<Record<string, PageEntry>>): PageReaders {
+  const readers: PageReaders = { byId: new Map(), shared: new Set() };
+  for (const route in pages) addReader(readers, route, pages[route]!.deps);
+  return readers;
+}
+
+/** `readers`, made from `last`, changed in place to be those of `next`: only the pages whose entry is not the very same are gone over. */
+export function nextReaders(readers: PageReaders, last: Readonly<Record<string, PageEntry>>, next: Readonly<Record<string, PageEntry>>): PageReaders {
+  for (const route in last) if (next[route] !== last[route]) removeReader(readers, route, last[route]!.deps);
+  for (const route in next) if (next[route] !== last[route]) addReader(readers, route, next[route]!.deps);
+  return readers;
+}
+
+function addReader({ byId, shared }: PageReaders, route: string, deps: PageEntry["deps"] | undefined): void {
+  for (const id in deps) {
+    const byHash = byId.get(id) ?? byId.set(id, new Map()).get(id)!;
+    const routes = byHash.get(deps[id]!) ?? byHash.set(deps[id]!, new Set()).get(deps[id]!)!;
+    routes.add(route);
+    if (!ownId(id)) shared.add(id);
+  }
+}
+
+function removeReader({ byId, shared }: PageReaders, route: string, deps: PageEntry["deps"] | undefined): void {
+  for (const id in deps) {
+    const byHash = byId.get(id);
+    const routes = byHash?.get(deps[id]!);
+    if (!byHash || !routes) continue;
+    routes.delete(route);
+    if (routes.size === 0) byHash.delete(deps[id]!);
+    if (byHash.size > 0) continue;
+    byId.delete(id);
+    shared.delete(id);
+  }
 }
 
 /** The pages of the last build a run takes as they were, by route, and what they were checked against (the next run's `PagesChecked`, once the run succeeds). */
@@ -95,6 +143,8 @@ export interface KeptPages {
   sources: ReturnType<typeof pageSources>;
   /** How many of the values the last build's pages read were hashed to check them. */
   hashed: number;
+  /** The readers of `since`'s record when it was the very record checked (for the next run: `nextReaders`). */
+  readers?: PageReaders;
 }
 
 /**
@@ -113,12 +163,26 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   // A body with images is hashed with its images in place: its HTML is read for that.
   await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
   const values = pageValues(sources, theme);
-  const same = since && since.pages === previous && !checkOnly ? sameSince(since.snapshot, snapshot) : undefined;
-  // The core's word on every page, then the writer's, asked once for all of them.
-  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, same));
+  const checked = since && since.pages === previous && !checkOnly ? since : undefined;
+  // The core's word on every page, then the writer's, asked once for all of them. After the
+  // very record the last run checked, each value that may have changed is checked once for the
+  // pages that read it: the shared ones, and the pages' own ones that differ from that run's.
+  let keepable: Route[];
+  if (checked) {
+    const readers = (checked.readers ??= readersOf(previous));
+    const changed = new Set<string>();
+    const check = (id: string) => {
+      for (const [hash, routes] of readers.byId.get(id) ?? []) if (!values.is(id, hash)) for (const route of routes) changed.add(route);
+    };
+    for (const id of changedSince(checked.snapshot, snapshot)) check(id);
+    for (const id of readers.shared) check(id);
+    keepable = table.routes.filter((route) => previous[route.path]?.outFile === route.outFile && previous[route.path]!.deps !== undefined && !changed.has(route.path));
+  } else {
+    keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly));
+  }
   const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
   for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
-  return { kept, snapshot, sources, hashed: values.hashed };
+  return { kept, snapshot, sources, hashed: values.hashed, readers: checked?.readers };
 }
 
 /**

@@ -33,7 +33,7 @@ import { feedData, feedXml, type FeedData } from "../stages/render/site-files.js
 import { hashOf, hashOfAll } from "../lib/hash.js";
 import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
-import { keptPages, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
+import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
 import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
@@ -414,7 +414,7 @@ export class SiteBuilder {
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
-    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot } };
+    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot, readers: pagesKept.readers && nextReaders(pagesKept.readers, output.pages, next.pages) } };
     // The addresses published for the first time join the record, the retired derived pages leave it (never from a build with drafts).
     const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];

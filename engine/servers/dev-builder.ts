@@ -69,6 +69,15 @@ export function runBuilder(setup: BuilderSetup): void {
   const loaded = load();
   loaded.catch(() => {});
 
+  /** The routes of the last successful build the dev server was sent: a reply lists them again only when one was added, removed or moved. */
+  let sent: readonly { path: string; outFile: string; kind: string }[] | undefined;
+  const newRoutes = (routes: readonly { path: string; outFile: string; kind: string }[]) => {
+    const same = sent !== undefined && sent.length === routes.length && routes.every((r, i) => r.path === sent![i]!.path && r.outFile === sent![i]!.outFile && r.kind === sent![i]!.kind);
+    if (same) return undefined;
+    sent = routes;
+    return routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind }));
+  };
+
   let queue: Promise<void> = Promise.resolve();
   process.on("message", (request: BuilderRequest) => {
     queue = queue.then(async () => {
@@ -98,7 +107,7 @@ export function runBuilder(setup: BuilderSetup): void {
           warnings: result.warnings.map(reportWarning),
           changed: result.changed,
           pages: result.routes.length,
-          routes: result.routes.map((r) => ({ path: r.path, file: r.outFile, kind: r.kind })),
+          routes: result.ok ? newRoutes(result.routes) : [],
           rendered: result.rendered,
           ms: Math.round(performance.now() - started),
           threads: result.threads ?? 1,

@@ -74,8 +74,8 @@ export type BuildReply = {
       warnings: ReportedWarning[];
       changed: string[];
       pages: number;
-      /** The site's routes and their files (empty when the build failed). */
-      routes: { path: string; file: string; kind: string }[];
+      /** The site's routes and their files (empty when the build failed); absent when they are those of the last successful reply (a save that added, removed or moved no route). */
+      routes?: { path: string; file: string; kind: string }[];
       /** Pages rendered (the others were unchanged: from the last build or the cache). */
       rendered: number;
       ms: number;

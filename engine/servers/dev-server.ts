@@ -140,7 +140,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }
     const recovered = lastErrors !== undefined;
     lastErrors = undefined;
-    lastRoutes = reply.routes;
+    if (reply.routes) lastRoutes = reply.routes;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
     if (reply.changed.length === 0 && !recovered) return;
     const routes = changedRoutes(reply.changed);

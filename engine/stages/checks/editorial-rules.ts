@@ -277,10 +277,10 @@ const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.
  */
 export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory, last?: RuleState): RuleRun {
   const key = ruleMemoryKey(rules, content.data, languages);
-  const usable = isRecord(previous) && previous.key === key && isRecord(previous.articles) ? previous.articles : undefined;
-  // What the last run of this process found out beside the memory it handed back (watch mode hands both here again).
-  const since = usable && last?.memory === previous ? last : undefined;
-  const memory: RuleMemory = { key, articles: {} };
+  // What the last run of this process found out beside the memory it handed back (watch mode hands both here again):
+  // its entries by file, without the memory's record of them (made only when the cache is saved).
+  const since = last !== undefined && last.memory === previous && previous.key === key ? last : undefined;
+  const usable = !since && isRecord(previous) && previous.key === key && isRecord(previous.articles) ? previous.articles : undefined;
   // Looked up by file in Maps: `hasOwnProperty` on records of 100,000 keys, for each article and
   // each rule that reads them all, was a third of a one-article rebuild's rules at that size.
   const before: ReadonlyMap<string, unknown> = since?.entries ?? new Map(usable ? Object.entries(usable) : []);
@@ -316,8 +316,24 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
       if (text === since.texts.get(file) && !entries.has(file) && before.has(file)) entries.set(file, before.get(file) as RuleMemory["articles"][string]);
     }
   }
-  for (const [file, entry] of entries) memory.articles[file] = entry;
+  const memory = ruleMemory(key, entries);
   return { findings, memory, read: [...read], state: { ...state, memory, entries } };
+}
+
+/**
+ * A memory whose record of entries is made when it is first read: by the cache when it saves,
+ * or by a run handed a memory that is not its own last one. A save in watch mode hands on the
+ * entries by file (`RuleState`) and never reads it (a record of every article was made on
+ * every save). Plain data all the same: a copy, JSON or a clone reads it.
+ */
+function ruleMemory(key: string, entries: ReadonlyMap<string, RuleMemory["articles"][string]>): RuleMemory {
+  let articles: RuleMemory["articles"] | undefined;
+  return {
+    key,
+    get articles() {
+      return (articles ??= Object.fromEntries(entries));
+    },
+  };
 }
 
 /**

@@ -136,13 +136,13 @@ function bodyHtml(body: PageBody | undefined, images: ShownImages, file: string)
 /**
  * Whether the page of the last build at a route can be taken as it is: same file, and none of
  * the values it read changed (a check-only run ignores its card and the assets, which change
- * no link or id). `same`: the ids whose value is known not to have changed since the pages'
- * record was made (`sameSince`). The writer has the last word: it may not hold the page
- * (pipeline/render-pages.ts).
+ * no link or id). The writer has the last word: it may not hold the page
+ * (pipeline/render-pages.ts, which after the record the last run checked asks only the values
+ * that may have changed: `changedSince`).
  */
-export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false, same?: (id: string) => boolean): entry is PageEntry {
+export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false): entry is PageEntry {
   if (!entry || entry.outFile !== route.outFile) return false;
-  return checkOnly ? values.unchanged(linkDeps(entry.deps)) : values.unchanged(entry.deps, same);
+  return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
 }
 
 /**
@@ -156,14 +156,18 @@ export interface PageSnapshot {
   cards: ReadonlyMap<string, SocialCard>;
 }
 
+/** A page's own value's id (`route:`, `body:`, `card:`): one `changedSince` can vouch for. */
+export const ownId = (id: string): boolean => id.startsWith("route:") || id.startsWith("body:") || id.startsWith("card:");
+
 /**
- * The ids of a page's own values (`route:`, `body:`, `card:`) whose value is the same in `now`
- * as in `last`: compared part by part, without a hash, for every route, body and card. Where
- * it cannot tell (a body with images, whose value is its HTML with the images in place; a
- * card with a value that is not a string or a number), the id reads as changed and is hashed.
- * Every other kind of id (the site, a listing, the assets: one hash a run) is never vouched for.
+ * The ids of the pages' own values (`route:`, `body:`, `card:`) that may differ in `now` from
+ * `last`: compared part by part, without a hash, for every route, body and card; every other
+ * own id has the same value in both. Where it cannot tell (a body with images, whose value is
+ * its HTML with the images in place; a card with a value that is not a string or a number),
+ * the id is among them, and is hashed. Every other kind of id (the site, a listing, the
+ * assets: one hash a run) is never vouched for.
  */
-export function sameSince(last: PageSnapshot, now: PageSnapshot): (id: string) => boolean {
+export function changedSince(last: PageSnapshot, now: PageSnapshot): Set<string> {
   const changed = new Set<string>();
   for (const route of now.table.routes) if (!sameRoute(last.table.byPath.get(route.path), route)) changed.add(dep.route(route.path));
   for (const { path } of last.table.routes) if (!now.table.byPath.has(path)) changed.add(dep.route(path));
@@ -174,7 +178,7 @@ export function sameSince(last: PageSnapshot, now: PageSnapshot): (id: string) =
   for (const file of last.bodies.keys()) if (!now.bodies.has(file)) changed.add(`body:${file}`);
   for (const [path, card] of now.cards) if (!sameCard(last.cards.get(path), card)) changed.add(dep.card(path));
   for (const path of last.cards.keys()) if (!now.cards.has(path)) changed.add(dep.card(path));
-  return (id) => (id.startsWith("route:") || id.startsWith("body:") || id.startsWith("card:")) && !changed.has(id);
+  return changed;
 }
 
 /** Two routes whose value (`dep.route`: routeParts) is made of the same parts: kind, template, and each article's file and text hash. */
