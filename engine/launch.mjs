@@ -51,9 +51,10 @@ import { sourceStacks } from "./lib/source-stacks.mjs";
  * bytes of bytecode, 67,584 by default: sized for pages that run for minutes. A build runs for
  * seconds, and its optimising was a quarter of the CPU of the 4000-article cold build (perf, one
  * thread), much of it for functions that ran little more after; each worker thread compiles the
- * same code again. Four and a half times the default left the build's own thread as fast and
- * took 17–26% less CPU in all (bench/README.md, "Session 17"). Set before any of the engine's
- * code is loaded, for every thread of the process; a budget given to node is kept.
+ * same code again. Four and a half times the default: the cold build 9% faster on the pool's
+ * two threads and 11% less CPU, 7% faster on one thread (quiet series, bench/README.md,
+ * "Session 17"); more than that made the build's own thread slower. Set before any of the
+ * engine's code is loaded, for every thread of the process; a budget given to node is kept.
  */
 if (![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => flag.startsWith("--interrupt-budget"))) setFlagsFromString("--interrupt-budget=300000");
 

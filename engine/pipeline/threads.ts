@@ -37,7 +37,8 @@ export interface WorkerModules {
  * this machine's two cores: the worker waited, idle, for this thread (busy with its own
  * slice) to hand it its next task, and the last large slice kept the other thread waiting.
  * With two tasks queued in each worker and slices that shrink towards the end (session 17),
- * the pool pays from 2,000 articles (bench/README.md, "Session 17"); at 100,000 one thread ran
+ * the pool pays from 2,000 articles: 5% at 4000 for 140 MiB more (quiet series, bench/README.md,
+ * "Session 17"; 12% at 1000 in a shorter one); at 100,000 one thread ran
  * out of memory where two finished. Social cards start the workers whatever the size
  * (`LEAST_ENTRIES.cards`).
  */
