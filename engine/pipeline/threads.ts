@@ -36,13 +36,14 @@ export interface WorkerModules {
  * and 9 (bench/README.md) found two threads no faster than one from 1000 to 4000 articles on
  * this machine's two cores: the worker waited, idle, for this thread (busy with its own
  * slice) to hand it its next task, and the last large slice kept the other thread waiting.
- * With two tasks queued in each worker and slices that shrink towards the end (session 17),
- * the pool pays from 2,000 articles: 5% at 4000 for 140 MiB more (quiet series, bench/README.md,
- * "Session 17"; 12% at 1000 in a shorter one); at 100,000 one thread ran
- * out of memory where two finished. Social cards start the workers whatever the size
- * (`LEAST_ENTRIES.cards`).
+ * With two tasks queued in each worker and slices that shrink towards the end (session 17)
+ * two threads are faster, but not by the tenth a mechanism must save below this size: quiet
+ * series (bench/README.md, "Session 17"), two threads against one at 1000 articles 1.03× the
+ * time, at 2000 1.01×, at 4000 0.95× (0.87–1.02), for 100–140 MiB more memory (a worker holds
+ * its own copy of the site's share). At 100,000 one thread ran out of memory where two
+ * finished. Social cards start the workers whatever the size (`LEAST_ENTRIES.cards`).
  */
-export const POOL_THRESHOLD = 2_000;
+export const POOL_THRESHOLD = 10_000;
 
 /**
  * The fewest entries of a stage worth handing to the pool; fewer are computed on the build's
