@@ -11,7 +11,7 @@
 import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { SiteContent } from "../stages/load/content.js";
-import type { Route, RouteTable } from "../stages/routes/routes.js";
+import type { RouteTable } from "../stages/routes/routes.js";
 import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
@@ -99,6 +99,17 @@ export interface PageReaders {
   shared: Set<string>;
 }
 
+/** The routes that read a value now other than what they recorded, of the values that may have changed: `own` (`changedSince`) and every shared one. */
+function changedReaders(readers: PageReaders, own: Iterable<string>, values: ReturnType<typeof pageValues>): Set<string> {
+  const changed = new Set<string>();
+  const check = (id: string) => {
+    for (const [hash, routes] of readers.byId.get(id) ?? []) if (!values.is(id, hash)) for (const route of routes) changed.add(route);
+  };
+  for (const id of own) check(id);
+  for (const id of readers.shared) check(id);
+  return changed;
+}
+
 /** The readers of every value of `pages`. */
 export function readersOf(pages: Readonly<Record<string, PageEntry>>): PageReaders {
   const readers: PageReaders = { byId: new Map(), shared: new Set() };
@@ -167,19 +178,8 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   // The core's word on every page, then the writer's, asked once for all of them. After the
   // very record the last run checked, each value that may have changed is checked once for the
   // pages that read it: the shared ones, and the pages' own ones that differ from that run's.
-  let keepable: Route[];
-  if (checked) {
-    const readers = (checked.readers ??= readersOf(previous));
-    const changed = new Set<string>();
-    const check = (id: string) => {
-      for (const [hash, routes] of readers.byId.get(id) ?? []) if (!values.is(id, hash)) for (const route of routes) changed.add(route);
-    };
-    for (const id of changedSince(checked.snapshot, snapshot)) check(id);
-    for (const id of readers.shared) check(id);
-    keepable = table.routes.filter((route) => previous[route.path]?.outFile === route.outFile && previous[route.path]!.deps !== undefined && !changed.has(route.path));
-  } else {
-    keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly));
-  }
+  const changed = checked && changedReaders(checked.readers ??= readersOf(previous), changedSince(checked.snapshot, snapshot), values);
+  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, changed));
   const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
   for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
   return { kept, snapshot, sources, hashed: values.hashed, readers: checked?.readers };

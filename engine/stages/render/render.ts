@@ -136,12 +136,14 @@ function bodyHtml(body: PageBody | undefined, images: ShownImages, file: string)
 /**
  * Whether the page of the last build at a route can be taken as it is: same file, and none of
  * the values it read changed (a check-only run ignores its card and the assets, which change
- * no link or id). The writer has the last word: it may not hold the page
- * (pipeline/render-pages.ts, which after the record the last run checked asks only the values
- * that may have changed: `changedSince`).
+ * no link or id). After the record the last run checked, `changed` says which routes read a
+ * value that changed (pipeline/render-pages.ts asks only the values that may have: each once,
+ * for all its readers). The writer has the last word: it may not hold the page.
  */
-export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false): entry is PageEntry {
+export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false, changed?: ReadonlySet<string>): entry is PageEntry {
   if (!entry || entry.outFile !== route.outFile) return false;
+  // `changed`: the routes whose values changed, known from what each value's readers recorded.
+  if (changed) return entry.deps !== undefined && !changed.has(route.path);
   return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
 }
 
