@@ -136,7 +136,7 @@ export interface SocialCardFont {
 
 /**
  * The picture a link to a page shows when shared (Open Graph): a React component drawn at
- * build time by satori (to SVG) and resvg (to PNG), one per page.
+ * build time by satori (to SVG), resvg (to pixels) and sharp (to PNG), one per page.
  */
 export interface ThemeSocialCard<Site = any, Props = any, Meta extends object = any, Collections extends object = any> {
   width: number;

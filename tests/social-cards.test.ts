@@ -15,7 +15,7 @@ import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { fixture, parseHtml, projectRoot, testCode } from "./helpers.js";
 import { theme } from "../templates/theme.js";
-import { plainGradients } from "../engine/stages/cards/cards.js";
+import { drawHere, plainGradients } from "../engine/stages/cards/cards.js";
 
 const SITE = "https://cafecomacris.placeholder.invalid";
 
@@ -213,5 +213,35 @@ describe("social cards", () => {
       expect(plainGradients(svg)).toContain(outer);
     }
   });
+  it("keeps a card's see-through parts and their colours in its PNG", async () => {
+    const { default: satori } = await import("satori");
+    const { Resvg } = await import("@resvg/resvg-js");
+    const data = await readFile(path.join(projectRoot, "node_modules/@fontsource/inter/files/inter-latin-400-normal.woff"));
+    // A half-transparent card with round corners: outside them, nothing; inside, orange at half.
+    const card = {
+      width: 90,
+      height: 40,
+      fonts: [{ name: "Inter", source: "@fontsource/inter/files/inter-latin-400-normal.woff", weight: 400 as const }],
+      props: () => ({}),
+      component: () => createElement("div", { style: { display: "flex", width: "100%", height: "100%", borderRadius: 12, backgroundColor: "rgba(255, 128, 64, 0.5)", color: "#123456", fontSize: 20 } }, "Olá"),
+      alt: () => "",
+    };
+    const drawnCards: Uint8Array[] = [];
+    for await (const png of drawHere(card)([{}], [{ name: "Inter", weight: 400, data }])) drawnCards.push(png);
+    const { data: pixels, info } = await sharp(drawnCards[0]!).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height, info.channels]).toEqual([90, 40, 4]);
+    // What resvg drew, its premultiplied pixels divided back by their alpha: the same colours, to the last level's rounding.
+    const drawn = new Resvg(plainGradients(await satori(card.component(), { width: 90, height: 40, fonts: [{ name: "Inter", weight: 400, data }] })), { font: { loadSystemFonts: false } }).render().pixels;
+    let worst = 0;
+    for (let i = 0; i < drawn.length; i += 4) {
+      const alpha = drawn[i + 3]!;
+      expect(pixels[i + 3]).toBe(alpha);
+      for (let c = 0; c < 3; c++) if (alpha > 0) worst = Math.max(worst, Math.abs(pixels[i + c]! - Math.round((drawn[i + c]! * 255) / alpha)));
+    }
+    expect(worst).toBeLessThanOrEqual(1);
+    expect(pixels.subarray(0, 4)).toEqual(Buffer.from([0, 0, 0, 0]));
+    const middle = 4 * (20 * 90 + 5);
+    expect([...pixels.subarray(middle, middle + 3)]).toEqual([255, 128, 64]);
+    expect(Math.abs(pixels[middle + 3]! - 127.5)).toBe(0.5);
+  });
 });
-

@@ -13,6 +13,9 @@
  * process's (or the thread's) own record, so nothing here is kept in a module. No module of
  * the engine imports these packages otherwise (tests/lazy-loading.test.ts keeps it so).
  */
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 
 /** The names `--verbose` reports, one per library a build may load on demand. */
 export type LazyPackage = "sharp" | "satori" | "resvg" | "esbuild" | "subset-font" | "unified" | "feed" | "yaml";
@@ -50,4 +53,27 @@ export function loadedPackages(): { name: LazyPackage; ms: number }[] {
     .getEntriesByType("measure")
     .filter((entry) => entry.name.startsWith(PREFIX))
     .map((entry) => ({ name: entry.name.slice(PREFIX.length) as LazyPackage, ms: entry.duration }));
+}
+
+/**
+ * The installed sharp, read without loading it: the version, size and install time of its
+ * package and of its native parts (@img/sharp-<platform>, @img/sharp-libvips-<platform>), as
+ * `[name, version, size, mtimeMs]`. Empty where sharp cannot be found. The images' inspection
+ * records are kept under all of it (a sharp installed anew inspects again); a card's name takes
+ * the versions (sharp encodes the card's PNG).
+ */
+export function installedSharp(): [name: string, version: string | undefined, size: number, mtimeMs: number][] {
+  try {
+    const main = createRequire(import.meta.url).resolve("sharp");
+    const modules = main.slice(0, main.lastIndexOf(`${path.sep}sharp${path.sep}`));
+    const platform = `${process.platform}-${process.arch}`;
+    const parts = ["sharp", `@img/sharp-${platform}`, `@img/sharp-libvips-${platform}`, `@img/sharp-linuxmusl-${process.arch}`, `@img/sharp-libvips-linuxmusl-${process.arch}`];
+    return parts.flatMap((name) => {
+      const file = path.join(modules, name, "package.json");
+      const info = statSync(file, { throwIfNoEntry: false });
+      return info ? [[name, (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version, info.size, info.mtimeMs]] : [];
+    });
+  } catch {
+    return [];
+  }
 }

@@ -16,6 +16,7 @@ import { staged, type Staged } from "../lib/errors.js";
 import type { SiteContent } from "../stages/load/content.js";
 import type { Route } from "../stages/routes/routes.js";
 import { CARD_DRAWING, cardsEnabled, plannedCards, siteCards, wantedCards, type CardMemory, type CardSetup, type DrawCards, type KeptCard, type LoadedFont, type SiteCards, type WantedCard } from "../stages/cards/cards.js";
+import { installedSharp } from "../lib/packages.js";
 import type { SocialCard, Theme, ThemeSocialCard } from "../theme.js";
 
 export interface CardStageInput {
@@ -117,7 +118,7 @@ async function loadFonts(card: ThemeSocialCard, theme: Theme, require: NodeRequi
   );
   const version = async (name: string) => (JSON.parse(await readFile(require.resolve(`${name}/package.json`), "utf8")) as { version: string }).version;
   const head = [CARD_DRAWING, theme.name, theme.version, `${card.width}x${card.height}`];
-  const tail = [...fonts.flatMap((f) => [`${f.name}:${f.weight}:${f.style}`, f.data]), await version("satori"), await version("@resvg/resvg-js")];
+  const tail = [...fonts.flatMap((f) => [`${f.name}:${f.weight}:${f.style}`, f.data]), await version("satori"), await version("@resvg/resvg-js"), ...installedSharp().map(([name, version]) => `${name}@${version}`)];
   // The key has the component's own code: an edit to the card's look draws every card again.
   // The name has what the component returns instead (stages/cards/cards.ts, cardName).
   return { fonts, key: cacheKey([...head, card.component.toString(), ...tail]), name: cacheKey([...head, ...tail]) };

@@ -187,18 +187,31 @@ export const drawHere = (card: ThemeSocialCard): DrawCards =>
 
 /**
  * How cards are drawn, in every card's key and name: a change to the way (`plainGradients`, the
- * fonts handed to satori, resvg's options) draws every card again under a new name.
+ * fonts handed to satori, resvg's options, the PNG's encoding) draws every card again under a
+ * new name.
  */
-export const CARD_DRAWING = "card-v2";
+export const CARD_DRAWING = "card-v3";
 
-/** One card: satori lays the theme's component out into an SVG, resvg rasterises it. */
+/**
+ * One card: satori lays the theme's component out into an SVG, resvg rasterises it, sharp
+ * encodes the PNG. resvg's own encoder took 13–15 ms of a card's 35 (its zlib at its highest
+ * setting); sharp at compression level 3 takes 4–7 ms and writes smaller files (59.5 kB
+ * against 65.3 for the blog's card; bench/README.md, session 18).
+ */
 async function drawCard(card: ThemeSocialCard, props: unknown, fonts: SatoriFont[]): Promise<Uint8Array> {
   // Loaded only when a card is drawn (lib/packages.ts), not by a build that keeps every card.
-  const [{ default: satori }, { Resvg }] = await Promise.all([loadPackage("satori", () => import("satori")), loadPackage("resvg", () => import("@resvg/resvg-js"))]);
+  const [{ default: satori }, { Resvg }, { default: sharp }] = await Promise.all([
+    loadPackage("satori", () => import("satori")),
+    loadPackage("resvg", () => import("@resvg/resvg-js")),
+    loadPackage("sharp", () => import("sharp")),
+  ]);
   const svg = await satori(card.component(props), { width: card.width, height: card.height, fonts });
   // satori has drawn the text as paths: resvg needs no font, and must not pick the machine's.
   // The SVG is the card's size already: resvg draws it as it is, with no scaling to fit.
-  return new Resvg(plainGradients(svg), { font: { loadSystemFonts: false } }).render().asPng();
+  const image = new Resvg(plainGradients(svg), { font: { loadSystemFonts: false } }).render();
+  // resvg's pixels are premultiplied by their alpha: sharp divides them back for the PNG.
+  const raw = { width: image.width, height: image.height, channels: 4 as const, premultiplied: true };
+  return sharp(image.pixels, { raw }).png({ compressionLevel: 3 }).toBuffer();
 }
 
 /**

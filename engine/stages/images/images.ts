@@ -25,12 +25,10 @@ import { createElement, type ReactElement } from "react";
 import { renderToString } from "react-dom/server";
 import { fileHash } from "../../lib/hash.js";
 import { readFile, stat } from "node:fs/promises";
-import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { Metadata } from "sharp";
 import { ContentError, staged, type Staged } from "../../lib/errors.js";
-import { loadPackage } from "../../lib/packages.js";
+import { installedSharp, loadPackage } from "../../lib/packages.js";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { locate } from "../../lib/yaml-source.js";
@@ -173,28 +171,11 @@ export function Picture({ image, alt, sizes, priority, className }: PictureProps
 }
 
 /**
- * The installed sharp, read without loading it: the version and install time of its package
- * and of its native parts (@img/sharp-<platform>, @img/sharp-libvips-<platform>). A source's
+ * The installed sharp, read without loading it (lib/packages.ts, `installedSharp`): a source's
  * inspection record is kept under it, so a sharp installed anew inspects again (and the key it
  * finds names sharp's and libvips' own versions, as before).
  */
-function installedSharp(): string {
-  try {
-    const main = createRequire(import.meta.url).resolve("sharp");
-    const modules = main.slice(0, main.lastIndexOf(`${path.sep}sharp${path.sep}`));
-    const platform = `${process.platform}-${process.arch}`;
-    const parts = ["sharp", `@img/sharp-${platform}`, `@img/sharp-libvips-${platform}`, `@img/sharp-linuxmusl-${process.arch}`, `@img/sharp-libvips-linuxmusl-${process.arch}`];
-    return JSON.stringify(
-      parts.flatMap((name) => {
-        const file = path.join(modules, name, "package.json");
-        const info = statSync(file, { throwIfNoEntry: false });
-        return info ? [[name, (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version, info.size, info.mtimeMs]] : [];
-      }),
-    );
-  } catch {
-    return "";
-  }
-}
+const sharpInstall = (): string => JSON.stringify(installedSharp());
 
 /** sharp (libvips) is loaded by the first build that encodes an image, not by every build (lib/packages.ts; Node keeps the module once loaded). */
 const loadSharp = () => loadPackage("sharp", () => import("sharp")).then((m) => m.default);
@@ -266,7 +247,7 @@ export class ImageWork {
   private readonly cache: MediaCache<Encoded>;
   /** What inspecting a source with sharp found (its key, format and size), by its bytes: a new process knows a source without loading sharp. */
   private readonly inspected: MediaCache<Omit<Source, "size" | "mtimeMs">>;
-  /** The installed sharp (installedSharp), read once per run. */
+  /** The installed sharp (sharpInstall), read once per run. */
   private readonly sharp: string;
   readonly sources: Map<string, Source>;
   readonly encoded: Map<string, Encoded & { files: Map<string, Uint8Array> }>;
@@ -279,7 +260,7 @@ export class ImageWork {
   ) {
     this.cache = new MediaCache(projectRoot, "images");
     this.inspected = new MediaCache(projectRoot, "image-sources");
-    this.sharp = installedSharp();
+    this.sharp = sharpInstall();
     this.sources = new Map(memory.sources);
     this.encoded = new Map(memory.encoded);
   }
