@@ -134,6 +134,29 @@ describe("a build on 1, 2 and 3 threads", () => {
     expect(reports[1]).toEqual(reports[0]);
   }, 120_000);
 
+  it("the editorial rules (read on a worker when there are workers): the same warnings, and with --strict the same errors and code frames, with 1 and 3 threads", async () => {
+    const dir = await editedFixture("notebook", {
+      "content/rules.yaml": 'spelling:\n  kind: substitution\n  message: "write “{use}”, not “{found}”"\n  swap:\n    e-mail: email\n    on-line: online\n',
+      "content/articles/notes/margins.md": (s) => `${s}\nWrite me an e-mail, or find me on-line.\n`,
+      "content/articles/notes/reading-slowly.md": (s) => `${s}\nAn e-mail a day.\n`,
+    });
+    const content = ["--content", path.join(dir, "content")];
+    for (const strict of [false, true]) {
+      const reports = [];
+      for (const threads of [1, 3]) {
+        const result = await build(fixture("notebook"), threads, [...content, ...(strict ? ["--strict"] : [])]);
+        expect(result.code).toBe(strict ? 1 : 0);
+        reports.push(result.stderr.replace(/cafe-threads-\d-\w+/g, "work"));
+      }
+      expect(reports[0]).toMatch(/margins\.md:\d+(:\d+)?: write “email”, not “e-mail” \[spelling\]/);
+      expect(reports[0]).toMatch(/margins\.md:\d+(:\d+)?: write “online”, not “on-line” \[spelling\]/);
+      expect(reports[0]).toMatch(/reading-slowly\.md:\d+(:\d+)?: write “email”, not “e-mail” \[spelling\]/);
+      // With --strict, an error shows its line.
+      if (strict) expect(reports[0]).toContain("An e-mail a day.");
+      expect(reports[1]).toEqual(reports[0]);
+    }
+  }, 120_000);
+
   it("--threads takes a whole number from 1 to 64, and says so otherwise (exit 2, nothing built)", async () => {
     for (const value of ["0", "two", "1.5", "65"]) {
       const result = await build(projectRoot, 1, ["--threads", value]);

@@ -36,7 +36,7 @@ import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
-import { LEAST_ENTRIES, oneThread, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
+import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type FileEntry, type SiteCache } from "./build-record.js";
@@ -307,6 +307,10 @@ export class SiteBuilder {
       // Sealing a body for the cache costs a hash: only when there is one.
       return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) }));
     };
+    // With workers and no memory of the editorial rules to start from (a first or forced build: every text to read),
+    // a worker runs them while this thread parses bodies; the checks take what it found (any failure: run here).
+    const ruleMemory = previous.rules ?? previous.output.rules;
+    const rulesAside = this.pool && !ruleMemory && content.rules?.value ? this.pool.then((threads) => onWorker(threads, { kind: "rules", site: site(threads) })).catch(() => undefined) : undefined;
     const markdownInput = { content, table, values, code, previous: previous.markdown, cached: cache.files, failed };
     const { bodies: markdown, keep, parsed } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
     const bodies = { parsed, kept: content.articles.length - parsed };
@@ -316,7 +320,8 @@ export class SiteBuilder {
       const threads = await this.threadsFor("pages", count);
       return { threads, site: () => site(threads) };
     };
-    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: previous.rules ?? previous.output.rules, ruleState: previous.ruleState }, theme)))).value;
+    const ruleRun = await rulesAside;
+    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun }, theme)))).value;
     this.previous = { ...this.previous, rules: checked.rules, ruleState: checked.ruleState };
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One

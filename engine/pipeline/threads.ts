@@ -135,7 +135,12 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
 }
 
 /** The kinds of task that compute a slice of entries, one result each. */
-type SlicedKind = Exclude<Task["kind"], "ready">;
+type SlicedKind = Exclude<Task["kind"], "ready" | "rules">;
+
+/** Runs one task on a worker, or undefined when there is none (the task is then this thread's to do, where it belongs in the run). */
+export function onWorker<K extends Task["kind"]>(threads: Threads, task: TaskOf<K>): Promise<TaskResults[K]> | undefined {
+  return threads.count > 1 ? threads.lanes[threads.lanes.length - 1]!(task) : undefined;
+}
 
 /**
  * Splits entries into slices for `threads`, each a share of what is left (a quarter of it per
