@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hashOf } from "../../lib/hash.js";
-import { constants, copyFileSync, linkSync, lstatSync, mkdirSync, rmdirSync, rmSync, statSync, openSync, writeSync, closeSync } from "node:fs";
+import { constants, copyFileSync, linkSync, lstatSync, mkdirSync, rmdirSync, rmSync, statSync, open, write, close } from "node:fs";
 import { mkdir, readFile, rm, stat, symlink as fsSymlink } from "node:fs/promises";
 import { setImmediate as turn } from "node:timers/promises";
 import { writeFileAtomic } from "../../lib/files.js";
@@ -295,18 +295,13 @@ export class FolderWriter implements SiteWriter {
           this.touched.add(file);
           return;
         }
-        // Written synchronously, as the content is read (stages/load/content.ts): 4000 pages of
-        // 10 kB through the promise API (open, write, close: three trips through libuv's pool)
-        // cost 430–500 ms of CPU and 280–315 ms here, written one after another 145–225 ms and
-        // 130–213 ms; the build's thread spent 0.47 s of a 4000 cold build's render in
-        // `openFileHandle`, `writeBuffer` and `close` alone (bench/README.md, session 18).
-        await this.replace(file, (target, flag) => {
-          const fd = openSync(target, flag);
-          try {
-            for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-          } finally {
-            closeSync(fd);
-          }
+        // Through Node's callbacks, not the promise API: 4000 pages of 10 kB with 16 at a time
+        // took 170–235 ms of the calling thread's JavaScript through fs/promises (a FileHandle
+        // each), 65–90 ms this way; written synchronously 30–50 ms, but then every open waits on
+        // the thread that renders (0.3–1.3 s for 4000 right after many files were deleted),
+        // and on the pool it writes every thread's pages (bench/README.md, session 18).
+        await this.replace(file, async (target, flag) => {
+          await writeWhole(target, bytes, flag);
           return held_(hash, target);
         });
       } catch (error) {
@@ -325,26 +320,20 @@ export class FolderWriter implements SiteWriter {
    * without a journal (this project's machine) cost 0.2–0.5 ms a file once many were freed, a
    * second at 4000 pages.
    */
-  private async replace(file: string, make: (target: string, flag: string | number) => HeldFile): Promise<void> {
+  private async replace(file: string, make: (target: string, flag: string | number) => Promise<HeldFile>): Promise<void> {
     await (this.unrecorded ??= rm(recordPath(this.builds, this.layout!.standby.slot), { force: true }));
     const target = this.vacate(file);
     let made: HeldFile | undefined;
     try {
-      made = make(target, CREATE);
+      made = await make(target, CREATE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const there = this.touched.has(file) ? undefined : lstatSync(target, { throwIfNoEntry: false });
-      if (there?.isFile() && there.nlink === 1) {
-        try {
-          made = make(target, OVER);
-        } catch {
-          made = undefined;
-        }
-      }
+      made = there?.isFile() && there.nlink === 1 ? await make(target, OVER).catch(() => undefined) : undefined;
       // Not the standby's own, or not writable as it is (its mode): removed, and a new one made.
       if (!made) {
         this.clear(file);
-        made = make(target, CREATE);
+        made = await make(target, CREATE);
       }
     }
     this.settle(file, made);
@@ -500,6 +489,19 @@ export class FolderWriter implements SiteWriter {
 const CREATE = "wx";
 /** Opens a file of the standby to write over it: never a symbolic link, never a file that is not there (no O_CREAT). */
 const OVER = constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW;
+
+/** Writes all of `bytes` into the file at `target`, opened with `flag` (and closed, whatever happens), through Node's callbacks. */
+function writeWhole(target: string, bytes: Uint8Array, flag: string | number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    open(target, flag, 0o666, (opening, fd) => {
+      if (opening) return reject(opening);
+      const done = (failure: Error | null) => close(fd, (closing) => (failure || closing ? reject(failure ?? closing) : resolve()));
+      const from = (at: number): void =>
+        write(fd, bytes, at, bytes.length - at, null, (failure, written) => (failure ? done(failure) : at + written < bytes.length ? from(at + written) : done(null)));
+      from(0);
+    });
+  });
+}
 
 /** How many files `reuse` goes through between two turns of the event loop. */
 const SLICE = 2000;
