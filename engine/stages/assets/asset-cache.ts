@@ -23,10 +23,10 @@
  * not trusted on the key: each one is resolved again by esbuild's own resolver (once per
  * folder and name), and the entry is used only when every one resolves where it did. It fails closed: an import esbuild did not record as written, an entry that
  * does not read back whole (named in one notice line), a disk that cannot be written: bundled.
- * That answer is remembered for the process, by the bundle's key and the state of every place
- * those resolutions look (`lookups`: the folders a path names, each `node_modules` on the way
- * up for a package's name): a later builder of the same sources with all of them as they were
- * (the next test's, the dev server's fresh one) does not run esbuild to ask again.
+ * Esbuild's answer is stored as an entry of its own, named by the bundle's key and the state of
+ * every place those resolutions look (`lookups`: the folders a path names, each `node_modules`
+ * on the way up for a package's name): a later build of the same sources with all of them as
+ * they were (the next test's, `cafe dev` started again) does not run esbuild to ask again.
  *
  * The entries live beside the other media caches (`node_modules/.cache/engine/assets/`), the
  * newest `KEPT` of them: older ones are removed when one is stored.
@@ -275,17 +275,6 @@ async function resolveAll(projectRoot: string, plugins: readonly Plugin[], asks:
   });
 }
 
-/**
- * The checks of cached bundles' imports this process has seen esbuild's resolver confirm, by
- * the bundle's key, its imports and the state of every place their resolution looks
- * (`lookups`): a later builder of the same sources (the next test's, the dev server's fresh
- * one) with everything there as it was takes the bundle without asking esbuild again.
- */
-const confirmed = new Set<string>();
-
-/** How many confirmed checks are remembered (each one key: a few versions of a few sites). */
-const CONFIRMED = 256;
-
 /** A name written without `./`, `../` or `/`: a package's, or a `paths` alias's. */
 const isBare = (written: string) => !written.startsWith(".") && !path.isAbsolute(written);
 
@@ -464,13 +453,13 @@ export class AssetCache {
       await rm(path.join(this.cache.dir, key), { recursive: true, force: true });
       return undefined;
     }
-    // Asked once in this process for these sources with the same places to look: as esbuild answered then.
+    // Asked before for these sources with every place to look as it is now: as esbuild answered then.
     const places = lookups(this.projectRoot, reads.resolutions);
-    const checked = places === undefined ? undefined : cacheKey([key, JSON.stringify(reads.resolutions), places]);
-    if (checked === undefined || !confirmed.has(checked)) {
+    const checked = places === undefined ? undefined : cacheKey([key, "confirmed", JSON.stringify(reads.resolutions), places]);
+    if (checked === undefined || !(await this.read(checked, notes))) {
       const now = await resolveAll(this.projectRoot, this.plugins, reads.resolutions.map(([importer, written, kind]) => [importer, written, kind]));
       if (!now || now.some((resolved, i) => resolved !== reads.resolutions[i]![3])) return undefined;
-      if (checked !== undefined) remember(checked);
+      if (checked !== undefined) await this.cache.put(checked, { meta: {}, files: new Map() });
     }
     const files = new Map(bundle.files.map((name, i) => [name, stored.files.get(String(i))!]));
     return { manifest: bundle.manifest, files, inputs: bundle.inputs };
@@ -501,12 +490,6 @@ export class AssetCache {
     await this.cache.put(this.recipe, { meta: { variants: [reads, ...others].slice(0, VARIANTS) }, files: new Map() });
     await prune(this.cache.dir, KEPT);
   }
-}
-
-/** Remembers a confirmed check, forgetting the oldest beyond `CONFIRMED`. */
-function remember(checked: string): void {
-  confirmed.add(checked);
-  if (confirmed.size > CONFIRMED) confirmed.delete(confirmed.values().next().value!);
 }
 
 /** The notice for an entry that did not read back whole: one line, naming it; the assets are bundled again. */
