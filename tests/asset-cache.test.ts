@@ -152,6 +152,66 @@ describe("the assets' content-addressed cache", () => {
     expect(added.assets).toEqual(await cold(root));
   });
 
+  /** A package of the site's own in `folder`/node_modules, its main saying `text`. */
+  const installed = async (folder: string, text: string, version = "1.0.0") => {
+    const pkg = path.join(folder, "node_modules/cafe-greeting");
+    await mkdir(pkg, { recursive: true });
+    await writeFile(path.join(pkg, "package.json"), `{ "name": "cafe-greeting", "version": "${version}", "main": "index.js" }\n`);
+    await writeFile(path.join(pkg, "index.js"), `module.exports = ${JSON.stringify(text)};\n`);
+    return pkg;
+  };
+
+  /** Builds twice (the second takes the bundle, asking esbuild's resolver once), then makes a change; the next build must show it, as a cold build does. */
+  async function staleAfter(root: string, change: () => Promise<void>, shows: string) {
+    const code = randomUUID();
+    await build(root, code);
+    expect((await build(root, code)).result.assets).toBe("cached");
+    expect((await build(root, code)).result.assets).toBe("cached");
+    await change();
+    const changed = await build(root, code);
+    expect(changed.result.assets).toBe("bundled");
+    expect([...changed.assets.values()].join("\n")).toContain(shows);
+    expect(changed.assets).toEqual(await cold(root));
+    expect((await build(root, code)).result.assets).toBe("cached");
+  }
+
+  it("bundles again when a folder an import names now has an index.ts before its index.js", async () => {
+    const root = await site();
+    await mkdir(path.join(root, "client/words"));
+    await writeFile(path.join(root, "client/words/index.js"), `export const word = "from index.js";\n`);
+    await writeFile(path.join(root, "client/main.ts"), `import { word } from "./words";\ndocument.title = word;\n`);
+    await staleAfter(root, () => writeFile(path.join(root, "client/words/index.ts"), `export const word: string = "from index.ts";\n`), "from index.ts");
+  });
+
+  it("bundles again when the package an import names is installed closer to the script", async () => {
+    const root = await site();
+    await installed(root, "Hello from the site's package");
+    await writeFile(path.join(root, "client/main.ts"), `import hello from "cafe-greeting";\ndocument.title = hello;\n`);
+    await staleAfter(root, () => installed(path.join(root, "client"), "Hello from the client's package").then(() => {}), "Hello from the client's package");
+  });
+
+  it("bundles again when an installed package's new version names another main file", async () => {
+    const root = await site();
+    const pkg = await installed(root, "Hello from version 1");
+    await writeFile(path.join(pkg, "next.js"), `module.exports = "Hello from version 2";\n`);
+    await writeFile(path.join(root, "client/main.ts"), `import hello from "cafe-greeting";\ndocument.title = hello;\n`);
+    // Only its package.json changes: the files the bundle read and the package's folder are as they were.
+    const upgrade = () => writeFile(path.join(pkg, "package.json"), `{ "name": "cafe-greeting", "version": "2.0.0", "main": "next.js" }\n`);
+    await staleAfter(root, upgrade, "Hello from version 2");
+  });
+
+  it("bundles again when the site's tsconfig sends an alias to another file", async () => {
+    const root = await site();
+    await writeFile(path.join(root, "client/words-a.ts"), `export const word: string = "alias A";\n`);
+    await writeFile(path.join(root, "client/words-b.ts"), `export const word: string = "alias B";\n`);
+    await writeFile(path.join(root, "client/main.ts"), `import { word } from "@words";\ndocument.title = word;\n`);
+    const tsconfig = path.join(root, "tsconfig.json");
+    const text = await readFile(tsconfig, "utf8");
+    const aliased = (file: string) => text.replace(`"paths": {`, `"paths": { "@words": ["./client/${file}"],`);
+    await writeFile(tsconfig, aliased("words-a.ts"));
+    await staleAfter(root, () => writeFile(tsconfig, aliased("words-b.ts")), "alias B");
+  });
+
   it("bundles again when a configuration esbuild reads beside the sources appears", async () => {
     const root = await site();
     const code = randomUUID();

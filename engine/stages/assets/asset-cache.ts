@@ -23,11 +23,15 @@
  * not trusted on the key: each one is resolved again by esbuild's own resolver (once per
  * folder and name), and the entry is used only when every one resolves where it did. It fails closed: an import esbuild did not record as written, an entry that
  * does not read back whole (named in one notice line), a disk that cannot be written: bundled.
+ * Esbuild's answer is stored as an entry of its own, named by the bundle's key and the state of
+ * every place those resolutions look (`lookups`: the folders a path names, each `node_modules`
+ * on the way up for a package's name): a later build of the same sources with all of them as
+ * they were (the next test's, `cafe dev` started again) does not run esbuild to ask again.
  *
  * The entries live beside the other media caches (`node_modules/.cache/engine/assets/`), the
  * newest `KEPT` of them: older ones are removed when one is stored.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import path from "node:path";
 import type { ImportKind, Metafile, Plugin } from "esbuild";
@@ -271,6 +275,97 @@ async function resolveAll(projectRoot: string, plugins: readonly Plugin[], asks:
   });
 }
 
+/** A name written without `./`, `../` or `/`: a package's, or a `paths` alias's. */
+const isBare = (written: string) => !written.startsWith(".") && !path.isAbsolute(written);
+
+/** The package a bare name imports (`react` of `react-dom/client` is `react-dom`; `@scope/name`). */
+function packageName(written: string): string {
+  const parts = written.split("/");
+  return parts.slice(0, written.startsWith("@") ? 2 : 1).join("/");
+}
+
+/** The keys a `tsconfig.json` or `jsconfig.json` in the folder or above it names (any could be a `paths` pattern); undefined when one sets `baseUrl` or `extends`. */
+function configKeys(dir: string, memo: Map<string, string[] | undefined>): string[] | undefined {
+  if (memo.has(dir)) return memo.get(dir);
+  let keys: string[] | undefined = [];
+  for (const name of ["tsconfig.json", "jsconfig.json"]) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(dir, name), "utf8");
+    } catch {
+      continue;
+    }
+    if (/"(?:baseUrl|extends)"/.test(text)) keys = undefined;
+    else keys?.push(...[...text.matchAll(/"([^"\\]*)"\s*:/g)].map((m) => m[1]!));
+  }
+  const above = path.dirname(dir) === dir ? [] : configKeys(path.dirname(dir), memo);
+  const all = keys && above ? [...keys, ...above] : undefined;
+  memo.set(dir, all);
+  return all;
+}
+
+/** True when a bare name could match a `paths` pattern (`name`, `prefix*suffix`). */
+const matchesPattern = (written: string, patterns: readonly string[]) =>
+  patterns.some((pattern) => {
+    const star = pattern.indexOf("*");
+    return star < 0 ? pattern === written : written.startsWith(pattern.slice(0, star)) && written.endsWith(pattern.slice(star + 1));
+  });
+
+/**
+ * The state of every place esbuild's resolver looks for the imports of the site's and the
+ * engine's code: what the folder a path names and the path itself hold (a new `greeting.js`
+ * beside `greeting.ts`, an `index.ts` in a folder), the folder of the file it found, and for a
+ * package's name the folder each `node_modules` on the way up would give (a package installed
+ * closer, a link pointed elsewhere). Undefined when a resolution could go where none of this
+ * shows (a bare name that a `tsconfig`'s `paths` or `baseUrl`, a package's `imports` or
+ * `browser` field sent to the site's own file): then esbuild is asked.
+ */
+function lookups(projectRoot: string, resolutions: readonly Resolution[]): string | undefined {
+  const relative = (file: string) => path.relative(projectRoot, file).split(path.sep).join("/");
+  const listed = new Map<string, string>();
+  const list = (dir: string) => {
+    if (!listed.has(dir)) {
+      let state = "";
+      try {
+        state = hashOf(readdirSync(dir).sort().join("\n"));
+      } catch {
+        // Not a folder, or absent.
+      }
+      listed.set(dir, state);
+    }
+    return listed.get(dir)!;
+  };
+  const real = (file: string) => {
+    try {
+      return relative(realpathSync(file));
+    } catch {
+      return "";
+    }
+  };
+  const configs = new Map<string, string[] | undefined>();
+  const out: string[] = [];
+  for (const [importer, written, , resolved] of resolutions) {
+    const to = namespaceOf(resolved);
+    // A name a plugin gives a namespace of its own (`cafe-island:`, `font:`): the recipe's.
+    if (to.namespace !== "file" && to.namespace !== "external") continue;
+    const from = namespaceOf(importer);
+    const dir = from.namespace === "file" && importer !== "" ? path.dirname(path.resolve(projectRoot, from.path)) : projectRoot;
+    const target = path.resolve(dir, written);
+    out.push(list(path.dirname(target)), list(target));
+    if (to.namespace === "file") out.push(list(path.dirname(path.resolve(projectRoot, to.path))));
+    if (!isBare(written)) continue;
+    if (importer !== "" && to.namespace === "file" && !inPackage(to.path)) return undefined;
+    const patterns = configKeys(dir, configs);
+    if (!patterns || matchesPattern(written, patterns)) return undefined;
+    const name = packageName(written);
+    for (let up = dir; ; up = path.dirname(up)) {
+      out.push(real(path.join(up, "node_modules", name)));
+      if (path.dirname(up) === up) break;
+    }
+  }
+  return hashOf(out.join("\n"));
+}
+
 /** A bundle's outputs and what it read, stored for the next build of the same recipe. */
 export interface Made {
   manifest: AssetManifest;
@@ -358,8 +453,14 @@ export class AssetCache {
       await rm(path.join(this.cache.dir, key), { recursive: true, force: true });
       return undefined;
     }
-    const now = await resolveAll(this.projectRoot, this.plugins, reads.resolutions.map(([importer, written, kind]) => [importer, written, kind]));
-    if (!now || now.some((resolved, i) => resolved !== reads.resolutions[i]![3])) return undefined;
+    // Asked before for these sources with every place to look as it is now: as esbuild answered then.
+    const places = lookups(this.projectRoot, reads.resolutions);
+    const checked = places === undefined ? undefined : cacheKey([key, "confirmed", JSON.stringify(reads.resolutions), places]);
+    if (checked === undefined || !(await this.read(checked, notes))) {
+      const now = await resolveAll(this.projectRoot, this.plugins, reads.resolutions.map(([importer, written, kind]) => [importer, written, kind]));
+      if (!now || now.some((resolved, i) => resolved !== reads.resolutions[i]![3])) return undefined;
+      if (checked !== undefined) await this.cache.put(checked, { meta: {}, files: new Map() });
+    }
     const files = new Map(bundle.files.map((name, i) => [name, stored.files.get(String(i))!]));
     return { manifest: bundle.manifest, files, inputs: bundle.inputs };
   }
