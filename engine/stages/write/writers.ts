@@ -281,7 +281,7 @@ export class FolderWriter implements SiteWriter {
     }
   }
 
-  /** Writes a file (unless the standby holds these bytes already); true when they differ from the live build's. */
+  /** Writes a file (unless the standby holds these bytes already, or the live build does: then linked); true when they differ from the live build's. */
   async write(file: string, contents: string | Uint8Array): Promise<boolean> {
     // A page's text is made into UTF-8 once, then hashed and written as bytes (the same hash as
     // its text's): hashed as text and written as text, it was encoded twice, and the hash's copy
