@@ -7,7 +7,7 @@
  * home page and the 404).
  */
 import { describe, expect, it } from "vitest";
-import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { copyFile, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { cliSite, fixture } from "./helpers.js";
 
@@ -28,6 +28,20 @@ describe.concurrent("a build after an edit to the theme's code", () => {
     await edit(path.join(project, "templates/pages/article-page.tsx"), (t) => t.replace('className="back-link"', 'className="back-link" data-page="2"'));
     const page = await compare();
     expect({ unchanged: page.unchanged, parsed: page.parsed, rendered: page.rendered }).toEqual({ unchanged: 2, parsed: 0, rendered: 2 });
+  }, 300_000);
+
+  it("links the last build's pages after a template edit that changes none of them, as a cold build writes them", async () => {
+    const { project, out, compare, edit } = await cliSite();
+    await compare();
+    const inode = async () => (await stat(path.join(out, "site/primeiro.html"))).ino;
+    const before = await inode();
+
+    // A comment: the template's key changes, every page that reaches it is rendered again, and its HTML is the same bytes.
+    await edit(path.join(project, "templates/article-view.tsx"), (t) => `${t}\n// a note to self\n`);
+    const note = await compare();
+    expect({ parsed: note.parsed, rendered: note.rendered }).toEqual({ parsed: 0, rendered: 3 });
+    // The page is the live build's file (a link), not a copy of it written again.
+    expect(await inode()).toBe(before);
   }, 300_000);
 
   it("parses again only the bodies that place a block whose component changed, and every body after a Markdown override's edit", async () => {
