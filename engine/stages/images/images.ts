@@ -170,13 +170,6 @@ export function Picture({ image, alt, sizes, priority, className }: PictureProps
   );
 }
 
-/**
- * The installed sharp, read without loading it (lib/packages.ts, `installedSharp`): a source's
- * inspection record is kept under it, so a sharp installed anew inspects again (and the key it
- * finds names sharp's and libvips' own versions, as before).
- */
-const sharpInstall = (): string => JSON.stringify(installedSharp());
-
 /** sharp (libvips) is loaded by the first build that encodes an image, not by every build (lib/packages.ts; Node keeps the module once loaded). */
 const loadSharp = () => loadPackage("sharp", () => import("sharp")).then((m) => m.default);
 
@@ -247,7 +240,11 @@ export class ImageWork {
   private readonly cache: MediaCache<Encoded>;
   /** What inspecting a source with sharp found (its key, format and size), by its bytes: a new process knows a source without loading sharp. */
   private readonly inspected: MediaCache<Omit<Source, "size" | "mtimeMs">>;
-  /** The installed sharp (sharpInstall), read once per run. */
+  /**
+   * The installed sharp, read once per run without loading it (lib/packages.ts): a source's
+   * inspection record is kept under it, so a sharp installed anew inspects again (and the key it
+   * finds names sharp's and libvips' own versions, as before).
+   */
   private readonly sharp: string;
   readonly sources: Map<string, Source>;
   readonly encoded: Map<string, Encoded & { files: Map<string, Uint8Array> }>;
@@ -260,7 +257,7 @@ export class ImageWork {
   ) {
     this.cache = new MediaCache(projectRoot, "images");
     this.inspected = new MediaCache(projectRoot, "image-sources");
-    this.sharp = sharpInstall();
+    this.sharp = JSON.stringify(installedSharp());
     this.sources = new Map(memory.sources);
     this.encoded = new Map(memory.encoded);
   }
