@@ -56,7 +56,17 @@ import { sourceStacks } from "./lib/source-stacks.mjs";
  * "Session 17"); more than that made the build's own thread slower. Set before any of the
  * engine's code is loaded, for every thread of the process; a budget given to node is kept.
  */
-if (![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => flag.startsWith("--interrupt-budget"))) setFlagsFromString("--interrupt-budget=300000");
+const givenFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+if (!givenFlags.some((flag) => flag.startsWith("--interrupt-budget"))) setFlagsFromString("--interrupt-budget=300000");
+/**
+ * WebAssembly compiled by V8's baseline compiler only (Liftoff), never optimised again by
+ * Turbofan. A build runs three WebAssembly modules for moments: harfbuzz and the WOFF2 encoder
+ * once per cut font, satori's layout engine per card. Turbofan's recompiling of the WOFF2
+ * encoder alone raised the process's memory by ~43 MiB (7 MiB with Liftoff only), and the
+ * 4000-article cold build's peak fell from 283–334 to 258–262 MiB; a card is drawn as fast
+ * (bench/README.md, "Session 19"). A flag given to node is kept.
+ */
+if (!givenFlags.some((flag) => /^--(no-)?(liftoff-only|wasm-tier-up)\b/.test(flag))) setFlagsFromString("--liftoff-only");
 
 const launcher = realpathSync(fileURLToPath(import.meta.url));
 const engineDir = path.dirname(launcher);
