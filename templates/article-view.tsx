@@ -5,7 +5,7 @@ import type { ShareButtonProps } from "../client/islands/share-button.js";
 import { ShareIsland } from "./islands.js";
 import { fill } from "../client/format.js";
 import { labelsOf, seriesOf, type CafeArticle, type CafePageContext } from "./page-context.js";
-import { formatDate, Picture } from "../engine/index.js";
+import { Cached, formatDate, Picture } from "../engine/index.js";
 import { IMAGE_SIZES } from "./image-sizes.js";
 
 export interface ArticleViewProps {
@@ -43,13 +43,17 @@ export function ArticleView({ article, ctx, headingLevel = 1, main }: ArticleVie
           {meta.category ? <span className="badge">{meta.category}</span> : null}{" "}
           {meta.date ? (
             <span className="meta-item">
-              <CalendarDays aria-hidden="true" size={16} />
+              <Cached name="icon-calendar">
+                <CalendarDays aria-hidden="true" size={16} />
+              </Cached>
               <time dateTime={meta.date.iso}>{formatDate(meta.date, article.lang)}</time>
             </span>
           ) : null}{" "}
           {meta.readTime ? (
             <span className="meta-item">
-              <Clock aria-hidden="true" size={16} />
+              <Cached name="icon-clock">
+                <Clock aria-hidden="true" size={16} />
+              </Cached>
               {fill(labels.readTime, { minutes: meta.readTime })}
             </span>
           ) : null}

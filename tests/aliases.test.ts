@@ -14,7 +14,7 @@ import { createElement } from "react";
 import { SiteBuilder, buildSite } from "../engine/pipeline/site-builder.js";
 import { FolderWriter, MemoryWriter } from "../engine/stages/write/writers.js";
 import { parseRedirects } from "../engine/stages/routes/redirect-files.js";
-import { pageLinks } from "../engine/stages/checks/rendered-links.js";
+import { pageFindings } from "../engine/stages/checks/rendered-links.js";
 import { serve } from "../engine/servers/static-server.js";
 import type { Theme } from "../engine/theme.js";
 import { buildInMemory, editedFixture, parseHtml, projectRoot, text, testCode } from "./helpers.js";
@@ -283,8 +283,17 @@ describe("links checked on the rendered pages", () => {
       <body><!-- <a href="/no-comment"> --><main ID = "conteudo"><a href="/a?x=1&amp;y=2#s">a</a><A HREF='/b'>b</A><a href=/c>c</a>
       <a href="https://fora.example/x">x</a><a href="//fora.example/y">y</a><a href="mailto:a@b.c">m</a><a href="#topo" id='topo'>t</a>
       <span data-id="no" id=sem-aspas></span><a data-href="/no" title="a > b" href="/d">d</a></main></body></html>`;
-    const { links, ids } = pageLinks(html);
+    const { links, ids } = pageFindings(html);
     expect({ links, ids }).toEqual({ links: ["/a?x=1&y=2#s", "/b", "/c", "#topo", "/d"], ids: ["conteudo", "topo", "sem-aspas"] });
+  });
+
+  it("counts no script a comment hides as one the page's policy would block, and reads the head's meta past a comment naming <body>", () => {
+    const html = `<!DOCTYPE html><html lang="pt-BR"><head><title>Página</title><!-- o <body> vem depois; <script>velho()</script> --><meta property="og:title" content="Café">
+      <script>novo()</script></head><body><main id="conteudo"><a href="/a">a</a></main></body></html>`;
+    const { links, ids, scripts, share } = pageFindings(html);
+    expect({ links, ids }).toEqual({ links: ["/a"], ids: ["conteudo"] });
+    expect(scripts?.map(([, start]) => start)).toEqual(["novo()"]);
+    expect(share).toEqual({ title: "Café" });
   });
 
   /** The blog's theme, its article template adding a section with an id and a link of its own. */

@@ -6,7 +6,10 @@
  * renders differently under one key fails the build instead of showing one page's part on
  * another.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import ArrowLeft from "lucide-react/icons/arrow-left";
+import CalendarDays from "lucide-react/icons/calendar-days";
+import Clock from "lucide-react/icons/clock";
 import path from "node:path";
 import { readFile, writeFile } from "node:fs/promises";
 import { Fragment, type ReactNode } from "react";
@@ -16,7 +19,7 @@ import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { ContentError, formatError } from "../engine/lib/errors.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
 import type { Ctx } from "./fixtures/notebook/theme/schema.js";
-import { editedFixture, projectRoot, testCode } from "./helpers.js";
+import { buildInMemory, editedFixture, projectRoot, testCode } from "./helpers.js";
 
 const siteRoot = path.join(projectRoot, "tests/fixtures/notebook");
 
@@ -112,5 +115,29 @@ describe("a cached part", () => {
     const message = formatError(error as ContentError);
     expect(message).toContain("the cached part 'banner' renders differently on /404 than on /");
     expect(message).toContain("add it to its `vary`");
+  });
+});
+
+describe("the blog's theme", () => {
+  it("draws an article page's icons (back, date, read time) once for the build, not once a page, and each page shows them", async () => {
+    const articles = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`articles/nota-${i}.md`, `---\ntitle: Nota ${i}\ndate: 0${1 + (i % 9)}/10/2025\nreadTime: ${i + 1}\n---\n\nTexto ${i}.\n`]),
+    );
+    const dir = await editedFixture("basic", articles);
+    // lucide's icons are forwardRef components: React calls their `render` each time one is drawn.
+    const drawn = [ArrowLeft, CalendarDays, Clock].map((icon) => vi.spyOn(icon as unknown as { render: () => unknown }, "render"));
+    try {
+      const { errors, writer } = await buildInMemory(path.join(dir));
+      expect(errors).toEqual([]);
+      for (let i = 0; i < 12; i++) {
+        const page = writer.text(`nota-${i}.html`);
+        for (const icon of ["lucide-arrow-left", "lucide-calendar-days", "lucide-clock"]) expect(page, `nota-${i}.html`).toContain(icon);
+      }
+      // Each is drawn on its 1st use and again on its 2nd, 4th and 8th (a cached part's check),
+      // the home page's cards' smaller ones besides: a few times, not once for each of the 14 article pages.
+      for (const spy of drawn) expect(spy.mock.calls.length).toBeLessThan(8);
+    } finally {
+      for (const spy of drawn) spy.mockRestore();
+    }
   });
 });

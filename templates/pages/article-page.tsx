@@ -3,6 +3,7 @@ import ArrowLeft from "lucide-react/icons/arrow-left";
 import { Layout } from "../layout.js";
 import { ArticleView } from "../article-view.js";
 import { bilingual, type CafePageContext } from "../page-context.js";
+import { Cached } from "../../engine/index.js";
 
 export function ArticlePage({ ctx }: { ctx: CafePageContext }) {
   if (ctx.route.kind !== "article") throw new Error("the article template renders article routes");
@@ -17,7 +18,9 @@ export function ArticlePage({ ctx }: { ctx: CafePageContext }) {
     >
       <div className="container article-container">
         <a className="back-link" href="/">
-          <ArrowLeft aria-hidden="true" size={18} />
+          <Cached name="icon-back">
+            <ArrowLeft aria-hidden="true" size={18} />
+          </Cached>
           {ctx.site.article.back}
         </a>
         {en ? (

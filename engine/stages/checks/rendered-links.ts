@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Deps } from "../../incremental/dependencies.js";
 import { listFiles } from "../../lib/files.js";
-import { startTags } from "../../lib/html-tags.js";
+import { readTags, type PageTags } from "../../lib/html-tags.js";
 import { scriptHash } from "../../lib/hash.js";
 import type { ContentWarning } from "../../lib/errors.js";
 import type { Redirect } from "../routes/aliases.js";
@@ -30,7 +30,7 @@ import type { LinkTargets } from "../routes/addresses.js";
 import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/routes.js";
 import { nearest } from "../../lib/nearest.js";
 import { sourceText } from "../../lib/source-text.js";
-import type { ShareText } from "./share-text.js";
+import { metaOf, shareTextOf, type ShareText } from "./share-text.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
 /**
@@ -71,17 +71,26 @@ const isInternal = (href: string) => href.startsWith("#") || (href.startsWith("/
 const MAYBE_ID_OR_HREF = /\s(id|href|src|on[a-z]+)\s*=/i;
 /** Elements that load a file of the site by `src` (a `<link>` by `href`). */
 const LOADS = new Set(["img", "script", "source", "video", "audio", "iframe", "embed"]);
-/** An inline script a browser runs (a JSON-LD or template block is data, which no policy blocks). */
-const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
+/** The type of an inline script a browser runs (a JSON-LD or template block is data, which no policy blocks). */
 const RUNS = /^\s*$|^\s*(module|(text|application)\/(java|ecma)script)\s*$/i;
 
-/** The internal links and the ids of a rendered page, entities decoded as a browser reads them; the files it loads, its inline scripts and handlers. */
-export function pageLinks(html: string): PageLinks {
+/**
+ * What the checks keep of a rendered page, from one scan of it: its internal links and ids
+ * (entities decoded as a browser reads them), the files it loads, its inline scripts and
+ * handlers, and what a link to it shows when shared (share-text.ts).
+ */
+export function pageFindings(html: string): PageLinks & { share: ShareText } {
+  const tags = readTags(html, MAYBE_ID_OR_HREF);
+  return { ...linksOf(tags), share: shareTextOf(metaOf(tags)) };
+}
+
+/** The internal links and the ids of a scanned page; the files it loads, its inline scripts and handlers. */
+function linksOf({ tags, scripts: found }: PageTags): PageLinks {
   const links = new Set<string>();
   const ids = new Set<string>();
   const files = new Set<string>();
   const handlers = new Set<string>();
-  for (const { name, attributes } of startTags(html, MAYBE_ID_OR_HREF)) {
+  for (const { name, attributes } of tags) {
     if (attributes.id !== undefined) ids.add(attributes.id);
     if (name === "a" && attributes.href !== undefined && isInternal(attributes.href)) links.add(attributes.href);
     const loaded = name === "link" ? attributes.href : LOADS.has(name) ? attributes.src : undefined;
@@ -89,9 +98,9 @@ export function pageLinks(html: string): PageLinks {
     for (const attribute of Object.keys(attributes)) if (/^on[a-z]+$/.test(attribute)) handlers.add(`${name} ${attribute}`);
   }
   const scripts: [string, string][] = [];
-  for (const [, attributes, code] of html.matchAll(INLINE_SCRIPT)) {
-    if (/\ssrc\s*=/i.test(attributes!) || !code!.trim() || !RUNS.test(/\stype\s*=\s*["']?([^"'\s>]*)/i.exec(attributes!)?.[1] ?? "")) continue;
-    scripts.push([scriptHash(code!), code!.trim().split("\n")[0]!.slice(0, 60)]);
+  for (const [attributes, code] of found) {
+    if (/\ssrc\s*=/i.test(attributes) || !code.trim() || !RUNS.test(/\stype\s*=\s*["']?([^"'\s>]*)/i.exec(attributes)?.[1] ?? "")) continue;
+    scripts.push([scriptHash(code), code.trim().split("\n")[0]!.slice(0, 60)]);
   }
   return { links: [...links], ids: [...ids], ...(files.size > 0 ? { files: [...files] } : {}), ...(scripts.length > 0 ? { scripts } : {}), ...(handlers.size > 0 ? { handlers: [...handlers] } : {}) };
 }

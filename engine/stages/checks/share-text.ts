@@ -8,7 +8,7 @@
  * Each page's <head> is read by the engine's one reader of built pages (lib/html-tags.ts:
  * attributes in any order or quoting, entities decoded).
  */
-import { startTags, titleText } from "../../lib/html-tags.js";
+import { readTags, type PageTags } from "../../lib/html-tags.js";
 import type { ContentWarning } from "../../lib/errors.js";
 
 /** What a page's <head> says about sharing it. */
@@ -25,19 +25,19 @@ export interface PageMeta {
 }
 
 /** Reads the share-related meta of a page's head (what comes before its <body>). */
-export function readPageMeta(html: string): PageMeta {
+export const readPageMeta = (html: string): PageMeta => metaOf(readTags(html, undefined, true));
+
+/** The share-related meta of a page's head, from a scan of it (`readTags`). */
+export function metaOf({ head, title }: Pick<PageTags, "head" | "title">): PageMeta {
   const out: PageMeta = { meta: {} };
-  // The head is at the top: read up to the body, not the whole page.
-  const end = html.search(/<body[\s>]/i);
-  const head = end < 0 ? html : html.slice(0, end);
-  for (const { name, attributes: attrs } of startTags(head)) {
+  for (const { name, attributes: attrs } of head) {
     if (name === "html" && attrs.lang) out.lang = attrs.lang;
     else if (name === "meta") {
       const key = (attrs.property ?? attrs.name)?.trim().toLowerCase();
       if (key && attrs.content !== undefined && !(key in out.meta)) out.meta[key] = attrs.content.trim();
     } else if (name === "link" && attrs.rel?.toLowerCase().split(/\s+/).includes("canonical") && attrs.href) out.canonical ??= attrs.href;
   }
-  out.title = titleText(head);
+  out.title = title;
   if (out.meta.description !== undefined) out.description = out.meta.description;
   return out;
 }

@@ -24,8 +24,7 @@ import { siteBlockData } from "../markdown/markdown-context.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
-import { pageLinks, type PageEntry } from "../checks/rendered-links.js";
-import { readPageMeta, shareTextOf } from "../checks/share-text.js";
+import { pageFindings, type PageEntry } from "../checks/rendered-links.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";
 import { codeError, siteCodePlace } from "../../lib/code-location.js";
@@ -316,7 +315,7 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
   // Copied (structuredClone makes new strings): read out of the page, each is a slice of its
   // HTML and would keep the whole page alive as long as the record (156 MB at 4000 articles).
-  const found = structuredClone({ ...pageLinks(html), share: shareTextOf(readPageMeta(html)) });
+  const found = structuredClone(pageFindings(html));
   return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found } };
 }
 
