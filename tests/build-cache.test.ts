@@ -80,6 +80,28 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("a save stopped after writing some of its shards (as a kill stops it) leaves the last store whole, read back entry by entry", async () => {
+    const dir = await savedSite();
+    try {
+      const cache = await open(dir);
+      // Every file's entry changes (each of its shards is written again), and a page's record
+      // cannot be encoded: the save stops there, after the files' shards are written.
+      cache.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), { sourceHash: `h${i}-edited`, html: "<p>editado</p>" }])));
+      const last = cache.lastRecord();
+      cache.record({ output: "out-2", pages: { ...last.pages, "/7": { deps: "d7", size: 10n as unknown as number } }, media: [] });
+      await expect(cache.save()).rejects.toThrow(/BigInt/);
+      expect((await readdir(dir)).filter((name) => name.startsWith("files-")).length).toBeGreaterThan(8);
+
+      const again = await open(dir);
+      expect(again.files.size).toBe(ARTICLES);
+      expect(again.files.get(file(7))).toEqual({ sourceHash: "h7", html: `<p>${"texto ".repeat(40)}7</p>` });
+      expect(again.lastRecord().output).toBe("out-1");
+      expect(again.lastRecord().pages["/7"]).toEqual({ deps: "d7", size: 1007 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is read as empty when a shard it names is missing, cut short or changed (still JSON): nothing of it is used", async () => {
     for (const harm of ["missing", "cut short", "changed"] as const) {
       const dir = await savedSite();
