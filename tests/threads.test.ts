@@ -193,3 +193,15 @@ describe("watch mode on the pool", () => {
     }
   }, 120_000);
 });
+
+describe("how many threads a build uses by default", () => {
+  it("every core from 4000 articles (where two threads were faster in quiet series: bench/README.md, session 19), one below, and what --threads says", async () => {
+    const { threadsFor } = await import("../engine/pipeline/threads.js");
+    const { availableParallelism } = await import("node:os");
+    expect(threadsFor(3999)).toBe(1);
+    expect(threadsFor(4000)).toBe(availableParallelism());
+    expect(threadsFor(100_000)).toBe(availableParallelism());
+    expect(threadsFor(4000, 1)).toBe(1);
+    expect(threadsFor(15, 3)).toBe(3);
+  });
+});

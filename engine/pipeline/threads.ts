@@ -32,18 +32,18 @@ export interface WorkerModules {
 }
 
 /**
- * Below this many articles a build starts no worker for its Markdown and pages. Sessions 7
- * and 9 (bench/README.md) found two threads no faster than one from 1000 to 4000 articles on
- * this machine's two cores: the worker waited, idle, for this thread (busy with its own
- * slice) to hand it its next task, and the last large slice kept the other thread waiting.
- * With two tasks queued in each worker and slices that shrink towards the end (session 17)
- * two threads are faster, but not by the tenth a mechanism must save below this size: quiet
- * series (bench/README.md, "Session 17"), two threads against one at 1000 articles 1.03× the
- * time, at 2000 1.01×, at 4000 0.95× (0.87–1.02), for 100–140 MiB more memory (a worker holds
- * its own copy of the site's share). At 100,000 one thread ran out of memory where two
- * finished. Social cards start the workers whatever the size (`LEAST_ENTRIES.cards`).
+ * Below this many articles a build starts no worker for its Markdown and pages. Sessions 7, 9
+ * and 17 (bench/README.md) found two threads no faster than one up to 4000 articles on this
+ * machine's two cores: the worker waited for this thread to hand it work, and the two shared
+ * the second core with V8's optimising compiler. With two tasks queued in each worker, slices
+ * that shrink towards the end, the editorial rules on a worker and WebAssembly no longer
+ * recompiled by Turbofan (the font cutter's encoder took the second core at the Markdown
+ * stage), two quiet series of session 19 at 4000 articles: two threads 0.85 (0.68–0.90) and
+ * 0.79 (0.76–0.92) the time of one, for ~150 MiB more (a worker holds its own copy of the
+ * site's share and code); at 2000, 0.89 (0.54–1.04): not settled, so not below 4000. Social
+ * cards start the workers whatever the size (`LEAST_ENTRIES.cards`).
  */
-export const POOL_THRESHOLD = 10_000;
+export const POOL_THRESHOLD = 4000;
 
 /**
  * The fewest entries of a stage worth handing to the pool; fewer are computed on the build's
