@@ -62,9 +62,9 @@ if (!givenFlags.some((flag) => flag.startsWith("--interrupt-budget"))) setFlagsF
  * WebAssembly compiled by V8's baseline compiler only (Liftoff), never optimised again by
  * Turbofan. A build runs three WebAssembly modules for moments: harfbuzz and the WOFF2 encoder
  * once per cut font, satori's layout engine per card. Turbofan's recompiling of the WOFF2
- * encoder alone raised the process's memory by ~43 MiB (7 MiB with Liftoff only), and the
- * 4000-article cold build's peak fell from 283–334 to 258–262 MiB; a card is drawn as fast
- * (bench/README.md, "Session 19"). A flag given to node is kept.
+ * encoder alone raised the process's memory by ~43 MiB (3 MiB with Liftoff only), and the
+ * 4000-article cold build's peak fell from 305 to 265 MiB in a quiet series; cards are drawn
+ * as fast (bench/README.md, "Session 19"). A flag given to node is kept.
  */
 if (!givenFlags.some((flag) => /^--(no-)?(liftoff-only|wasm-tier-up)\b/.test(flag))) setFlagsFromString("--liftoff-only");
 
