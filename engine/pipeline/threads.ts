@@ -172,15 +172,17 @@ export async function runSlices<K extends SlicedKind, T>(threads: Threads, items
 /**
  * Runs one task per slice and yields the results in the order of the entries as they are
  * ready. Each thread takes the next slice when it is done with one (this thread between its
- * other work), at most `ahead` slices beyond the one awaited: what waits to be written stays
- * bounded.
+ * other work), at most `ahead` slices from the one awaited on (that one included): what waits
+ * to be written stays bounded.
  */
 export async function* streamSlices<K extends SlicedKind, T>(
   threads: Threads,
   items: readonly T[],
   /** The task of a slice; `here`: for the build's own thread, which has every value at hand. */
   task: (slice: T[], here: boolean) => TaskOf<K>,
-  ahead = threads.count * 3,
+  // On one thread a slice rendered ahead is only HTML held in memory: the writes go on
+  // while this thread renders the next slice anyway (13 MiB of the 4000 cold build's peak).
+  ahead = threads.count === 1 ? 1 : threads.count * 3,
 ): AsyncGenerator<TaskResults[K][number]> {
   const slices = slicesOf(items, threads.count);
   const done: (TaskResults[K] | undefined)[] = [];
@@ -212,6 +214,8 @@ export async function* streamSlices<K extends SlicedKind, T>(
   });
   void Promise.all(lanes).then(notify);
   for (awaited = 0; awaited < slices.length; awaited++) {
+    // The slice awaited moved on: a lane that waited for room takes the next.
+    notify();
     while (done[awaited] === undefined && !failure) await new Promise<void>((resolve) => (wake = chain(wake, resolve)));
     if (failure) throw failure.error;
     const results = done[awaited]!;
