@@ -112,6 +112,10 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
     // Two tasks at a time in each worker: it starts the next as soon as it ends one, without
     // waiting for this thread (busy with its own slice) to hand it over.
     concurrentTasksPerWorker: 2,
+    // A worker's young generation at 12 MB (V8's default is three 16 MB semi-spaces): three
+    // pairs at 4000 articles, two threads, peak 350-356 MiB against 381-411 MiB by default,
+    // the same wall and CPU (bench/README.md, session 20). A slice's garbage is short-lived.
+    resourceLimits: { maxYoungGenerationSizeMb: 12 },
   });
   let next = 0;
   const worker = (task: Task) => pool.run(task);
