@@ -40,7 +40,8 @@ export interface WorkerModules {
  * recompiled by Turbofan (the font cutter's encoder took the second core at the Markdown
  * stage), two quiet series of session 19 at 4000 articles: two threads 0.85 (0.68–0.90) and
  * 0.79 (0.76–0.92) the time of one, for ~150 MiB more (a worker holds its own copy of the
- * site's share and code); at 2000, 0.89 (0.54–1.04): not settled, so not below 4000. Social
+ * site's share and code; ~110 MiB since its young generation is 12 MB, session 20: 369
+ * against 261 MiB); at 2000, 0.89 (0.54–1.04): not settled, so not below 4000. Social
  * cards start the workers whatever the size (`LEAST_ENTRIES.cards`).
  */
 export const POOL_THRESHOLD = 4000;
@@ -112,9 +113,10 @@ export async function workerPool(workers: number, modules: WorkerModules, here: 
     // Two tasks at a time in each worker: it starts the next as soon as it ends one, without
     // waiting for this thread (busy with its own slice) to hand it over.
     concurrentTasksPerWorker: 2,
-    // A worker's young generation at 12 MB (V8's default is three 16 MB semi-spaces): three
-    // pairs at 4000 articles, two threads, peak 350-356 MiB against 381-411 MiB by default,
-    // the same wall and CPU (bench/README.md, session 20). A slice's garbage is short-lived.
+    // A worker's young generation at 12 MB (V8's default is three 16 MB semi-spaces): a slice's
+    // garbage is short-lived. 4000 articles, two threads, quiet series (bench/README.md,
+    // "Session 20"): with the one-thread change of that session, peak 369 MiB against 423,
+    // the same wall (0.97); cards on, 805 against 836 MiB, 0.98 of the time.
     resourceLimits: { maxYoungGenerationSizeMb: 12 },
   });
   let next = 0;
