@@ -32,7 +32,7 @@ describe("slices of a stage's entries", () => {
 
   it("on the build's own thread, one slice at most waits to be handed on: the next is computed once the last is taken", async () => {
     // A build on one thread renders and writes on the same thread: a slice rendered ahead is
-    // only pages' HTML held in memory (13 MiB of the 4000 cold build's peak with three ahead).
+    // only pages' HTML held in memory (13 MiB of the 4000 build's peak with three ahead).
     const computed: number[] = [];
     const entries = Array.from({ length: 4000 }, (_, i) => i);
     const biggest = Math.max(...slicesOf(entries, 1).map((s) => s.length));
