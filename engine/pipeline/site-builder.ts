@@ -36,6 +36,7 @@ import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
+import { heapFor } from "../lib/heap.js";
 import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
@@ -231,9 +232,11 @@ export class SiteBuilder {
     // The size of the site, before reading it: the workers start while this thread reads the
     // content, when there is every body and page to make (else a stage starts them if it needs them).
     const cachedFiles = this.cache.files.size;
-    if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) {
-      this.startPool(cachedFiles || listFiles(path.join(this.options.contentDir, "articles")).filter((f) => f.endsWith(".md")).length);
-    }
+    let listed: number | undefined;
+    const articles = () => cachedFiles || (listed ??= listFiles(path.join(this.options.contentDir, "articles")).filter((f) => f.endsWith(".md")).length);
+    if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) this.startPool(articles());
+    // A large site's heap grows by less than V8's default past what it holds alive (lib/heap.ts).
+    heapFor(articles());
     const result = await this.run(() => this.loadAll(), writer);
     if (result.ok) await this.saveCache();
     return result;

@@ -1,0 +1,38 @@
+/**
+ * How far V8 lets a large build's heap grow past what it holds alive. After each full
+ * collection V8 sets the next one's limit at a factor of what it found alive, and for a heap
+ * it collects as quickly as a build's it takes the largest factor, four: at 100,000 articles the
+ * build's thread held ~0.8–1.6 GB alive in a heap grown to 2.6 GB, and the process peaked at
+ * 3.8–3.95 GB, more than a CI runner of 2–4 GB has. At 1.6 (`--heap-growing-percent=60`) the
+ * same builds peaked at 2.4 GB, and 50,000 articles at 1.2 GB against 2.0, with the same CPU
+ * (bench/README.md, "Session 21"). Below a size the factor costs time the memory does not
+ * pay for (4000 articles: 1.12× the time on two threads, 1.31× on one, session 20), so a build
+ * sets it only from `LEAN_HEAP_FROM` articles; a factor given to node is kept.
+ */
+import { setFlagsFromString } from "node:v8";
+
+/** From this many articles a build's heap grows by 1.6× its live data, not up to 4× (bench/README.md, "Session 21"). */
+export const LEAN_HEAP_FROM = 20_000;
+
+/** The flag set, and the growth it gives: 1 + 60/100. */
+export const LEAN_HEAP_FLAG = "--heap-growing-percent=60";
+
+/** The ways of setting flags that have set it: V8's own once a process. */
+const done = new WeakSet<(flag: string) => void>();
+
+/**
+ * Sets V8's heap growth for a build of `articles` articles, once a process (V8's flags are
+ * the process's, every worker thread's too): from `LEAN_HEAP_FROM`, unless node was given a
+ * growth of its own. Says whether the flag is set now. `flags` and `setFlags` are node's and
+ * V8's unless a test gives its own.
+ */
+export function heapFor(
+  articles: number,
+  { flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)], setFlags = setFlagsFromString }: { flags?: readonly string[]; setFlags?: (flag: string) => void } = {},
+): boolean {
+  if (done.has(setFlags)) return true;
+  if (articles < LEAN_HEAP_FROM || flags.some((flag) => flag.startsWith("--heap-growing-percent"))) return false;
+  setFlags(LEAN_HEAP_FLAG);
+  done.add(setFlags);
+  return true;
+}

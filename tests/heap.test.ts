@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { heapFor, LEAN_HEAP_FLAG, LEAN_HEAP_FROM } from "../engine/lib/heap.js";
+
+/** A way of setting flags that records them (V8's own is the process's: a test must not change it). */
+const recorder = () => {
+  const set: string[] = [];
+  return { set, setFlags: (flag: string) => void set.push(flag) };
+};
+
+describe("V8's heap growth for a large build (engine/lib/heap.ts)", () => {
+  it("leaves a site below the size alone", () => {
+    const { set, setFlags } = recorder();
+    expect(heapFor(LEAN_HEAP_FROM - 1, { flags: [], setFlags })).toBe(false);
+    expect(heapFor(15, { flags: [], setFlags })).toBe(false);
+    expect(set).toEqual([]);
+  });
+
+  it("grows the heap of a site of that size or larger by 1.6× its live data, once a process", () => {
+    const { set, setFlags } = recorder();
+    expect(heapFor(LEAN_HEAP_FROM, { flags: [], setFlags })).toBe(true);
+    expect(heapFor(100_000, { flags: [], setFlags })).toBe(true);
+    // A smaller build later in the same process (watch mode) keeps what is set: V8's flags are the process's.
+    expect(heapFor(10, { flags: [], setFlags })).toBe(true);
+    expect(set).toEqual([LEAN_HEAP_FLAG]);
+    expect(LEAN_HEAP_FLAG).toBe("--heap-growing-percent=60");
+  });
+
+  it("keeps a growth given to node, on its command line or in NODE_OPTIONS", () => {
+    const { set, setFlags } = recorder();
+    expect(heapFor(100_000, { flags: ["--heap-growing-percent=30"], setFlags })).toBe(false);
+    expect(heapFor(100_000, { flags: ["--max-old-space-size=4096", "--heap-growing-percent"], setFlags })).toBe(false);
+    expect(set).toEqual([]);
+  });
+});
