@@ -5,7 +5,7 @@
  * the whole site's HTML (engine/pipeline/threads.ts).
  */
 import { describe, expect, it } from "vitest";
-import { slicesOf, streamSlices, type Threads } from "../engine/pipeline/threads.js";
+import { runSlices, slicesOf, streamSlices, type Threads } from "../engine/pipeline/threads.js";
 
 /** One thread that runs a task by computing each entry of its slice, noting which it computed. */
 function oneLane(computed: number[]): Threads {
@@ -17,7 +17,48 @@ function oneLane(computed: number[]): Threads {
   };
 }
 
+/**
+ * The build's own thread and a worker with two lanes (as the pool runs), each noting which
+ * entries it computed: a task handed to the worker waits until `free` (the task it runs first).
+ */
+function withWorker(byMain: number[], byWorker: number[], free: Promise<unknown> = Promise.resolve()): Threads {
+  const compute = (task: unknown, into: number[]) => (task as { routes: number[] }).routes.map((n) => (into.push(n), n));
+  const worker = async (task: unknown) => (await free, compute(task, byWorker)) as never;
+  return {
+    count: 2,
+    share: (value) => ({ id: "v", value }),
+    lanes: [async (task) => compute(task, byMain) as never, worker, worker],
+    close: async () => {},
+  };
+}
+
 describe("slices of a stage's entries", () => {
+  it("a worker busy with other work (the editorial rules) is handed no slice until it is free: the build's thread takes them meanwhile", async () => {
+    // A slice handed to a busy worker waits behind its task while the build's thread has
+    // nothing left to do: the Markdown stage of a cold build at 4000 articles ended when the
+    // worker, done with the rules, had parsed the two slices it had taken at the start.
+    const entries = Array.from({ length: 2000 }, (_, i) => i);
+    const byMain: number[] = [];
+    const byWorker: number[] = [];
+    let done!: () => void;
+    const busy = new Promise<void>((resolve) => (done = resolve));
+    const all = runSlices(withWorker(byMain, byWorker, busy), entries, (routes) => ({ kind: "pages", routes }) as never, { workersFrom: busy });
+    // The build's thread computes slice after slice while the worker is busy: all of them.
+    for (let i = 0; i < 100 && byMain.length < entries.length; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(byMain).toEqual(entries);
+    done();
+    expect(await all).toEqual(entries);
+    expect(byWorker).toEqual([]);
+  });
+
+  it("a worker that is free takes slices from the start", async () => {
+    const entries = Array.from({ length: 2000 }, (_, i) => i);
+    const byMain: number[] = [];
+    const byWorker: number[] = [];
+    expect(await runSlices(withWorker(byMain, byWorker), entries, (routes) => ({ kind: "pages", routes }) as never)).toEqual(entries);
+    expect(byWorker.length).toBeGreaterThan(0);
+  });
+
   it("on the build's own thread, the first results are handed on before the last entries are computed", async () => {
     const computed: number[] = [];
     const entries = Array.from({ length: 4000 }, (_, i) => i);

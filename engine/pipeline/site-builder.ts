@@ -308,7 +308,9 @@ export class SiteBuilder {
       // Each slice with what the last parse of its bodies found valid among their blocks' data.
       const validOf = (files: string[]) => (valid ? { valid: Object.fromEntries(files.flatMap((file) => (valid[file] ? [[file, valid[file]!]] : []))) } : {});
       // Sealing a body for the cache costs a hash: only when there is one.
-      return runSlices(threads, articles.map((a) => a.file), (files) => ({ kind: "bodies", site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) }));
+      // A worker running the editorial rules (below) takes bodies once it is done with them: this thread parses them meanwhile.
+      const task = (files: string[]) => ({ kind: "bodies" as const, site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) });
+      return runSlices(threads, articles.map((a) => a.file), task, { workersFrom: rulesAside });
     };
     // With workers and no memory of the editorial rules to start from (a first or forced build: every text to read),
     // a worker runs them while this thread parses bodies; the checks take what it found (any failure: run here).

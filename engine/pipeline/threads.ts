@@ -168,10 +168,21 @@ export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max
   return slices;
 }
 
+/** How a stage's slices are handed out (`streamSlices`). */
+export interface SliceOptions {
+  /** At most this many slices computed from the one awaited on (that one included). */
+  ahead?: number;
+  /**
+   * When the workers are free for this stage: busy with other work until then (the editorial
+   * rules, beside the Markdown stage), they take no slice, and the build's thread takes them.
+   */
+  workersFrom?: Promise<unknown>;
+}
+
 /** Runs one task per slice on the threads and gives every result back in the order of the entries. */
-export async function runSlices<K extends SlicedKind, T>(threads: Threads, items: readonly T[], task: (slice: T[], here: boolean) => TaskOf<K>): Promise<TaskResults[K]> {
+export async function runSlices<K extends SlicedKind, T>(threads: Threads, items: readonly T[], task: (slice: T[], here: boolean) => TaskOf<K>, options: Omit<SliceOptions, "ahead"> = {}): Promise<TaskResults[K]> {
   const all: TaskResults[K][number][] = [];
-  for await (const result of streamSlices(threads, items, task, Number.POSITIVE_INFINITY)) all.push(result);
+  for await (const result of streamSlices(threads, items, task, { ...options, ahead: Number.POSITIVE_INFINITY })) all.push(result);
   return all as TaskResults[K];
 }
 
@@ -179,17 +190,23 @@ export async function runSlices<K extends SlicedKind, T>(threads: Threads, items
  * Runs one task per slice and yields the results in the order of the entries as they are
  * ready. Each thread takes the next slice when it is done with one (this thread between its
  * other work), at most `ahead` slices from the one awaited on (that one included): what waits
- * to be written stays bounded.
+ * to be written stays bounded. A worker takes its first slice once `workersFrom` settles: a
+ * slice handed to a worker still busy with other work would wait behind it while this thread
+ * had run out of slices (a cold build's Markdown stage at 4000 articles waited for the two
+ * slices the worker had taken before running the editorial rules).
  */
 export async function* streamSlices<K extends SlicedKind, T>(
   threads: Threads,
   items: readonly T[],
   /** The task of a slice; `here`: for the build's own thread, which has every value at hand. */
   task: (slice: T[], here: boolean) => TaskOf<K>,
-  // On one thread a slice rendered ahead is only HTML held in memory: the writes go on
-  // while this thread renders the next slice anyway (13 MiB of the 4000 build's peak with the
-  // fonts' cache kept; 3 MiB in session 20's cold series, where the font cutter sets the peak).
-  ahead = threads.count === 1 ? 1 : threads.count * 3,
+  {
+    // On one thread a slice rendered ahead is only HTML held in memory: the writes go on
+    // while this thread renders the next slice anyway (13 MiB of the 4000 build's peak with the
+    // fonts' cache kept; 3 MiB in session 20's cold series, where the font cutter sets the peak).
+    ahead = threads.count === 1 ? 1 : threads.count * 3,
+    workersFrom,
+  }: SliceOptions = {},
 ): AsyncGenerator<TaskResults[K][number]> {
   const slices = slicesOf(items, threads.count);
   const done: (TaskResults[K] | undefined)[] = [];
@@ -203,6 +220,7 @@ export async function* streamSlices<K extends SlicedKind, T>(
     resume?.();
   };
   const lanes = threads.lanes.map(async (run, lane) => {
+    if (lane > 0 && workersFrom) await workersFrom.catch(() => undefined);
     while (!failure && taken < slices.length) {
       if (taken >= awaited + ahead) {
         await new Promise<void>((resolve) => (wake = chain(wake, resolve)));
