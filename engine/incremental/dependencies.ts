@@ -96,26 +96,6 @@ function* routeParts(routes: RouteTable["routes"]): Generator<string> {
   }
 }
 
-/**
- * What the values of the routes (`dep.route`) are made of but their articles' text hashes:
- * each route's path, kind and template and its articles' files, in order. When it is the last
- * build's, a route's value is its recorded one unless the text of one of its articles changed.
- */
-export function routeShape(routes: RouteTable["routes"]): string {
-  return hashOfAll(
-    (function* () {
-      yield "route-shape-1";
-      for (const route of routes) {
-        yield* routeParts([route]);
-        const variants = articleOf(route);
-        const articles = variants ? [variants.main, ...variants.translations] : [];
-        yield String(articles.length);
-        for (const article of articles) yield article.file;
-      }
-    })(),
-  );
-}
-
 /** How each kind is hashed; undefined when the sources of this set of values do not have it. */
 const KINDS = {
   site: (s: DepSources) => hashOf(s.content.site.source),
@@ -162,14 +142,10 @@ export class DepValues {
     return value;
   }
 
-  /**
-   * True when every recorded value still has its recorded hash; an id without a value reads as
-   * changed. `vouched`: the ids known to hold the value they were recorded with (the load's
-   * evidence, pipeline/render-pages.ts), taken as they are without hashing them.
-   */
-  unchanged(deps: Deps | undefined, vouched?: (id: string) => boolean): boolean {
+  /** True when every recorded value still has its recorded hash; an id without a value reads as changed. */
+  unchanged(deps: Deps | undefined): boolean {
     if (!deps) return false;
-    for (const id in deps) if (!vouched?.(id) && this.lookup(id) !== deps[id]) return false;
+    for (const id in deps) if (this.lookup(id) !== deps[id]) return false;
     return true;
   }
 

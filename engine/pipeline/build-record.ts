@@ -33,8 +33,6 @@ export interface BuildRecord {
   output?: string;
   /** Each page with the dependencies it was rendered from, by route. */
   pages: Record<string, PageEntry>;
-  /** How the routes of those pages were laid out (`routeShape`): the next build takes the routes laid out the same on the load's evidence (render-pages.ts, `routesVouched`). */
-  routeShape?: string;
   assets?: AssetRecord;
   /** The images' and social cards' files. */
   media: string[];

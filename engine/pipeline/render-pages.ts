@@ -11,7 +11,7 @@
 import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { SiteContent } from "../stages/load/content.js";
-import { articleOf, type RouteTable } from "../stages/routes/routes.js";
+import type { RouteTable } from "../stages/routes/routes.js";
 import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
@@ -50,30 +50,6 @@ export interface RenderInput {
    * file is made.
    */
   checkOnly?: boolean;
-  /**
-   * The routes whose value (`dep.route`) the load's evidence vouches is the one the last
-   * build's pages recorded (`routesVouched`): not hashed to check them. None: every value is.
-   */
-  vouched?: (routePath: string) => boolean;
-}
-
-/**
- * The routes whose value is the last build's, on the load's evidence: when the routes are laid
- * out as the last build's were (`routeShape`: paths, kinds, templates and each one's articles'
- * files, recorded with its pages), a route's value changed only if one of its articles' texts
- * did, and an article the load took on its file's evidence (no `source`: its text is the one
- * the last build parsed) did not. Undefined when the record has no shape or another one (a
- * first build, a store ignored or damaged, an article added, removed or moved, a template
- * changed): then every value is hashed, as before.
- */
-export function routesVouched(table: RouteTable, shape: string, last: string | undefined): ((routePath: string) => boolean) | undefined {
-  if (last === undefined || last !== shape) return undefined;
-  return (routePath) => {
-    const route = table.byPath.get(routePath);
-    if (!route) return false;
-    const variants = articleOf(route);
-    return !variants || (variants.main.source === undefined && variants.translations.every((t) => t.source === undefined));
-  };
 }
 
 /** Where the pages are rendered: the threads for `count` pages, and the run's site share for them. */
@@ -203,10 +179,7 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   // very record the last run checked, each value that may have changed is checked once for the
   // pages that read it: the shared ones, and the pages' own ones that differ from that run's.
   const changed = checked && changedReaders(checked.readers ??= readersOf(previous), changedSince(checked.snapshot, snapshot), values);
-  // Otherwise the routes the load's evidence vouches for are taken as recorded, not hashed.
-  const { vouched } = input;
-  const ownVouched = !changed && !checkOnly && vouched ? (id: string) => id.startsWith("route:") && vouched(id.slice("route:".length)) : undefined;
-  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, changed, ownVouched));
+  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, changed));
   const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
   for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
   return { kept, snapshot, sources, hashed: values.hashed, readers: checked?.readers };

@@ -33,8 +33,7 @@ import { feedData, feedXml, type FeedData } from "../stages/render/site-files.js
 import { hashOf, hashOfAll } from "../lib/hash.js";
 import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
-import { routeShape } from "../incremental/dependencies.js";
-import { keptPages, nextReaders, renderStage, routesVouched, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
+import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
 import { heapFor } from "../lib/heap.js";
@@ -184,9 +183,6 @@ export class SiteBuilder {
   private pool?: Promise<Threads>;
   /** The most threads a stage of the current run was given (`BuildResult.threads`). */
   private threadsUsed = 1;
-  /** How many runs this builder has begun, and whether the one under way is its first (`routesVouched`: the load's evidence is the record's only then). */
-  private runs = 0;
-  private firstRun = false;
   /** The warnings of the last run: a save that runs no stage (a file of public/ copied) still has them. */
   private warnings: ContentWarning[] = [];
   /** How many articles the last run loaded: the size of the site a stage's pool is started for (`threadsFor`). */
@@ -253,7 +249,6 @@ export class SiteBuilder {
   private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean; articlesOnly?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
     this.threadsUsed = 1;
-    this.firstRun = this.runs++ === 0;
     try {
       const result = await this.stages(load, writer, kept, options);
       this.warnings = result.warnings;
@@ -397,12 +392,7 @@ export class SiteBuilder {
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
     // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
-    // The load's evidence is the cache's entries as the record's build left them in a builder's
-    // first run only: a later one's may hold texts a failed run parsed (watch mode compares what
-    // the last successful run checked instead, `previous.checked`).
-    const shape = routeShape(table.routes);
-    const vouched = this.firstRun ? routesVouched(table, shape, output.routeShape) : undefined;
-    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, vouched };
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();
@@ -429,7 +419,7 @@ export class SiteBuilder {
     const late = lap("write late", await writeLater(writer, feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
-    const next: BuildRecord = { output: writer.output, pages: written.pages, routeShape: shape, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources };
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources };
     const gone = lap("commit", await commitStage(writer, { previous: output, next }));
     cache.record(next);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot, readers: pagesKept.readers && nextReaders(pagesKept.readers, output.pages, next.pages) } };

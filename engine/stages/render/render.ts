@@ -137,14 +137,13 @@ function bodyHtml(body: PageBody | undefined, images: ShownImages, file: string)
  * the values it read changed (a check-only run ignores its card and the assets, which change
  * no link or id). After the record the last run checked, `changed` says which routes read a
  * value that changed (pipeline/render-pages.ts asks only the values that may have: each once,
- * for all its readers). `vouched`: the ids whose values the load's evidence says are the
- * recorded ones (not hashed). The writer has the last word: it may not hold the page.
+ * for all its readers). The writer has the last word: it may not hold the page.
  */
-export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false, changed?: ReadonlySet<string>, vouched?: (id: string) => boolean): entry is PageEntry {
+export function wouldKeep(route: Route, entry: PageEntry | undefined, values: DepValues, checkOnly = false, changed?: ReadonlySet<string>): entry is PageEntry {
   if (!entry || entry.outFile !== route.outFile) return false;
   // `changed`: the routes whose values changed, known from what each value's readers recorded.
   if (changed) return entry.deps !== undefined && !changed.has(route.path);
-  return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps, vouched);
+  return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
 }
 
 /**
