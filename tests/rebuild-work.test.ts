@@ -99,18 +99,6 @@ describe("the worker pool of a rebuild", () => {
     // --threads N: the pool starts with the builder, as the command says.
     expect(poolBeforeLoad({ cachedFiles: 100_000, asked: 2 })).toBe(true);
   });
-
-  it("a build after an edit of a template that hundreds of the last build's pages used starts the workers before it reads the content (they load the code while it reads; they waited for the render stage, ~0.2 s at 4000 articles)", () => {
-    const pages = (count: number, template: string, key: string) =>
-      Object.fromEntries(Array.from({ length: count }, (_, i) => [`/${template}/${i}`, { deps: { site: "s1", [`route:/${template}/${i}`]: `r${i}`, [`code:template:${template}`]: key } }]));
-    const last = { ...pages(4000, "article", "k1"), ...pages(10, "home", "h1") };
-    // The article template edited: its 4000 pages are to be rendered again.
-    expect(poolBeforeLoad({ cachedFiles: 4000, pages: last, code: { "template:article": "k2", "template:home": "h1" } })).toBe(true);
-    // The home page's template edited: ten pages, the stage's own thread renders them.
-    expect(poolBeforeLoad({ cachedFiles: 4000, pages: last, code: { "template:article": "k1", "template:home": "h2" } })).toBe(false);
-    // The same code: nothing to render (a one-article edit).
-    expect(poolBeforeLoad({ cachedFiles: 4000, pages: last, code: { "template:article": "k1", "template:home": "h1" } })).toBe(false);
-  });
 });
 
 describe("what a build validated is kept for the next (issue 37: YAML and zod over site.yaml and the collections were 50 ms of a one-article rebuild)", () => {

@@ -229,10 +229,9 @@ export class SiteBuilder {
   /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
   async build(writer: SiteWriter): Promise<BuildResult> {
     // The size of the site, before reading it: the workers start while this thread reads the
-    // content, when there is every body and page to make, or the pages of an edited template
-    // (else a stage starts them if it needs them).
+    // content, when there is every body and page to make (else a stage starts them if it needs them).
     const cachedFiles = this.cache.files.size;
-    if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads, pages: this.previous.output.pages, code: this.options.code })) {
+    if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) {
       this.startPool(cachedFiles || listFiles(path.join(this.options.contentDir, "articles")).filter((f) => f.endsWith(".md")).length);
     }
     const result = await this.run(() => this.loadAll(), writer);

@@ -13,11 +13,6 @@ import { availableParallelism } from "node:os";
 import { serialize } from "node:v8";
 import type { Theme } from "../theme.js";
 import { remember, taskRunner, type Shared, type Task, type TaskOf, type TaskResults } from "./tasks.js";
-import { dep } from "../incremental/dependencies.js";
-import { ALL } from "../incremental/code-keys.js";
-
-/** The start of the id of a part of the theme's code (`code:template:article`). */
-const CODE = dep.code("");
 
 export interface Threads {
   /** How many threads do the work: this one, and the workers. */
@@ -69,32 +64,8 @@ export const LEAST_ENTRIES = { bodies: POOL_THRESHOLD, pages: 200, cards: 40 } a
  * (`LEAST_ENTRIES`: a template edit's pages); a one-article edit has none, and at 100,000
  * articles its worker loaded the code, for nothing, on a core the build's thread needed.
  */
-export function poolBeforeLoad({ cachedFiles, asked, pages, code }: { cachedFiles: number; asked?: number; pages?: Readonly<Record<string, { deps?: Readonly<Record<string, string>> }>>; code?: Readonly<Record<string, string>> }): boolean {
-  return asked !== undefined || cachedFiles === 0 || (pages !== undefined && codeChangedPages(pages, code, LEAST_ENTRIES.pages) >= LEAST_ENTRIES.pages);
-}
-
-/**
- * How many of the last build's pages read a part of the theme's code whose key is another now
- * (each is rendered again: a template edit's pages), counted up to `enough`. Known before the
- * content is read: a build that will render that many starts its workers then, and they load the
- * site's code while this thread reads (at 4000 articles they were started by the render stage
- * and loaded for ~0.2 s while the build's thread rendered alone).
- */
-export function codeChangedPages(pages: Readonly<Record<string, { deps?: Readonly<Record<string, string>> }>>, code: Readonly<Record<string, string>> | undefined, enough: number): number {
-  // Without the parts' keys the store is for one version of all the code: no page is kept from another.
-  if (!code) return 0;
-  const changed = new Map<string, boolean>();
-  let count = 0;
-  for (const route in pages) {
-    const deps = pages[route]!.deps;
-    for (const id in deps) {
-      if (!id.startsWith(CODE)) continue;
-      const differs = changed.get(id) ?? changed.set(id, (code[id.slice(CODE.length)] ?? ALL) !== deps[id]).get(id)!;
-      if (differs && ++count >= enough) return count;
-      if (differs) break;
-    }
-  }
-  return count;
+export function poolBeforeLoad({ cachedFiles, asked }: { cachedFiles: number; asked?: number }): boolean {
+  return asked !== undefined || cachedFiles === 0;
 }
 
 /** How many threads a build of `articles` articles uses: `asked` when given, else every core above the threshold. */
