@@ -197,6 +197,18 @@ describe("the cache's store of a site of 5000 articles", () => {
       reads.mockRestore();
       expect(texts.size).toBe(wanted.length);
       for (const key of wanted) expect(texts.get(key)).toBe(body(Number(/(\d+)\.md$/.exec(key)![1])));
+
+      // Large texts (12 MiB in all): read in runs of at most 8 MiB, each text whole.
+      const large = (i: number) => `<p>${String(i).repeat(500_000)} — é</p>`;
+      const big = await open(dir);
+      big.replace(new Map(Array.from({ length: 24 }, (_, i) => [file(i), { sourceHash: `g${i}`, html: "", text: large(i) }])));
+      await big.save();
+      const bigReads = vi.spyOn(handleProto, "read");
+      const bigTexts = await (await open(dir)).readTexts(Array.from({ length: 24 }, (_, i) => file(i)));
+      expect(bigReads.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(bigReads.mock.calls.length).toBeLessThanOrEqual(4);
+      bigReads.mockRestore();
+      for (let i = 0; i < 24; i++) expect(bigTexts.get(file(i)) === large(i), file(i)).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
