@@ -3,8 +3,8 @@
  * edit saves what changed, not the whole store (issue 38: at 100,000 articles, reading and saving
  * it whole took ~6 s of a 19 s rebuild), and what the next build reads is what was saved.
  */
-import { describe, expect, it } from "vitest";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { describe, expect, it, vi } from "vitest";
+import { mkdtemp, open as fsOpen, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { createHash } from "node:crypto";
 import path from "node:path";
@@ -173,6 +173,42 @@ describe("the cache's store of a site of 5000 articles", () => {
         [file(7), body(7, " editado")],
         [file(8), body(8)],
       ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads the texts of every page a template edit renders again in a few reads of their pack, not one read a text", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    const body = (i: number) => `<p>${"corpo ".repeat(40)}${i} — é</p>`;
+    const probe = await fsOpen(path.join(tmpdir(), "."), "r");
+    const handleProto = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => unknown };
+    await probe.close();
+    try {
+      const first = await open(dir);
+      first.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), { sourceHash: `h${i}`, html: "", text: body(i) }])));
+      await first.save();
+      const cache = await open(dir);
+      const reads = vi.spyOn(handleProto, "read");
+      // Every text but a few, in another order than the pack's: what a template edit reads.
+      const wanted = Array.from({ length: ARTICLES }, (_, i) => file(ARTICLES - 1 - i)).filter((_, i) => i % 97 !== 3);
+      const texts = await cache.readTexts(wanted);
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(4);
+      reads.mockRestore();
+      expect(texts.size).toBe(wanted.length);
+      for (const key of wanted) expect(texts.get(key)).toBe(body(Number(/(\d+)\.md$/.exec(key)![1])));
+
+      // Large texts (12 MiB in all): read in runs of at most 8 MiB, each text whole.
+      const large = (i: number) => `<p>${String(i).repeat(500_000)} — é</p>`;
+      const big = await open(dir);
+      big.replace(new Map(Array.from({ length: 24 }, (_, i) => [file(i), { sourceHash: `g${i}`, html: "", text: large(i) }])));
+      await big.save();
+      const bigReads = vi.spyOn(handleProto, "read");
+      const bigTexts = await (await open(dir)).readTexts(Array.from({ length: 24 }, (_, i) => file(i)));
+      expect(bigReads.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(bigReads.mock.calls.length).toBeLessThanOrEqual(4);
+      bigReads.mockRestore();
+      for (let i = 0; i < 24; i++) expect(bigTexts.get(file(i)) === large(i), file(i)).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -18,6 +18,10 @@ describe.concurrent("a build after an edit to the theme's code", () => {
     const { project, compare, edit } = await cliSite();
     const cold = await compare();
     expect([cold.parsed, cold.rendered]).toEqual([3, 4]);
+    // One body edited first: the store's texts are then in two packs, the old text of that body
+    // lying among the others in the first (the store reads a pack's texts in runs, across it).
+    await edit("articles/primeiro.md", (t) => `${t}\nMais uma frase.\n`);
+    expect((await compare()).parsed).toBe(1);
 
     // The article's view: the article pages show it, and so does the home page (its featured article); the 404 does not.
     await edit(path.join(project, "templates/article-view.tsx"), (t) => t.replace('<article className="article">', '<article className="article" data-view="2">'));

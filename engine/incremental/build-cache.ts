@@ -45,6 +45,10 @@ const PER_SHARD = 1000;
 const MAX_SHARDS = 256;
 /** Packs of texts kept before the smaller ones are merged into the next one written. */
 const MAX_PACKS = 8;
+/** Texts of a pack read in one read when no more than this many bytes lie between them (texts no run asked for)… */
+const RUN_GAP = 64 * 1024;
+/** …and the run is no larger than this: at 100,000 articles a template edit reads every body, a run at a time. */
+const RUN_BYTES = 8 * 1024 * 1024;
 
 /** What the cache keeps of one article file, by the hash of its text (its parts are the stages'). */
 export interface CachedFile {
@@ -205,10 +209,25 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const handle = await open(path.join(this.dir, pack), "r").catch(() => undefined);
       if (!handle) continue;
       try {
-        for (const [key, offset, length] of wanted) {
-          const bytes = Buffer.alloc(length);
-          const { bytesRead } = await handle.read(bytes, 0, length, offset);
-          if (bytesRead === length) texts.set(key, bytes.toString("utf8"));
+        // In the pack's order, a run of texts at a time in one read (a template edit reads every
+        // body: 4014 reads, one a text, were ~0.2 s of waiting on the thread pool at 4000 articles).
+        wanted.sort((a, b) => a[1] - b[1]);
+        for (let first = 0; first < wanted.length; ) {
+          const start = wanted[first]![1];
+          let last = first;
+          let end = start + wanted[first]![2];
+          while (last + 1 < wanted.length) {
+            const [, offset, length] = wanted[last + 1]!;
+            if (offset - end > RUN_GAP || Math.max(end, offset + length) - start > RUN_BYTES) break;
+            end = Math.max(end, offset + length);
+            last++;
+          }
+          const bytes = Buffer.allocUnsafe(end - start);
+          const { bytesRead } = await handle.read(bytes, 0, end - start, start);
+          for (const [key, offset, length] of wanted.slice(first, last + 1)) {
+            if (offset - start + length <= bytesRead) texts.set(key, bytes.toString("utf8", offset - start, offset - start + length));
+          }
+          first = last + 1;
         }
       } finally {
         await handle.close();
