@@ -180,12 +180,45 @@ export function locatorOf(target: LocatableSource): Locator {
           // Only the split: the front matter's text, located by the same YAML parser as the build's.
           const text = matter(source, { engines: { yaml: () => ({}) } }).matter;
           located = parseYamlSource(text, target.file, source, frontMatterLineOffset(text)).locate;
-        } else located = parseYamlSource(source, target.file, source).locate;
+        } else if (target.file.endsWith(".json")) located = jsonLocator(source);
+        else located = parseYamlSource(source, target.file, source).locate;
       } catch {
         located = () => undefined;
       }
     }
     return located(path, options);
+  };
+}
+
+/**
+ * Positions in a JSON text, found as the YAML locator finds them (the value at a path, or the
+ * nearest of its ancestors that is there; with `key`, its key) but by the JSON parser: JSON lets
+ * a tab stand wherever a space may, where YAML refuses a tab that indents (fast-check found a
+ * data file `\tfalse` refused with no line).
+ */
+function jsonLocator(text: string): Locator {
+  const { parseTree } = parsers().jsonc;
+  const root = parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
+  return (path, options) => {
+    let node = root;
+    let keyNode: typeof root;
+    for (const segment of path) {
+      if (node?.type === "object") {
+        const pair = node.children?.find((p) => p.children?.[0]?.value === String(segment));
+        if (!pair) break;
+        keyNode = pair.children![0];
+        node = pair.children![1] ?? keyNode;
+      } else if (node?.type === "array" && typeof segment === "number") {
+        const item = node.children?.[segment];
+        if (item === undefined) break;
+        keyNode = item;
+        node = item;
+      } else break;
+    }
+    const offset = (options?.key && keyNode ? keyNode : node)?.offset;
+    if (offset === undefined) return { line: 1, column: 1 };
+    const before = text.slice(0, offset);
+    return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") };
   };
 }
 
