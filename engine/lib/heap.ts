@@ -3,16 +3,17 @@
  * collection V8 sets the next one's limit at a factor of what it found alive, and for a heap
  * it collects as quickly as a build's it takes the largest factor, four: at 100,000 articles the
  * build's thread held ~0.8–1.6 GB alive in a heap grown to 2.6 GB, and the process peaked at
- * 3.8–3.95 GB, more than a CI runner of 2–4 GB has. At 1.6 (`--heap-growing-percent=60`) the
- * same builds peaked at 2.4 GB, and 50,000 articles at 1.2 GB against 2.0, with the same CPU
- * (bench/README.md, "Session 21"). Below a size the factor costs time the memory does not
- * pay for (4000 articles: 1.12× the time on two threads, 1.31× on one, session 20), so a build
- * sets it only from `LEAN_HEAP_FROM` articles; a factor given to node is kept.
+ * ~3.9 GB, more than a CI runner of 2–4 GB has. At 1.6 (`--heap-growing-percent=60`) the peak
+ * was 2.4 GB; at 50,000 articles 1,296 MiB against 2,078 for ~4% more time; at 20,000, 662
+ * against 973 MiB but ~10% more time (bench/README.md, "Session 21"), and at 4000 1.12× the
+ * time on two threads and 1.31× on one (session 20). So a build sets it only from
+ * `LEAN_HEAP_FROM` articles, where the default's peak nears a small runner's memory; a factor
+ * given to node is kept.
  */
 import { setFlagsFromString } from "node:v8";
 
 /** From this many articles a build's heap grows by 1.6× its live data, not up to 4× (bench/README.md, "Session 21"). */
-export const LEAN_HEAP_FROM = 20_000;
+export const LEAN_HEAP_FROM = 50_000;
 
 /** The flag set, and the growth it gives: 1 + 60/100. */
 export const LEAN_HEAP_FLAG = "--heap-growing-percent=60";
