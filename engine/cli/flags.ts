@@ -33,7 +33,7 @@ const strict: Flag = {
 const threads: Flag = {
   type: "string",
   value: "N",
-  help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 10,000 articles or more, or to draw 40 social cards or more; else 1)",
+  help: "how many threads render the Markdown, the pages and the social cards (default: every core for a site of 20,000 articles or more, or to draw 40 social cards or more; else 1)",
 };
 const bundleAgain: Flag = { type: "boolean", help: "bundle the engine and the theme again, even if their code did not change" };
 

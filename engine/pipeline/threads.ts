@@ -34,17 +34,17 @@ export interface WorkerModules {
 /**
  * Below this many articles a build starts no worker for its Markdown and pages. Sessions 7, 9
  * and 17 (bench/README.md) found two threads no faster than one up to 4000 articles on this
- * machine's two cores: the worker waited for this thread to hand it work, and the two shared
- * the second core with V8's optimising compiler. With two tasks queued in each worker, slices
- * that shrink towards the end, the editorial rules on a worker and WebAssembly no longer
- * recompiled by Turbofan (the font cutter's encoder took the second core at the Markdown
- * stage), two quiet series of session 19 at 4000 articles: two threads 0.85 (0.68–0.90) and
- * 0.79 (0.76–0.92) the time of one, for ~150 MiB more (a worker holds its own copy of the
- * site's share and code; ~110 MiB since its young generation is 12 MB, session 20: 369
- * against 261 MiB); at 2000, 0.89 (0.54–1.04): not settled, so not below 4000. Social
- * cards start the workers whatever the size (`LEAST_ENTRIES.cards`).
+ * machine's two cores; session 19's work on the pool (two tasks queued in each worker, slices
+ * that shrink towards the end, the editorial rules on a worker, WebAssembly by Liftoff only)
+ * made two threads 0.79–0.85 the time of one at 4000, and the pool started there. Session 21's
+ * quiet series, after the one-thread path had gained too: at 4000 one thread took 1.04
+ * (0.97–1.07) the time of two, at 10,000 1.03 (0.89–1.05), at 20,000 **1.12 (1.08–1.19)**; the
+ * pool's memory is a third more (a worker holds its own copy of the site's share and code:
+ * 369 against 267 MiB at 4000, 597 against 422 at 10,000, 962 against 646 at 20,000). So from
+ * 20,000, where it saves a tenth. Social cards start the workers whatever the size
+ * (`LEAST_ENTRIES.cards`).
  */
-export const POOL_THRESHOLD = 4000;
+export const POOL_THRESHOLD = 20_000;
 
 /**
  * The fewest entries of a stage worth handing to the pool; fewer are computed on the build's
