@@ -216,10 +216,14 @@ function jsonLocator(text: string): Locator {
       } else break;
     }
     const offset = (options?.key && keyNode ? keyNode : node)?.offset;
-    if (offset === undefined) return { line: 1, column: 1 };
-    const before = text.slice(0, offset);
-    return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") };
+    return offset === undefined ? { line: 1, column: 1 } : positionAt(text, offset);
   };
+}
+
+/** The line and column (from 1) of an offset in a text. */
+function positionAt(text: string, offset: number): Position {
+  const before = text.slice(0, offset);
+  return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") };
 }
 
 /** gray-matter's front matter starts with the newline that ends the opening `---` line. */
@@ -274,8 +278,7 @@ export function parseJsonSource(text: string, file: string): ParsedSource {
 
 /** A ContentError at an offset of a JSON file's text. */
 function jsonError(file: string, text: string, offset: number, what: string, hint: string): ContentError {
-  const before = text.slice(0, offset);
-  return new ContentError({ file, line: before.split("\n").length, column: offset - before.lastIndexOf("\n"), source: text, message: `invalid JSON: ${what}`, hint });
+  return new ContentError({ file, ...positionAt(text, offset), source: text, message: `invalid JSON: ${what}`, hint });
 }
 
 /** The first key written twice in one object, with where the second one is. */
