@@ -33,6 +33,13 @@ export async function loadPackage<T>(name: LazyPackage, load: () => Promise<T>):
   return loaded;
 }
 
+/** Notes a library loaded elsewhere for this process's work (on a thread of its own: stages/assets/font-cut.ts), with how long its load took there. */
+export function notePackage(name: LazyPackage, ms: number): void {
+  if (performance.getEntriesByName(PREFIX + name, "measure").length > 0) return;
+  const end = performance.now();
+  performance.measure(PREFIX + name, { start: Math.max(0, end - ms), end });
+}
+
 /**
  * Loads a library synchronously with `load` (a `require` of it from node_modules, for code
  * that cannot wait: a locator asked for a line while an error is reported) and notes it as

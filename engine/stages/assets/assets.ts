@@ -3,7 +3,6 @@
  * names, its fonts cut to the letters the site shows, and its inline script. Returns the
  * files to write and the manifest templates read (`assetStage`).
  */
-/// <reference path="./subset-font.d.ts" />
 import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { cacheKey, MediaCache } from "../../incremental/media-cache.js";
@@ -15,6 +14,7 @@ import { ContentError, staged, type ContentWarning, type Staged } from "../../li
 import { codeError } from "../../lib/code-location.js";
 import { hashOf } from "../../lib/hash.js";
 import { loadPackage } from "../../lib/packages.js";
+import { cutFontTo } from "./font-cut.js";
 import type { AssetManifest, Theme, ThemeFont } from "../../theme.js";
 
 export interface BuiltAssets {
@@ -64,9 +64,8 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
   const key = cacheKey(["font-v1", source, text]);
   const hit = (await cache.get(key))?.files.get("font.woff2");
   if (hit) return hit;
-  // Loaded only when a font is cut (lib/packages.ts): its WebAssembly is the biggest code a build loads.
-  const { default: subsetFont } = await loadPackage("subset-font", () => import("subset-font"));
-  const subset = await subsetFont(source, text, { targetFormat: "woff2" });
+  // Loaded only when a font is cut (lib/packages.ts), on a thread of its own: its WebAssembly is the biggest code a build loads.
+  const subset = await cutFontTo(source, text);
   await cache.put(key, { meta: {}, files: new Map([["font.woff2", subset]]) });
   return subset;
 }
