@@ -10,7 +10,8 @@
  * taskset: one thread), `ours:code=DIR` (the code of another checkout, a worktree of a branch:
  * two versions of the code timed in the same rounds), options joined by commas
  * (`ours:cards,threads=1`), `ours:node=FLAG` (a flag for node, before the script:
- * `ours:node=--max-semi-space-size=32`), `ours:keep-bundle` (the launcher's bundle of the code
+ * `ours:node=--max-semi-space-size=32`), `ours:env=NAME=VALUE` (an environment variable for
+ * the build: `ours:env=UV_THREADPOOL_SIZE=2`), `ours:keep-bundle` (the launcher's bundle of the code
  * kept between runs, every other cache removed: what the cold build costs beyond bundling the
  * site's config and theme), `ours:fresh-engine` (the engine's own bundle, engine/.bundle/,
  * removed too: what the first build after installing or editing the engine pays; a cold run
@@ -57,6 +58,7 @@ interface Variant {
   /** Words before the command (taskset), flags for node before the script, and flags after it. */
   before: string[];
   node: string[];
+  env: Record<string, string>;
   after: string[];
   /** What a cold run removes first (listed at each run). */
   clean: () => string[];
@@ -96,10 +98,13 @@ for (const name of positionals) {
   }
   const threads = chosen.find((o) => o.startsWith("threads="))?.slice("threads=".length);
   const node = chosen.filter((o) => o.startsWith("node=")).map((o) => o.slice("node=".length));
+  // `env=NAME=VALUE`: an environment variable for the build (`env=UV_THREADPOOL_SIZE=2`).
+  const env = Object.fromEntries(chosen.filter((o) => o.startsWith("env=")).map((o) => o.slice("env=".length).split(/=(.*)/s, 2) as [string, string]));
   variants.push({
     name,
     tool,
     dir,
+    env,
     before: chosen.includes("one-core") ? ["taskset", "-c", "0"] : [],
     node,
     after: threads ? ["--threads", threads] : [],
@@ -123,7 +128,7 @@ async function cold(variant: Variant): Promise<Sample> {
   const [cmd, args] = variant.tool.command(variant.dir);
   const result = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...variant.before, cmd, ...variant.node, ...args, ...variant.after], {
     cwd: variant.dir,
-    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production", ...variant.env },
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
   });
