@@ -7,12 +7,13 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { cutFontTo } from "../engine/stages/assets/font-cut.js";
+import { fontCutter } from "../engine/stages/assets/font-cut.js";
 import { loadedPackages } from "../engine/lib/packages.js";
 
 const require = createRequire(import.meta.url);
 const source = readFileSync(require.resolve("@fontsource/dancing-script/files/dancing-script-latin-700-normal.woff"));
 const MB = 1024 * 1024;
+const cutFontTo = (font: Uint8Array, text: string) => fontCutter().cut(font, text);
 
 describe("cutting a font", () => {
   it("leaves the build's thread without the subsetter's memory, and says it loaded it", async () => {
@@ -29,11 +30,12 @@ describe("cutting a font", () => {
 
   it("gives the same bytes every time, more letters make a bigger file, and what is not a font is refused with a reason", async () => {
     // Asked for at once: one thread cuts them all, a refused one among them.
+    const cutter = fontCutter();
     const [a, b, more, notFont] = await Promise.allSettled([
-      cutFontTo(source, "Café com a Cris"),
-      cutFontTo(source, "Café com a Cris"),
-      cutFontTo(source, "Café com a Cris, abcdefghijklmnopqrstuvwxyz"),
-      cutFontTo(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), "abc"),
+      cutter.cut(source, "Café com a Cris"),
+      cutter.cut(source, "Café com a Cris"),
+      cutter.cut(source, "Café com a Cris, abcdefghijklmnopqrstuvwxyz"),
+      cutter.cut(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), "abc"),
     ]);
     const bytes = (r: PromiseSettledResult<Uint8Array>) => Buffer.from((r as PromiseFulfilledResult<Uint8Array>).value);
     expect(Buffer.compare(bytes(a!), bytes(b!))).toBe(0);

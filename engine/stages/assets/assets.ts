@@ -14,7 +14,7 @@ import { ContentError, staged, type ContentWarning, type Staged } from "../../li
 import { codeError } from "../../lib/code-location.js";
 import { hashOf } from "../../lib/hash.js";
 import { loadPackage } from "../../lib/packages.js";
-import { cutFontTo } from "./font-cut.js";
+import { fontCutter } from "./font-cut.js";
 import type { AssetManifest, Theme, ThemeFont } from "../../theme.js";
 
 export interface BuiltAssets {
@@ -54,7 +54,7 @@ export interface AssetOptions {
  * ~1.5 KB. Cached on disk by font and text: starting the subsetter (harfbuzz, WebAssembly)
  * costs more than a small site's pages.
  */
-async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Promise<Uint8Array> {
+async function cutFont(projectRoot: string, font: ThemeFont, site: unknown, cutter: ReturnType<typeof fontCutter>): Promise<Uint8Array> {
   const require = createRequire(path.join(projectRoot, "package.json"));
   const source = await readFile(require.resolve(font.source));
   const text = font.text(site);
@@ -65,7 +65,7 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
   const hit = (await cache.get(key))?.files.get("font.woff2");
   if (hit) return hit;
   // Loaded only when a font is cut (lib/packages.ts), on a thread of its own: its WebAssembly is the biggest code a build loads.
-  const subset = await cutFontTo(source, text);
+  const subset = await cutter.cut(source, text);
   await cache.put(key, { meta: {}, files: new Map([["font.woff2", subset]]) });
   return subset;
 }
@@ -73,6 +73,7 @@ async function cutFont(projectRoot: string, font: ThemeFont, site: unknown): Pro
 /** The plugins the bundle is made with: the islands' entries (the engine writes them) and the theme's fonts, cut to the site's text. */
 function bundlePlugins({ projectRoot, theme, site, engineDir }: AssetOptions): Plugin[] {
   const fonts = new Map<string, ThemeFont>((theme.assets.fonts ?? []).map((f) => [f.name, f]));
+  const cutter = fontCutter();
   return [
     islandEntries(theme, projectRoot, engineDir).plugin,
     {
@@ -82,7 +83,7 @@ function bundlePlugins({ projectRoot, theme, site, engineDir }: AssetOptions): P
         b.onLoad({ filter: /.*/, namespace: "theme-font" }, async ({ path: file }) => {
           const font = fonts.get(file.replace(/\.woff2$/, ""));
           if (!font) return { errors: [{ text: `the theme declares no font '${file}'` }] };
-          return { contents: await cutFont(projectRoot, font, site), loader: "file" };
+          return { contents: await cutFont(projectRoot, font, site, cutter), loader: "file" };
         });
       },
     },

@@ -31,43 +31,45 @@ parentPort.on("message", ({ id, source, text }) => {
 type Reply = { id: number; loadMs: number } & ({ font: Uint8Array } | { error: string });
 type Waiting = { resolve: (font: Uint8Array) => void; reject: (error: Error) => void };
 
-/** The thread cutting fonts now, with the cuts it owes; none between builds. */
-let current: { worker: Worker; waiting: Map<number, Waiting> } | undefined;
-let nextId = 0;
-
-function cutter(): NonNullable<typeof current> {
-  if (current) return current;
-  const worker = new Worker(THREAD, { eval: true, workerData: { module: createRequire(import.meta.url).resolve("subset-font") } });
-  const thread = { worker, waiting: new Map<number, Waiting>() };
-  const end = (error: Error) => {
-    if (current === thread) current = undefined;
-    for (const { reject } of thread.waiting.values()) reject(error);
-    thread.waiting.clear();
+/** Cuts fonts (`cut`: `source`, a TTF, WOFF or WOFF2 font, cut to the letters of `text`, as WOFF2), each on the cutter's thread: one started for the first, ended once none is left. */
+export function fontCutter(): { cut(source: Uint8Array, text: string): Promise<Uint8Array> } {
+  /** The thread cutting fonts now, with the cuts it owes. */
+  let current: { worker: Worker; waiting: Map<number, Waiting> } | undefined;
+  let nextId = 0;
+  const thread = (): NonNullable<typeof current> => {
+    if (current) return current;
+    const worker = new Worker(THREAD, { eval: true, workerData: { module: createRequire(import.meta.url).resolve("subset-font") } });
+    const started = { worker, waiting: new Map<number, Waiting>() };
+    const end = (error: Error) => {
+      if (current === started) current = undefined;
+      for (const { reject } of started.waiting.values()) reject(error);
+      started.waiting.clear();
+    };
+    worker.on("message", (reply: Reply) => {
+      const waiting = started.waiting.get(reply.id);
+      if (!waiting) return;
+      started.waiting.delete(reply.id);
+      notePackage("subset-font", reply.loadMs);
+      if ("error" in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply.font);
+      if (started.waiting.size === 0 && current === started) {
+        current = undefined;
+        void worker.terminate();
+      }
+    });
+    worker.on("error", (error: Error) => end(new Error(`the font subsetter stopped: ${error.message}`)));
+    worker.on("exit", (code) => end(new Error(`the font subsetter stopped (exit code ${code})`)));
+    current = started;
+    return started;
   };
-  worker.on("message", (reply: Reply) => {
-    const waiting = thread.waiting.get(reply.id);
-    if (!waiting) return;
-    thread.waiting.delete(reply.id);
-    notePackage("subset-font", reply.loadMs);
-    if ("error" in reply) waiting.reject(new Error(reply.error));
-    else waiting.resolve(reply.font);
-    if (thread.waiting.size === 0 && current === thread) {
-      current = undefined;
-      void worker.terminate();
-    }
-  });
-  worker.on("error", (error: Error) => end(new Error(`the font subsetter stopped: ${error.message}`)));
-  worker.on("exit", (code) => end(new Error(`the font subsetter stopped (exit code ${code})`)));
-  current = thread;
-  return thread;
-}
-
-/** `source` (a TTF, WOFF or WOFF2 font) cut to the letters of `text`, as WOFF2. */
-export function cutFontTo(source: Uint8Array, text: string): Promise<Uint8Array> {
-  const thread = cutter();
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    thread.waiting.set(id, { resolve, reject });
-    thread.worker.postMessage({ id, source, text });
-  });
+  return {
+    cut(source, text) {
+      const { worker, waiting } = thread();
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.postMessage({ id, source, text });
+      });
+    },
+  };
 }
