@@ -3,9 +3,9 @@
  * a WOFF2 encoder, both WebAssembly), on a thread of its own that ends with the cut.
  *
  * subset-font keeps its WebAssembly instances, and their ~100 MB of memory, for as long as its
- * module lives; in the build's thread that was the whole process's life: a third of a
- * 4000-article cold build's peak (98 of 268 MiB, bench/README.md, session 22), and for ever in
- * watch mode. A thread's memory goes with the thread. Fonts asked for while one is being cut
+ * module lives; in the build's thread that was the whole process's life, and for ever in watch
+ * mode: a 4000-article cold build's peak was 273 MiB with it, 235 without (bench/README.md,
+ * session 22). A thread's memory goes with the thread. Fonts asked for while one is being cut
  * are cut on the same thread, which ends once it has none left; starting it and loading the
  * subsetter happen beside the build's own work, on another core.
  */
