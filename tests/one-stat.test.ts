@@ -1,8 +1,9 @@
 /**
  * A one-shot build (`npm run build`) asks the file system for the state of each of its files
  * once (issue 38): the load takes an article on the state the up-to-date check's fingerprint
- * read (its size, times and inode: the article's evidence). At 100,000 articles each pass of
- * `stat` over the articles cost a few percent of a one-article edit.
+ * read (its size, times and inode: the article's evidence), and the output's fingerprint is
+ * made from what the writer found or made of each file. At 100,000 articles each pass of
+ * `stat` over the articles or the pages cost a few percent of a one-article edit.
  *
  * A build's inputs are the ones its fingerprint read: a file edited after that is built by the
  * next build (the fingerprint recorded is the older one), and watch mode reads what it is told
@@ -80,7 +81,7 @@ describe("a one-shot build after one article is edited", () => {
     await rm(path.dirname(out), { recursive: true, force: true });
   });
 
-  it("asks for the state of each content file once", async () => {
+  it("asks for the state of each content file and of each output file once", async () => {
     await appendFile(article, "\nUma frase escrita depois do primeiro build.\n");
     const { result, paths } = await statsDuring(() => build(contentDir, out));
     expect(result.code).toBe(0);
@@ -89,6 +90,12 @@ describe("a one-shot build after one article is edited", () => {
     const counted = (names: string[], places: (name: string) => string[]) => Object.fromEntries(names.map((name) => [name, paths.filter((p) => places(name).includes(p)).length]));
     const content = (await filesBelow(contentDir)).sort();
     expect(counted(content, (name) => [path.join(contentDir, name)])).toEqual(Object.fromEntries(content.map((name) => [name, 1])));
+    // An output file is named through `dist` (a link to the folder published) or in its build folder.
+    const output = (await filesBelow(path.join(out, "."))).filter((name) => name !== ".cafe-build.json").sort();
+    expect(output).toContain("primeiro.html");
+    const builds = `${out}.builds`;
+    const places = (name: string) => [path.join(out, name), path.join(builds, "a", name), path.join(builds, "b", name)];
+    expect(counted(output, places)).toEqual(Object.fromEntries(output.map((name) => [name, 1])));
   }, 30_000);
 
   it("builds an article edited after its fingerprint was read in the next build, which is not taken as up to date", async () => {

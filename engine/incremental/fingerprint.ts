@@ -51,10 +51,17 @@ export async function inputFingerprint(projectRoot: string, contentDir: string, 
   const dirs = [contentDir, ...folders.map((d) => path.join(projectRoot, d))];
   const lock = lockFileOf(projectRoot);
   const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])];
-  return describe(all, options, projectRoot, seen);
+  return describe(all, options, projectRoot, { seen });
 }
 
-function describe(list: string[], seed: string, relativeTo?: string, seen?: SeenInputs): string {
+/** A file's size and modification time, as its output's writer found or made it. */
+export type KnownFile = Pick<Stats, "size" | "mtimeMs">;
+
+/**
+ * The hash of the files' names (relative to `relativeTo`), sizes and modification times, each
+ * as `known` holds it by its name (`/` between folders), else as `stat` gives it (put in `seen`).
+ */
+function describe(list: string[], seed: string, relativeTo?: string, { seen, known }: { seen?: SeenInputs; known?: ReadonlyMap<string, KnownFile> } = {}): string {
   // A file inside the folder (listed by its folder, so normalized) is named by cutting the folder off: what path.relative
   // says, without normalizing both paths again for each of thousands of files.
   const base = relativeTo === undefined ? undefined : path.resolve(relativeTo);
@@ -65,18 +72,29 @@ function describe(list: string[], seed: string, relativeTo?: string, seen?: Seen
     (function* () {
       yield seed;
       for (const file of list) {
-        const s = statSync(file, { throwIfNoEntry: false });
-        if (s && seen) seen.files.set(file, { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino, dev: s.dev });
-        yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+        const name = named(file);
+        const s = known?.get(path.sep === "/" ? name : name.split(path.sep).join("/")) ?? stateOf(file, seen);
+        yield `${name}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
       }
     })(),
   );
 }
 
-/** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
-function outputFingerprint(outDir: string): string {
-  const list = files(outDir).filter((f) => path.basename(f) !== MANIFEST);
-  return describe(list, "", outDir);
+/** A file's state as `stat` gives it (following a link), put in `seen` when given; undefined when there is none. */
+function stateOf(file: string, seen: SeenInputs | undefined): FileState | undefined {
+  const s = statSync(file, { throwIfNoEntry: false });
+  if (s && seen) seen.files.set(file, { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino, dev: s.dev });
+  return s;
+}
+
+/**
+ * Paths, sizes and modification times of the output: cheap to check, hard to fake by accident.
+ * `known`: every file of the output as its writer found or made it, in the build that published
+ * it (each file's state asked for once in a build): its files, taken as it says, in a listing's order.
+ */
+function outputFingerprint(outDir: string, known?: ReadonlyMap<string, KnownFile>): string {
+  const list = (known ? [...known.keys()].map((file) => path.join(outDir, file)).sort() : files(outDir)).filter((f) => path.basename(f) !== MANIFEST);
+  return describe(list, "", outDir, { known });
 }
 
 /** True when `outDir` holds the build of exactly these inputs, untouched since. */
@@ -89,9 +107,15 @@ export async function isUpToDate(outDir: string, inputs: string): Promise<boolea
   }
 }
 
-/** Records what `outDir` was built from, after a successful build. */
-export async function recordBuild(outDir: string, inputs: string): Promise<void> {
-  const output = outputFingerprint(outDir);
+/**
+ * Records what `outDir` was built from, after a successful build. `written`: every file of the
+ * output (relative to it, `/` between folders) as the build that published it found or made
+ * it (its writer removed any other), which the record takes rather than listing the folder and
+ * asking for each file's state a second time in the build. A file changed, added or removed
+ * since makes the next check differ: that build runs.
+ */
+export async function recordBuild(outDir: string, inputs: string, written?: ReadonlyMap<string, KnownFile>): Promise<void> {
+  const output = outputFingerprint(outDir, written);
   // Aside and renamed over the old one: never half a note, and a read-only old one is replaced.
   // Written first into the build folders beside the site (swept there if a kill leaves it), never into the published site.
   const builds = `${path.resolve(outDir)}.builds`;
