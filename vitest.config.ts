@@ -21,8 +21,6 @@ const INTEGRATION = [
   // Seven `node engine/launch.mjs build` runs and a bundle of the command (what a fresh process loads).
   "tests/lazy-loading.test.ts",
   "tests/nginx.test.ts",
-  // Waits 3.2 s for its files' times to settle (an article's evidence is kept only then).
-  "tests/one-stat.test.ts",
   "tests/publish.test.ts",
   "tests/serve.test.ts",
   "tests/site-outside.test.ts",

@@ -13,7 +13,7 @@ import { CONFIG_FILES, resolveConfig, type SiteSetup } from "../config.js";
 import { cacheRoot } from "../incremental/cache-root.js";
 import { ContentError, formatError } from "../lib/errors.js";
 import { codeError, shownFrom, siteCodePlace } from "../lib/code-location.js";
-import { isUpToDate, projectInputs, type SeenInputs } from "../incremental/fingerprint.js";
+import { isUpToDate, projectInputs } from "../incremental/fingerprint.js";
 import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { shownPath, writeFileAtomic } from "../lib/files.js";
@@ -124,7 +124,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
     // Nothing changed since the last build: said before the config loads the theme and React.
     const known = await readFolders(launch);
     const outDir = outFlag ?? known?.outDir;
-    if (known && outDir && (await upToDate(root, contentFlag ?? known.contentDir, outDir, (await inputsOf(contentFlag ?? known.contentDir, inputFoldersOf(root, known, engineDir))).inputs))) return serving ? serveSite(root, outDir, serving) : 0;
+    if (known && outDir && (await upToDate(root, contentFlag ?? known.contentDir, outDir, await inputsOf(contentFlag ?? known.contentDir, inputFoldersOf(root, known, engineDir))))) return serving ? serveSite(root, outDir, serving) : 0;
   }
 
   const setup = await loadSetup(launch);
@@ -147,7 +147,7 @@ async function run(command: CommandName, values: Values, positionals: string[], 
       const outDir = outFlag ?? setup.outDir;
       const threads = threadsOf(values.threads);
       if (threads === null) return 2;
-      const { inputs, seen } = await inputsOf(contentDir, inputFoldersOf(root, setup, engineDir));
+      const inputs = await inputsOf(contentDir, inputFoldersOf(root, setup, engineDir));
       if (!values.force && !strict && (await upToDate(root, contentDir, outDir, inputs))) return serving ? serveSite(root, outDir, serving) : 0;
       const { buildProject } = await import("../pipeline/project.js");
       // `start`: served as soon as every page is written and checked, while the social cards
@@ -167,7 +167,6 @@ async function run(command: CommandName, values: Values, positionals: string[], 
         noCache: values["no-cache"] === true,
         verbose: values.verbose === true,
         inputs,
-        seen,
         newPublishedRoutes: values["new-published-routes"] === true,
         codeVersion: launch.code,
         modulesFile: launch.modulesFile,
@@ -393,20 +392,16 @@ const inputFoldersOf = (root: string, folders: Pick<Folders, "themeFolders" | "p
  * set of folders: the check before the config loads and the build after it would otherwise
  * each stat every input file (at 100,000 articles, a second of a one-article rebuild). The
  * first one made is the older: a file edited since makes the recorded fingerprint differ from
- * the next build's, which then builds again. With the state it read of each file (`seen`),
- * which the build's load takes its articles on (the same files, not asked for a third time).
+ * the next build's, which then builds again.
  */
-function commandInputs(root: string): (contentDir: string, folders: readonly string[]) => Promise<{ inputs: string; seen: SeenInputs }> {
+function commandInputs(root: string): (contentDir: string, folders: readonly string[]) => Promise<string> {
   // One command's: a later command in the same process (a build script, a test) stats them again.
-  const made = new Map<string, Promise<{ inputs: string; seen: SeenInputs }>>();
+  const made = new Map<string, Promise<string>>();
   return (contentDir, folders) => {
     const key = JSON.stringify([contentDir, folders]);
-    let fingerprint = made.get(key);
-    if (!fingerprint) {
-      const seen: SeenInputs = { at: 0, files: new Map() };
-      made.set(key, (fingerprint = projectInputs(root, contentDir, folders, seen).then((inputs) => ({ inputs, seen }))));
-    }
-    return fingerprint;
+    let inputs = made.get(key);
+    if (!inputs) made.set(key, (inputs = projectInputs(root, contentDir, folders)));
+    return inputs;
   };
 }
 

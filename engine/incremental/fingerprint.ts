@@ -6,7 +6,7 @@
  */
 import { cacheRoot } from "./cache-root.js";
 import { fileHash, hashOfAll } from "../lib/hash.js";
-import { existsSync, statSync, type Stats } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { listFiles, writeFileAtomic } from "../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -27,74 +27,38 @@ export function lockFileOf(projectRoot: string): string | undefined {
   }
 }
 
-/** What a file's state says of its text without reading it (the load's evidence of an article): as `stat` gives it. */
-export type FileState = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino" | "dev">;
-
-/**
- * The state of each input file as a fingerprint read it, by its path, and the clock just before
- * it read the first (`at`). The build of those inputs takes its articles on these states rather
- * than asking for each again (at 100,000 articles, a second `stat` of each was ~0.3 s of a
- * one-article edit): it builds the inputs the fingerprint it records describes, and a file
- * edited since is built by the next build, whose fingerprint differs.
- */
-export interface SeenInputs {
-  at: number;
-  files: Map<string, FileState>;
-}
-
 /**
  * Hash of the inputs' paths (relative to the site's folder), sizes and modification times,
  * as make and ninja compare them: editing, adding, removing or checking out a file changes it.
- * The state read of each file is put in `seen`, when given.
  */
-export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string, seen?: SeenInputs): Promise<string> {
+export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string): Promise<string> {
   const dirs = [contentDir, ...folders.map((d) => path.join(projectRoot, d))];
   const lock = lockFileOf(projectRoot);
   const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])];
-  return describe(all, options, projectRoot, { seen });
+  return describe(all, options, projectRoot);
 }
 
-/** A file's size and modification time, as its output's writer found or made it. */
-export type KnownFile = Pick<Stats, "size" | "mtimeMs">;
-
-/**
- * The hash of the files' names (relative to `relativeTo`), sizes and modification times, each
- * as `known` holds it by its name (`/` between folders), else as `stat` gives it (put in `seen`).
- */
-function describe(list: string[], seed: string, relativeTo?: string, { seen, known }: { seen?: SeenInputs; known?: ReadonlyMap<string, KnownFile> } = {}): string {
+function describe(list: string[], seed: string, relativeTo?: string): string {
   // A file inside the folder (listed by its folder, so normalized) is named by cutting the folder off: what path.relative
   // says, without normalizing both paths again for each of thousands of files.
   const base = relativeTo === undefined ? undefined : path.resolve(relativeTo);
   const inside = base === undefined ? "" : base.endsWith(path.sep) ? base : base + path.sep;
   const named = (file: string) => (base === undefined ? file : file.startsWith(inside) && !file.includes(`${path.sep}..`) ? file.slice(inside.length) : path.relative(base, file));
-  if (seen) seen.at = Date.now();
   return hashOfAll(
     (function* () {
       yield seed;
       for (const file of list) {
-        const name = named(file);
-        const s = known?.get(path.sep === "/" ? name : name.split(path.sep).join("/")) ?? stateOf(file, seen);
-        yield `${name}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+        const s = statSync(file, { throwIfNoEntry: false });
+        yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
       }
     })(),
   );
 }
 
-/** A file's state as `stat` gives it (following a link), put in `seen` when given; undefined when there is none. */
-function stateOf(file: string, seen: SeenInputs | undefined): FileState | undefined {
-  const s = statSync(file, { throwIfNoEntry: false });
-  if (s && seen) seen.files.set(file, { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino, dev: s.dev });
-  return s;
-}
-
-/**
- * Paths, sizes and modification times of the output: cheap to check, hard to fake by accident.
- * `known`: every file of the output as its writer found or made it, in the build that published
- * it (each file's state asked for once in a build): its files, taken as it says, in a listing's order.
- */
-function outputFingerprint(outDir: string, known?: ReadonlyMap<string, KnownFile>): string {
-  const list = (known ? [...known.keys()].map((file) => path.join(outDir, file)).sort() : files(outDir)).filter((f) => path.basename(f) !== MANIFEST);
-  return describe(list, "", outDir, { known });
+/** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
+function outputFingerprint(outDir: string): string {
+  const list = files(outDir).filter((f) => path.basename(f) !== MANIFEST);
+  return describe(list, "", outDir);
 }
 
 /** True when `outDir` holds the build of exactly these inputs, untouched since. */
@@ -107,15 +71,9 @@ export async function isUpToDate(outDir: string, inputs: string): Promise<boolea
   }
 }
 
-/**
- * Records what `outDir` was built from, after a successful build. `written`: every file of the
- * output (relative to it, `/` between folders) as the build that published it found or made
- * it (its writer removed any other), which the record takes rather than listing the folder and
- * asking for each file's state a second time in the build. A file changed, added or removed
- * since makes the next check differ: that build runs.
- */
-export async function recordBuild(outDir: string, inputs: string, written?: ReadonlyMap<string, KnownFile>): Promise<void> {
-  const output = outputFingerprint(outDir, written);
+/** Records what `outDir` was built from, after a successful build. */
+export async function recordBuild(outDir: string, inputs: string): Promise<void> {
+  const output = outputFingerprint(outDir);
   // Aside and renamed over the old one: never half a note, and a read-only old one is replaced.
   // Written first into the build folders beside the site (swept there if a kill leaves it), never into the published site.
   const builds = `${path.resolve(outDir)}.builds`;
@@ -135,9 +93,9 @@ export async function codeVersion(projectRoot: string, folders: readonly string[
   return hashOfAll(parts);
 }
 
-/** The fingerprint of a build's inputs: content, code folders, public/, the lock file, and NODE_ENV (each file's state read put in `seen`, when given). */
-export function projectInputs(projectRoot: string, contentDir: string, folders: readonly string[], seen?: SeenInputs): Promise<string> {
-  return inputFingerprint(projectRoot, contentDir, folders, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }), seen);
+/** The fingerprint of a build's inputs: content, code folders, public/, the lock file, and NODE_ENV. */
+export function projectInputs(projectRoot: string, contentDir: string, folders: readonly string[]): Promise<string> {
+  return inputFingerprint(projectRoot, contentDir, folders, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
 }
 
 /** Where the persistent cache of one content folder lives, for `build` or for `dev` (which includes drafts). */

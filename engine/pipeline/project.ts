@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { openSiteCache } from "./build-record.js";
 import { siteCodeKeys } from "../incremental/code-keys.js";
-import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild, type SeenInputs } from "../incremental/fingerprint.js";
+import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { outputConflict } from "../stages/write/output-folder.js";
 import { readPublishedRoutes, RECORD_FILE } from "../stages/routes/published-routes.js";
@@ -51,8 +51,6 @@ export interface ProjectBuildOptions {
   modulesFile?: string;
   /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
   inputs?: string;
-  /** The state of each input file as that fingerprint read it (the load takes its articles on it); without it, each is asked for again. */
-  seen?: SeenInputs;
   /**
    * Start a new record of published addresses (`published-routes.txt`) where it is missing
    * although the output was built before (otherwise that stops the build: it was deleted).
@@ -108,8 +106,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.error(`Build failed: ${conflict}.`);
     return 1;
   }
-  const seen: SeenInputs | undefined = options.inputs === undefined ? { at: 0, files: new Map() } : options.seen;
-  const inputs = strictInputs(options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders, seen)), options.strict);
+  const inputs = strictInputs(options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders)), options.strict);
   if (!options.force && (await isUpToDate(outDir, inputs))) {
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
@@ -165,7 +162,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
       engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
     });
     try {
-      result = await builder.build(writer, seen);
+      result = await builder.build(writer);
     } finally {
       await builder.close();
     }
@@ -216,8 +213,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
     // The record of published addresses changed (commit it): so did the content.
-    const inputsNow = result.published?.length || result.retired?.length ? strictInputs(await projectInputs(projectRoot, contentDir, inputFolders), options.strict) : inputs;
-    await recordBuild(outDir, inputsNow, writer.built);
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(await projectInputs(projectRoot, contentDir, inputFolders), options.strict) : inputs);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

@@ -43,7 +43,6 @@ import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type FileEntry, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
-import type { SeenInputs } from "../incremental/fingerprint.js";
 
 /** The engine's folder when it runs from its sources (the launcher's bundle is told: `BuildOptions.engineDir`). */
 const ENGINE_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -228,13 +227,8 @@ export class SiteBuilder {
     await (await pool?.catch(() => undefined))?.close();
   }
 
-  /**
-   * Builds the whole site into `writer`, reading the whole content folder; saves the cache when
-   * it succeeds. `seen`: the state of each input file as the fingerprint of this build's inputs
-   * read it (a one-shot build), which the load takes its articles on; a later run (watch mode)
-   * asks for the files' own.
-   */
-  async build(writer: SiteWriter, seen?: SeenInputs): Promise<BuildResult> {
+  /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
+  async build(writer: SiteWriter): Promise<BuildResult> {
     // The size of the site, before reading it: the workers start while this thread reads the
     // content, when there is every body and page to make (else a stage starts them if it needs them).
     const cachedFiles = this.cache.files.size;
@@ -243,7 +237,7 @@ export class SiteBuilder {
     if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) this.startPool(articles());
     // A large site's heap grows by less than V8's default past what it holds alive (lib/heap.ts).
     heapFor(articles());
-    const result = await this.run(() => this.loadAll(seen), writer);
+    const result = await this.run(() => this.loadAll(), writer);
     if (result.ok) await this.saveCache();
     return result;
   }
@@ -451,13 +445,13 @@ export class SiteBuilder {
     return themeFolders && { projectRoot, folders: themeFolders.map((folder) => path.resolve(projectRoot, folder)) };
   }
 
-  /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same, or its state `seen` or asked for is its evidence). */
-  private loadAll(seen?: SeenInputs): Promise<Loaded> {
+  /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
+  private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
     // The settings, collections, rules and data as the last build validated them: valid for the same text and the same code
     // (the keys of the theme's parts here; the cache's version, for the rest, empties a store of another).
     const kept = { sources: this.previous.output.sources, code: JSON.stringify(Object.entries(this.options.code ?? {}).sort()) };
-    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept, seen }, theme);
+    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept }, theme);
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */

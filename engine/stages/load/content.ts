@@ -2,7 +2,7 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, type Stats } from "node:fs";
 import { listFiles } from "../../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -14,7 +14,6 @@ import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-m
 import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, simpleYamlMap, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
 import { sourceText } from "../../lib/source-text.js";
-import type { FileState, SeenInputs } from "../../incremental/fingerprint.js";
 
 /** An article's front matter as validated: the engine's keys, the theme's, and block data. */
 export type ArticleMeta = BaseMeta & Record<string, unknown>;
@@ -162,7 +161,7 @@ export function frontMatterKeys(theme: Pick<ContentModel, "frontMatter">): strin
 export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
   root: string,
   theme: ContentModel<Site, Shape, Collections>,
-  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom; seen?: SeenInputs } = {},
+  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom } = {},
 ): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
@@ -192,7 +191,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const rules = existsSync(rulesFile) ? orUnavailable((await kept.load(rulesFile, display, errors, "rules", (source, shown) => loadYamlFile(source, shown, editorialRulesSchema, errors)))?.file, rulesFile) : undefined;
   const failed = new Map<string, FailedArticle>();
   const parsed: ArticleStore = new Map();
-  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed, options.seen);
+  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
   if (siteLoad?.warnings) warnings.push(...siteLoad.warnings);
@@ -219,11 +218,10 @@ export interface LoadedContent {
 /**
  * Stage 1: the whole content folder, read and validated; an article `previous` parsed from the
  * same text is not parsed again, nor a settings, collection, rules or data file the last build
- * validated from the same text with the same code (`kept`). An article file is taken on the
- * state the fingerprint of this build's inputs read (`seen`), when it read one.
+ * validated from the same text with the same code (`kept`).
  */
 export async function loadStage(
-  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom; seen?: SeenInputs },
+  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom },
   theme: ContentModel,
 ): Promise<Staged<LoadedContent>> {
   const { content, errors, failed, warnings, parsed, sources } = await loadContent(input.contentDir, theme, input);
@@ -438,14 +436,13 @@ function loadArticles(
   failed: Map<string, FailedArticle>,
   previous: ReadonlyArticleStore | undefined,
   parsed: ArticleStore,
-  seen: SeenInputs | undefined,
 ): Article[] {
   const files = filesOf(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFile(dir, file, model, display, previous, parsed, seen);
+    const result = loadArticleFile(dir, file, model, display, previous, parsed);
     if (!result) continue;
     if ("errors" in result) failed.set(display(file), result);
     else articles.push(result.article);
@@ -475,8 +472,7 @@ type ArticleLoad = { article: Article } | FailedArticle | undefined;
  * Reads and parses one article file; undefined when it no longer exists. An article `previous`
  * parsed from the same text is taken as it was; one parsed here is added to `parsed`. A file
  * whose evidence (`evidenceOf`) is what the last build recorded with its entry is not read:
- * its article is the entry's, without its text (`Article.source`). The file's state is the one
- * `fingerprinted` holds, when the fingerprint of the build's inputs read it; else it is asked for here.
+ * its article is the entry's, without its text (`Article.source`).
  */
 export function loadArticleFile(
   articlesDir: string,
@@ -485,16 +481,15 @@ export function loadArticleFile(
   display: (p: string) => string,
   previous: ReadonlyArticleStore | undefined,
   parsed: ArticleStore,
-  fingerprinted?: SeenInputs,
 ): ArticleLoad {
   const shown = display(file);
   const failed = (errors: ContentError[], body?: Article): FailedArticle => ({ route: body?.route ?? routeFromPath(path.relative(articlesDir, file), model.languages).route, errors, ...(body ? { body } : {}) });
   const entry = previous?.get(shown);
-  // The clock before the file's times were read (here, or by the fingerprint): a time close to it may be shared by a write still to come (`settled`).
-  let stat: FileState | undefined = fingerprinted?.files.get(file);
-  const now = stat ? fingerprinted!.at : Date.now();
+  // The clock before the file's times are read: a time close to it may be shared by a write still to come (`settled`).
+  const now = Date.now();
+  let stat: Stats | undefined;
   try {
-    stat ??= statSync(file, { throwIfNoEntry: false });
+    stat = statSync(file, { throwIfNoEntry: false });
     if (!stat) return undefined;
   } catch {
     // Said by the read below.
@@ -542,7 +537,7 @@ export function loadArticleFile(
  * entry whose hash was damaged does not match). Any write changes the change time, which no
  * tool sets back (`touch -r` and a copy that keeps times set the modification time only).
  */
-function evidenceOf(stat: FileState, sourceHash: string): string {
+function evidenceOf(stat: Stats, sourceHash: string): string {
   return hashOf("evidence-1", `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`, sourceHash);
 }
 
@@ -550,7 +545,7 @@ function evidenceOf(stat: FileState, sourceHash: string): string {
 const SETTLED_MS = 3000;
 
 /** Whether a write after `now` could leave the file with these times: if it could, its evidence is not kept, and the next build reads it. */
-const settled = (stat: FileState, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
+const settled = (stat: Stats, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
 
 /**
  * The hash of an article's text up to its body (its front matter between the `---` lines,

@@ -179,15 +179,6 @@ export class FolderWriter implements SiteWriter {
     return this.liveFiles && [...this.liveFiles.keys()];
   }
 
-  /**
-   * Once this build is published: each of its files (relative to the folder, `/` between
-   * folders) with its size, modification time and inode as this build found or made it: the
-   * state its `stat` gives while nothing has changed it since.
-   */
-  get built(): ReadonlyMap<string, HeldFile> | undefined {
-    return this.switched ? this.held : undefined;
-  }
-
   /** True once this build's site is the one `<outDir>` names (whatever fails after that, it is published). */
   get published(): boolean {
     return this.switched;
