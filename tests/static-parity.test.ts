@@ -27,7 +27,7 @@ beforeAll(async () => {
   if (!haveNginx) return;
   site = await buildRealSite();
   // As `npm run build` leaves it: with the build's record, a dotfile.
-  await recordBuild(site, await inputFingerprint(projectRoot, path.join(projectRoot, "content"), ["templates", "client", "engine", "public"], "{}"));
+  await recordBuild(site, (await inputFingerprint(projectRoot, path.join(projectRoot, "content"), ["templates", "client", "engine", "public"], "{}")).value);
   // And what an editor may leave in public/: dotfiles in a subfolder, a hidden folder.
   await writeFile(path.join(site, "assets/.DS_Store"), "editor leftovers");
   await mkdir(path.join(site, ".git"));

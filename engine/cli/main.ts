@@ -13,7 +13,7 @@ import { CONFIG_FILES, resolveConfig, type SiteSetup } from "../config.js";
 import { cacheRoot } from "../incremental/cache-root.js";
 import { ContentError, formatError } from "../lib/errors.js";
 import { codeError, shownFrom, siteCodePlace } from "../lib/code-location.js";
-import { isUpToDate, projectInputs } from "../incremental/fingerprint.js";
+import { isUpToDate, projectInputs, type InputFingerprint } from "../incremental/fingerprint.js";
 import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { shownPath, writeFileAtomic } from "../lib/files.js";
@@ -394,9 +394,9 @@ const inputFoldersOf = (root: string, folders: Pick<Folders, "themeFolders" | "p
  * first one made is the older: a file edited since makes the recorded fingerprint differ from
  * the next build's, which then builds again.
  */
-function commandInputs(root: string): (contentDir: string, folders: readonly string[]) => Promise<string> {
+function commandInputs(root: string): (contentDir: string, folders: readonly string[]) => Promise<InputFingerprint> {
   // One command's: a later command in the same process (a build script, a test) stats them again.
-  const made = new Map<string, Promise<string>>();
+  const made = new Map<string, Promise<InputFingerprint>>();
   return (contentDir, folders) => {
     const key = JSON.stringify([contentDir, folders]);
     let inputs = made.get(key);
@@ -406,8 +406,8 @@ function commandInputs(root: string): (contentDir: string, folders: readonly str
 }
 
 /** True (and said) when `outDir` holds the build of exactly these inputs. */
-async function upToDate(root: string, contentDir: string, outDir: string, inputs: string): Promise<boolean> {
-  if (!(await isUpToDate(outDir, inputs))) return false;
+async function upToDate(root: string, contentDir: string, outDir: string, inputs: InputFingerprint): Promise<boolean> {
+  if (!(await isUpToDate(outDir, inputs.value))) return false;
   console.log(`${shownPath(root, outDir)} is up to date (nothing changed since the last build; --force rebuilds)`);
   return true;
 }

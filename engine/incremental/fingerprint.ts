@@ -5,7 +5,9 @@
  * Deliberately dependency-free, so the check runs before the engine and React are loaded.
  */
 import { cacheRoot } from "./cache-root.js";
-import { fileHash, hashOfAll } from "../lib/hash.js";
+import { feed, fileHash, hashOfAll } from "../lib/hash.js";
+import { RECORD_FILE } from "../lib/site-paths.js";
+import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { listFiles, writeFileAtomic } from "../lib/files.js";
 import { readFile } from "node:fs/promises";
@@ -28,31 +30,50 @@ export function lockFileOf(projectRoot: string): string | undefined {
 }
 
 /**
+ * A build's inputs' fingerprint as they are now (`value`); and `again()`, the same with the
+ * record of published addresses (`<content>/published-routes.txt`) stat'ed again: a build that
+ * adds to that record changes that input, and only that one, itself. Its up-to-date note takes
+ * the record as the build left it and every other input as the build found it: a file saved
+ * while the build ran makes the next build run (stat'ing every input again after the build
+ * would have recorded the saved file as built).
+ */
+export interface InputFingerprint {
+  value: string;
+  again(): string;
+}
+
+/**
  * Hash of the inputs' paths (relative to the site's folder), sizes and modification times,
  * as make and ninja compare them: editing, adding, removing or checking out a file changes it.
  */
-export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string): Promise<string> {
+export async function inputFingerprint(projectRoot: string, contentDir: string, folders: readonly string[], options: string): Promise<InputFingerprint> {
   const dirs = [contentDir, ...folders.map((d) => path.join(projectRoot, d))];
   const lock = lockFileOf(projectRoot);
-  const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])];
-  return describe(all, options, projectRoot);
+  // Named as the content folder's listing names it.
+  const record = path.join(contentDir, RECORD_FILE);
+  const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])].filter((file) => file !== record);
+  // Every input but the record, fed once; the record's state after them, each time it is asked for.
+  const before = feed(createHash("sha1"), statesOf(all, options, projectRoot));
+  const withRecord = () => feed(before.copy(), statesOf([record], "", projectRoot)).digest("base64url");
+  return { value: withRecord(), again: withRecord };
 }
 
 function describe(list: string[], seed: string, relativeTo?: string): string {
+  return hashOfAll(statesOf(list, seed, relativeTo));
+}
+
+/** `seed`, then each file's name (from `relativeTo`), size and modification time. */
+function* statesOf(list: readonly string[], seed: string, relativeTo?: string): Generator<string> {
   // A file inside the folder (listed by its folder, so normalized) is named by cutting the folder off: what path.relative
   // says, without normalizing both paths again for each of thousands of files.
   const base = relativeTo === undefined ? undefined : path.resolve(relativeTo);
   const inside = base === undefined ? "" : base.endsWith(path.sep) ? base : base + path.sep;
   const named = (file: string) => (base === undefined ? file : file.startsWith(inside) && !file.includes(`${path.sep}..`) ? file.slice(inside.length) : path.relative(base, file));
-  return hashOfAll(
-    (function* () {
-      yield seed;
-      for (const file of list) {
-        const s = statSync(file, { throwIfNoEntry: false });
-        yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
-      }
-    })(),
-  );
+  yield seed;
+  for (const file of list) {
+    const s = statSync(file, { throwIfNoEntry: false });
+    yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+  }
 }
 
 /** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
@@ -94,7 +115,7 @@ export async function codeVersion(projectRoot: string, folders: readonly string[
 }
 
 /** The fingerprint of a build's inputs: content, code folders, public/, the lock file, and NODE_ENV. */
-export function projectInputs(projectRoot: string, contentDir: string, folders: readonly string[]): Promise<string> {
+export function projectInputs(projectRoot: string, contentDir: string, folders: readonly string[]): Promise<InputFingerprint> {
   return inputFingerprint(projectRoot, contentDir, folders, JSON.stringify({ NODE_ENV: process.env.NODE_ENV }));
 }
 

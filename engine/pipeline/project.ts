@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { SiteBuilder, type BuildResult } from "./site-builder.js";
 import { openSiteCache } from "./build-record.js";
 import { siteCodeKeys } from "../incremental/code-keys.js";
-import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild } from "../incremental/fingerprint.js";
+import { cacheDirOf, codeVersion, isUpToDate, projectInputs, recordBuild, type InputFingerprint } from "../incremental/fingerprint.js";
 import { FolderWriter } from "../stages/write/writers.js";
 import { outputConflict } from "../stages/write/output-folder.js";
 import { readPublishedRoutes, RECORD_FILE } from "../stages/routes/published-routes.js";
@@ -50,7 +50,7 @@ export interface ProjectBuildOptions {
   /** The graph of the bundle's modules (the launcher's modules.json): the theme's parts are keyed by the modules they reach (incremental/code-keys.ts). */
   modulesFile?: string;
   /** The inputs' fingerprint, when the caller computed it already (to check before loading the engine). */
-  inputs?: string;
+  inputs?: InputFingerprint;
   /**
    * Start a new record of published addresses (`published-routes.txt`) where it is missing
    * although the output was built before (otherwise that stops the build: it was deleted).
@@ -106,7 +106,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     console.error(`Build failed: ${conflict}.`);
     return 1;
   }
-  const inputs = strictInputs(options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders)), options.strict);
+  const fingerprint = options.inputs ?? (await projectInputs(projectRoot, contentDir, inputFolders));
+  const inputs = strictInputs(fingerprint.value, options.strict);
   if (!options.force && (await isUpToDate(outDir, inputs))) {
     console.log(`${shownOut} is up to date (nothing changed since the last build; --force rebuilds)`);
     return 0;
@@ -212,8 +213,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   }
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
-    // The record of published addresses changed (commit it): so did the content.
-    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(await projectInputs(projectRoot, contentDir, inputFolders), options.strict) : inputs);
+    // The record of published addresses changed (commit it): so did the content, by that file alone (`again`).
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

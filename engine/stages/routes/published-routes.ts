@@ -21,9 +21,10 @@ import { ContentError, type ContentWarning } from "../../lib/errors.js";
 import { byCodePoint, cannotTell, isDerived, type RouteTable } from "./routes.js";
 import { routePath } from "../load/content-model.js";
 import { nearest } from "../../lib/nearest.js";
+import { RECORD_FILE } from "../../lib/site-paths.js";
 
-/** The record's name in the content folder. */
-export const RECORD_FILE = "published-routes.txt";
+/** The record's name in the content folder (lib/site-paths.ts: the up-to-date check names it too). */
+export { RECORD_FILE };
 
 const HEADER = [
   "# Every address this site has published, one a line (the build adds new ones).",
