@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, watch } from "node:fs";
+import fs, { existsSync, watch } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { lstat, mkdtemp, readdir, readFile, realpath, symlink, writeFile, mkdir } from "node:fs/promises";
 import { isUpToDate, recordBuild } from "../engine/incremental/fingerprint.js";
 import { tmpdir } from "node:os";
@@ -289,5 +290,52 @@ describe("every content error at once", () => {
     const unknown = bare.errors.find((e) => e.message === "unknown front-matter key `zzzqqq`")!;
     expect(unknown.hint).toMatch(/^front-matter keys are title, /);
     expect(unknown.hint).not.toContain("block");
+  });
+});
+
+describe("the folder writer", () => {
+  /** Counts the calls of some of node:fs's functions (the engine imports them by name: `syncBuiltinESMExports` updates those). */
+  function counting(names: readonly ("mkdirSync" | "rmSync")[]) {
+    const counts: Record<string, number> = {};
+    const originals = new Map<string, (...args: never[]) => unknown>();
+    const fns = fs as unknown as Record<string, (...args: never[]) => unknown>;
+    for (const name of names) {
+      const original = fns[name]!;
+      originals.set(name, original);
+      counts[name] = 0;
+      fns[name] = (...args: never[]) => (counts[name]!++, original(...args));
+    }
+    syncBuiltinESMExports();
+    return {
+      counts,
+      restore() {
+        for (const [name, original] of originals) fns[name] = original;
+        syncBuiltinESMExports();
+      },
+    };
+  }
+
+  it("carries the pages of the last build over their versions of two builds ago with one folder made, not one a page, and no folder removed (issue 37: the one-article edit after a template edit was quadratic)", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-carry-")), "dist");
+    const files = Array.from({ length: 300 }, (_, i) => `bench/${i}.html`);
+    const build = async (make: (writer: FolderWriter) => Promise<unknown>) => {
+      const writer = new FolderWriter(out);
+      await writer.begin();
+      await make(writer);
+      await writer.commit();
+    };
+    // Two builds, every page changed in the second: the standby folder holds the first's.
+    for (const version of ["one", "two"]) await build((writer) => Promise.all(files.map((file) => writer.write(file, `<p>${version} ${file}</p>`))));
+    // The third keeps every page (a one-article edit after the template edit): each carried from the live folder over its old version.
+    const fsCalls = counting(["mkdirSync", "rmSync"]);
+    let taken: Set<string> | undefined;
+    try {
+      await build(async (writer) => (taken = await writer.reuse(new Map(files.map((file) => [file, Buffer.byteLength(`<p>two ${file}</p>`)])))));
+    } finally {
+      fsCalls.restore();
+    }
+    expect(taken!.size).toBe(files.length);
+    expect(fsCalls.counts).toEqual({ mkdirSync: 1, rmSync: 0 });
+    for (const file of files) expect(await readFile(path.join(out, file), "utf8")).toBe(`<p>two ${file}</p>`);
   });
 });
