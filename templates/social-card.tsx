@@ -25,7 +25,6 @@ const COLOURS = {
   coffee900: "#3b2417",
   coffee700: "#7c4a2d",
   cream50: "#fffaf5",
-  cream100: "#fdf3e7",
   cream200: "#f6e3cc",
   muted: "#5f5149",
 };
@@ -39,7 +38,6 @@ function SocialCardImage({ brand, title, category, date, tagline, initial }: Car
         height: "100%",
         display: "flex",
         backgroundColor: COLOURS.cream50,
-        backgroundImage: `linear-gradient(135deg, ${COLOURS.cream50} 0%, ${COLOURS.cream100} 100%)`,
         fontFamily: "Inter",
         color: COLOURS.coffee900,
       }}
