@@ -4,16 +4,17 @@
  * it collects as quickly as a build's it takes the largest factor, four: at 100,000 articles the
  * build's thread held ~0.8–1.6 GB alive in a heap grown to 2.6 GB, and the process peaked at
  * ~3.9 GB, more than a CI runner of 2–4 GB has. At 1.6 (`--heap-growing-percent=60`) the peak
- * was 2.4 GB; at 50,000 articles 1,296 MiB against 2,078 for ~4% more time; at 20,000, 662
- * against 973 MiB but ~10% more time (bench/README.md, "Session 21"), and at 4000 1.12× the
- * time on two threads and 1.31× on one (session 20). So a build sets it only from
- * `LEAN_HEAP_FROM` articles, where the default's peak nears a small runner's memory; a factor
+ * was 2.4 GB; at 50,000 articles 1,296 MiB against 2,078 for ~4% more time (bench/README.md,
+ * "Session 21"). Session 22's quiet series, pair by pair: at 1000 articles 160 against 173 MiB
+ * for 1.00× the time, at 4000 202 against 241 MiB (below Eleventy's 211) for 1.03×, at 10,000
+ * 298 against 425 for 1.06× (less CPU), at 20,000 650 against 1,006 for 1.06×. So a build sets
+ * it from `LEAN_HEAP_FROM` articles; below, the heap is small whatever its growth. A factor
  * given to node is kept.
  */
 import { setFlagsFromString } from "node:v8";
 
-/** From this many articles a build's heap grows by 1.6× its live data, not up to 4× (bench/README.md, "Session 21"). */
-export const LEAN_HEAP_FROM = 50_000;
+/** From this many articles a build's heap grows by 1.6× its live data, not up to 4× (bench/README.md, "Session 22"). */
+export const LEAN_HEAP_FROM = 1000;
 
 /** The flag set, and the growth it gives: 1 + 60/100. */
 export const LEAN_HEAP_FLAG = "--heap-growing-percent=60";
