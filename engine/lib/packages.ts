@@ -29,11 +29,11 @@ const PREFIX = "cafe:load ";
 export async function loadPackage<T>(name: LazyPackage, load: () => Promise<T>): Promise<T> {
   const start = performance.now();
   const loaded = await load();
-  if (performance.getEntriesByName(PREFIX + name, "measure").length === 0) performance.measure(PREFIX + name, { start, end: performance.now() });
+  notePackage(name, performance.now() - start);
   return loaded;
 }
 
-/** Notes a library loaded elsewhere for this process's work (on a thread of its own: stages/assets/font-cut.ts), with how long its load took there. */
+/** Notes a library loaded for this process's work, with how long its first load took (here, or on a thread of its own: stages/assets/font-cut.ts); later loads are not noted. */
 export function notePackage(name: LazyPackage, ms: number): void {
   if (performance.getEntriesByName(PREFIX + name, "measure").length > 0) return;
   const end = performance.now();
@@ -50,7 +50,7 @@ export function requirePackage<T>(name: LazyPackage, load: () => T): T {
   if (performance.getEntriesByName(PREFIX + name, "measure").length > 0) return load();
   const start = performance.now();
   const loaded = load();
-  performance.measure(PREFIX + name, { start, end: performance.now() });
+  notePackage(name, performance.now() - start);
   return loaded;
 }
 

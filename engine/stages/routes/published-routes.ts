@@ -21,10 +21,6 @@ import { ContentError, type ContentWarning } from "../../lib/errors.js";
 import { byCodePoint, cannotTell, isDerived, type RouteTable } from "./routes.js";
 import { routePath } from "../load/content-model.js";
 import { nearest } from "../../lib/nearest.js";
-import { RECORD_FILE } from "../../lib/site-paths.js";
-
-/** The record's name in the content folder (lib/site-paths.ts: the up-to-date check names it too). */
-export { RECORD_FILE };
 
 const HEADER = [
   "# Every address this site has published, one a line (the build adds new ones).",

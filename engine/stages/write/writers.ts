@@ -413,7 +413,7 @@ export class FolderWriter implements SiteWriter {
       // A folder (or nothing): as below.
     }
     const inside = `${file}/`;
-    if (this.touched.has(file) || [...this.touched].some((f) => f.startsWith(inside))) {
+    if ([...this.touched].some((f) => f.startsWith(inside))) {
       throw new Error(`${file} is already part of this build`);
     }
     for (const held of [...this.held.keys()]) if (held === file || held.startsWith(inside)) this.held.delete(held);
