@@ -118,6 +118,43 @@ describe("a cached part", () => {
   });
 });
 
+describe("a cached part in the page's <head>", () => {
+  it("fails the build, naming the part, instead of writing pages without its tags (React moves the head's tags out of it)", async () => {
+    const templates = Object.fromEntries(
+      Object.keys(notebook.templates).map((name) => [
+        name,
+        (ctx: Ctx) => (
+          <html lang="en">
+            <head>
+              <meta charSet="utf-8" />
+              <Cached name="head-links">
+                <link rel="stylesheet" href={ctx.assets.entries.style} />
+                <meta name="theme-color" content="#222222" />
+              </Cached>
+              {/* A part React leaves in place would lose no tag, but one of the head is refused all the same. */}
+              <Cached name="head-noscript">
+                <noscript>No script</noscript>
+              </Cached>
+              <title>{ctx.site.title}</title>
+            </head>
+            <body>
+              <p>{ctx.route.path}</p>
+            </body>
+          </html>
+        ),
+      ]),
+    );
+    const error = await build({ ...notebook, templates: templates as typeof notebook.templates }).then(
+      ({ writer }) => writer.text("index.html"),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ContentError);
+    const message = formatError(error as ContentError);
+    expect(message).toContain("the cached part 'head-links'");
+    expect(message).toContain("<head>");
+  });
+});
+
 describe("the blog's theme", () => {
   it("draws an article page's icons (back, date, read time) once for the build, not once a page, and each page shows them", async () => {
     const articles = Object.fromEntries(

@@ -180,6 +180,16 @@ export class PartMismatch extends Error {
   }
 }
 
+/** A part whose tags React rendered elsewhere than between its marks: a part in the page's `<head>`. */
+export class PartOutOfPlace extends Error {
+  constructor(
+    readonly part: string,
+    readonly route: string,
+  ) {
+    super(`the cached part '${part}' on ${route} is in the page's <head>`);
+  }
+}
+
 /**
  * The page with each part's HTML in place: a part rendered now is remembered (or, on a use
  * that checks it, compared with what was remembered); a part reused is put back.
@@ -189,10 +199,14 @@ export function fillParts(html: string, memory: PartMemory, route: string): stri
   if (!html.includes(open)) return html;
   let out = "";
   let at = 0;
+  // React puts a `<link>`, `<meta>`, `<script>` or `<title>` of the head where it wants it, out
+  // from between a part's marks: a part there would lose some of its tags on every other page.
+  const headEnd = html.indexOf("</head>");
   for (let start = html.indexOf(open); start >= 0; start = html.indexOf(open, at)) {
     out += html.slice(at, start);
     const idEnd = html.indexOf('"', start + open.length);
     const part = memory.byId[Number(html.slice(start + open.length, idEnd))]!;
+    if (start < headEnd) throw new PartOutOfPlace(part.name, route);
     const tagEnd = html.indexOf(">", idEnd) + 1;
     if (html.startsWith("</cafe-part>", tagEnd)) {
       out += part.html;

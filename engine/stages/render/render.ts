@@ -15,7 +15,7 @@ import { renderToString } from "react-dom/server";
 import { IslandContext, ISLAND_MARK, islandNames, type IslandScope } from "../../islands.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { dep, DepValues, Recorder, recordedContent, type DepId } from "../../incremental/dependencies.js";
-import { fillParts, PartContext, PartMismatch, type PartMemory, type PartScope } from "./cached-parts.js";
+import { fillParts, PartContext, PartMismatch, PartOutOfPlace, type PartMemory, type PartScope } from "./cached-parts.js";
 import { hashOf } from "../../lib/hash.js";
 import { ContentError, plainIssue, type ContentIssue } from "../../lib/errors.js";
 import { fillImages, imageOf, type ShownImages } from "../images/images.js";
@@ -350,6 +350,14 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts: 
     return html.includes(ISLAND_MARK) ? withIslandRuntime(html, ctx.assets.islandRuntime) : html;
   } catch (error) {
     if (error instanceof ContentError || error instanceof BodyNotHere) throw error;
+    if (error instanceof PartOutOfPlace) {
+      throw codeError(themePlace(theme), undefined, {
+        message: `the cached part '${error.part}' on ${error.route} is in the page's <head>, where React moves a <link>, <meta>, <script> or <title> out of it: the page would lose them`,
+        hint: "write the head's tags in the template itself, without <Cached> (a part caches what the <body> shows)",
+        find: error.part,
+        fallback: "the theme",
+      });
+    }
     if (error instanceof PartMismatch) {
       throw codeError(themePlace(theme), undefined, {
         message: `the cached part '${error.part}' renders differently on ${error.again} than on ${error.first}, for the same name, \`vary\` and values given to its children`,
