@@ -93,11 +93,8 @@ type Shard = Record<string, unknown>;
 /** A part as read or last saved: each shard's file and the very values it held, to tell which shards a build changed. */
 interface KnownPart {
   count: number;
-  shards: { name: string; values: Shard; size: number }[];
+  shards: { name: string; values: Shard }[];
 }
-
-/** A part's entries as a run holds them: the files' map, or a keyed part of the record. */
-type Part = ReadonlyMap<string, unknown> | Record<string, unknown>;
 
 /**
  * The fields of a keyed part's entries kept in shards of their own (`<part>.late`, one for each
@@ -293,7 +290,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       for (const name of stored.names) {
         const values = await readShard(dir, name);
         if (!values) return ignored(`a shard of its ${part} is missing or damaged`);
-        shards.push({ name, values, size: sizeOf(values) });
+        shards.push({ name, values });
       }
       known.set(part, { count: stored.count, shards });
     }
@@ -347,13 +344,13 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     }
     const packs = await this.saveTexts();
     const build = { ...this.build } as unknown as Record<string, unknown>;
-    const parts = new Map<string, Part>([["files", this.entries]]);
+    const parts = new Map<string, Iterable<[string, unknown]>>([["files", this.entries]]);
     for (const part of this.keyed) {
       // The record without its keyed parts: each path copied down to the part, which is taken out.
       const parent = parentOf(build, part, { copy: true });
       if (!parent) continue;
       const value = parent.object[parent.key];
-      if (isRecord(value)) parts.set(part, value);
+      if (isRecord(value)) parts.set(part, entriesOf(value));
       delete parent.object[parent.key];
     }
     const known = new Map<string, KnownPart>();
@@ -367,17 +364,25 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       return name;
     };
     for (const [part, entries] of parts) {
+      const all = [...entries];
+      const count = shardCount(all.length);
+      const before = this.known.get(part);
+      const shards = Array.from({ length: count }, (): Shard => ({}));
+      for (const [key, value] of all) shards[shardOf(key, count)]![key] = value;
       const late = this.late.get(part);
-      const { count, shards, kept } = sharded(entries, this.known.get(part), !late || late.names.length);
+      const kept = shards.map((values, i) => {
+        const old = before?.count === count ? before.shards[i] : undefined;
+        return old && sameValues(old.values, values) && (!late || late.names.length === count) ? old : undefined;
+      });
       // A shard written again is written whole: its entries' late fields are read into them first.
-      if (late) await this.fill(part, shards.flatMap((values, i) => (kept[i] || !values ? [] : Object.keys(values))));
+      if (late) await this.fill(part, shards.flatMap((values, i) => (kept[i] ? [] : Object.keys(values))));
       const saved: KnownPart["shards"] = [];
       const lates: string[] = [];
       for (const [i, values] of shards.entries()) {
         const old = kept[i];
-        if (old) saved.push(old);
-        else saved.push({ name: await write(part, i, late ? encodeShard(fieldsOf(values!, late.fields, false), true) : encodeShard(values!, part !== "files")), values: values!, size: sizeOf(values!) });
-        if (late) lates.push(old ? late.names[i]! : await write(`${part}${LATE}`, i, encodeShard(fieldsOf(values!, late.fields, true), true)));
+        if (old) saved.push({ name: old.name, values });
+        else saved.push({ name: await write(part, i, late ? encodeShard(fieldsOf(values, late.fields, false), true) : encodeShard(values, part !== "files")), values });
+        if (late) lates.push(old ? late.names[i]! : await write(`${part}${LATE}`, i, encodeShard(fieldsOf(values, late.fields, true), true)));
       }
       known.set(part, { count, shards: saved });
       if (late) lateNames.set(part, lates);
@@ -586,61 +591,20 @@ function shardOf(key: string, count: number): number {
   return (hash >>> 0) % count;
 }
 
-/** How many entries a shard holds. */
-function sizeOf(values: Shard): number {
+/** True when both hold the same keys with the very same values (a shard no entry of which a run replaced). */
+function sameValues(a: Shard, b: Shard): boolean {
   let size = 0;
-  for (const _ in values) size++;
-  return size;
+  for (const key in b) {
+    if (a[key] !== b[key] || !Object.hasOwn(a, key)) return false;
+    size++;
+  }
+  for (const _ in a) if (--size < 0) return false;
+  return size === 0;
 }
 
-/**
- * A part's entries in `count` shards, and which of them are the very shards of `before` (the
- * part as read or last saved): a shard whose entries are the same keys with the very same
- * values is kept (its file, its object), and only the others are made (a one-article edit of
- * 100,000 entries makes one shard of each part, not 256 of 400 entries each, compared one by
- * one). A shard is made of its entries in the part's order, as a save of every shard makes it.
- * With no `before`, another count, or late fields kept in another count of shards
- * (`lateCount`; true: none), every shard is made.
- */
-function sharded(part: Part, before: KnownPart | undefined, lateCount: true | number): { count: number; shards: (Shard | undefined)[]; kept: (KnownPart["shards"][number] | undefined)[] } {
-  const map = part instanceof Map ? (part as ReadonlyMap<string, unknown>) : undefined;
-  const record = part as Record<string, unknown>;
-  const keys = map ? undefined : Object.keys(record);
-  const size = map ? map.size : keys!.length;
-  const count = shardCount(size);
-  const shards: (Shard | undefined)[] = Array.from({ length: count }, () => undefined);
-  const kept: (KnownPart["shards"][number] | undefined)[] = Array.from({ length: count }, () => undefined);
-  const comparable = before?.count === count && (lateCount === true || lateCount === count);
-  // Each entry's shard, found once; a shard is changed when an entry of it is not the very value it held, or when it holds another number of them.
-  const index = new Uint16Array(size);
-  const tally = new Int32Array(count);
-  const changed = new Uint8Array(count).fill(comparable ? 0 : 1);
-  const look = (i: number, key: string, value: unknown) => {
-    const s = shardOf(key, count);
-    index[i] = s;
-    tally[s]!++;
-    if (changed[s]) return;
-    const old = before!.shards[s]!.values;
-    if (old[key] !== value || !Object.hasOwn(old, key)) changed[s] = 1;
-  };
-  if (map) {
-    let i = 0;
-    for (const [key, value] of map) look(i++, key, value);
-  } else for (let i = 0; i < size; i++) look(i, keys![i]!, record[keys![i]!]);
-  for (let s = 0; s < count; s++) {
-    if (!changed[s] && tally[s] !== before!.shards[s]!.size) changed[s] = 1;
-    if (changed[s]) shards[s] = {};
-    else kept[s] = before!.shards[s];
-  }
-  const place = (i: number, key: string, value: unknown) => {
-    const shard = shards[index[i]!];
-    if (shard) shard[key] = value;
-  };
-  if (map) {
-    let i = 0;
-    for (const [key, value] of map) place(i++, key, value);
-  } else for (let i = 0; i < size; i++) place(i, keys![i]!, record[keys![i]!]);
-  return { count, shards, kept };
+/** A record's entries, without an array of every one made first. */
+function* entriesOf(record: Record<string, unknown>): Generator<[string, unknown]> {
+  for (const key in record) yield [key, record[key]];
 }
 
 /** The object holding the part at `dotted` (`"rules.articles"`: the record's `rules`), copying the objects on the way when `copy`; undefined when one is missing. */
