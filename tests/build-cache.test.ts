@@ -310,6 +310,88 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("through a run of edits writes only the shards holding what changed, and each store read back is the one a save of every shard writes, byte for byte", async () => {
+    interface Page { deps: string; size: number; links?: string[] }
+    type LateBuild = CachedBuild & { pages: Record<string, Page> };
+    const options = { keyed: ["pages"], late: { pages: ["links"] } };
+    const openLate = (dir: string, read = true) => BuildCache.open<Entry, LateBuild>(dir, "code-1", empty(), { ...options, read });
+    const page = (i: number, edit = ""): Page => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}${edit}`] });
+    const entry = (i: number, edit = ""): Entry => ({ sourceHash: `h${i}${edit}`, html: `<p>${i}${edit}</p>` });
+    /** Every file of a store, by name, with its text. */
+    const texts = async (dir: string) => new Map(await Promise.all((await readdir(dir)).sort().map(async (name) => [name, await readFile(path.join(dir, name), "utf8")] as const)));
+    /** The store read from `dir` saved whole by a cache that read nothing: every shard made from its entries. */
+    async function savedWhole(dir: string) {
+      const read = await openLate(dir);
+      const pages = read.lastRecord().pages;
+      await read.fill("pages", Object.keys(pages));
+      const cold = path.join(dir, "..", `${path.basename(dir)}-whole`);
+      const whole = await openLate(cold, false);
+      whole.replace(read.files);
+      whole.record(read.lastRecord());
+      await whole.save();
+      try {
+        return await texts(cold);
+      } finally {
+        await rm(cold, { recursive: true, force: true });
+      }
+    }
+    const root = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    const dir = path.join(root, "store");
+    /** One build: its changes made to the cache read from the store, then saved; the names of the files it wrote. */
+    async function edit(change: (cache: BuildCache<Entry, LateBuild>, pages: Record<string, Page>) => void) {
+      const before = await files(dir);
+      const cache = await openLate(dir);
+      const pages = { ...cache.lastRecord().pages };
+      change(cache, pages);
+      cache.record({ pages, media: [] });
+      await cache.save();
+      const after = await files(dir);
+      return [...after].filter(([name, f]) => name !== "store.json" && before.get(name)?.ino !== f.ino).map(([name]) => name.replace(/\.[0-9a-f]{40}\.json$/, ""));
+    }
+    try {
+      const first = await openLate(dir);
+      first.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), entry(i)])));
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      await first.save();
+
+      // One article edited: its entry's shard, its page's and that page's late fields', nothing else.
+      const one = await edit((cache, pages) => {
+        cache.replace(new Map([[file(7), entry(7, "-edited")]]));
+        pages["/7"] = page(7, "-edited");
+      });
+      expect(one).toHaveLength(3);
+      expect(one.filter((name) => name.startsWith("files-"))).toHaveLength(1);
+      expect(one.filter((name) => name.startsWith("pages-"))).toHaveLength(1);
+      expect(one.filter((name) => name.startsWith("pages.late-"))).toEqual([one.find((name) => name.startsWith("pages-"))!.replace("pages", "pages.late")]);
+      expect(await texts(dir)).toEqual(await savedWhole(dir));
+
+      // An article added, a page removed and one added: the shards holding them.
+      const some = await edit((cache, pages) => {
+        cache.replace(new Map([[file(ARTICLES), entry(ARTICLES)]]));
+        delete pages["/9"];
+        pages[`/${ARTICLES}`] = page(ARTICLES);
+      });
+      expect(some.filter((name) => name.startsWith("files-"))).toHaveLength(1);
+      expect(some.filter((name) => name.startsWith("pages-")).length).toBeGreaterThanOrEqual(1);
+      expect(some.filter((name) => name.startsWith("pages-")).length).toBeLessThanOrEqual(2);
+      expect(await texts(dir)).toEqual(await savedWhole(dir));
+
+      // Nothing changed: no shard written.
+      expect(await edit(() => {})).toEqual([]);
+      expect(await texts(dir)).toEqual(await savedWhole(dir));
+
+      // Enough pages added that the part is kept in more shards: every one of them made again.
+      const grown = await edit((_, pages) => {
+        for (let i = ARTICLES + 1; i < 9000; i++) pages[`/${i}`] = page(i);
+      });
+      expect(grown.filter((name) => name.startsWith("pages-"))).toHaveLength(16);
+      expect(grown.filter((name) => name.startsWith("files-"))).toHaveLength(0);
+      expect(await texts(dir)).toEqual(await savedWhole(dir));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it("is read as empty when a pack of texts is missing or cut short", async () => {
     for (const harm of ["missing", "cut short"] as const) {
       const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
