@@ -89,6 +89,13 @@ describe("slices of a stage's entries", () => {
     expect(mostWaiting).toBeLessThan(biggest);
   });
 
+  it("on the build's own thread alone, no slice holds more than 16 entries: each page is written before the collector copies its HTML out of the young generation", () => {
+    const entries = Array.from({ length: 4000 }, (_, i) => i);
+    const slices = slicesOf(entries, 1);
+    expect(Math.max(...slices.map((s) => s.length))).toBe(16);
+    expect(slices.flat()).toEqual(entries);
+  });
+
   it("no slice holds more than 250 entries, whatever the number of threads", () => {
     const entries = Array.from({ length: 10_000 }, (_, i) => i);
     for (const threads of [1, 2, 3]) {

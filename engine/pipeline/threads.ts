@@ -156,9 +156,13 @@ export function onWorker<K extends Task["kind"]>(threads: Threads, task: TaskOf<
  * worker's last two at 4000 pages). At most `max` entries each, so that what waits to be
  * written stays small (a slice of pages is its pages' HTML). On one thread too: the site's
  * pages in one slice were all rendered before the first was written, every page's HTML held
- * at once (80 MB of the 4000 cold build's 330 MiB peak) and the disk idle meanwhile.
+ * at once (80 MB of the 4000 cold build's 330 MiB peak) and the disk idle meanwhile. On one
+ * thread, where a slice is a call and no message, at most `ONE_THREAD_MAX`: a page's HTML
+ * written before the collector's next young-generation pass or the one after, not copied out
+ * to the old generation with the slice's other pages (250 a slice: 154 MB promoted in a 4000
+ * cold build, 7 full collections; 16: 83 MB, 4).
  */
-export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max = 250, perThread = 4 } = {}): T[][] {
+export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max = threads <= 1 ? ONE_THREAD_MAX : 250, perThread = 4 } = {}): T[][] {
   const slices: T[][] = [];
   for (let i = 0; i < items.length; ) {
     const size = Math.min(max, Math.max(min, Math.ceil((items.length - i) / (Math.max(1, threads) * perThread))));
@@ -167,6 +171,9 @@ export function slicesOf<T>(items: readonly T[], threads: number, { min = 8, max
   }
   return slices;
 }
+
+/** The largest slice on one thread (`slicesOf`). */
+export const ONE_THREAD_MAX = 16;
 
 /** How a stage's slices are handed out (`streamSlices`). */
 export interface SliceOptions {
