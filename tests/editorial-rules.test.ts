@@ -193,6 +193,18 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
   const files = { "rules.yaml": rules, ...SAVES_ARTICLES };
   const shown = (warnings: { message: string; file: string; line?: number }[]) => warnings.map((w) => `${path.basename(w.file)}:${w.line}: ${w.message}`).sort();
 
+  /** The saves' site with a `later-links` rule too, and antiga.md (dated before nova.md) saying `antiga`. */
+  const laterLinksSite = async (antiga: string) => {
+    const dir = await editedFixture("basic", {
+      ...files,
+      "rules.yaml": `${SAVES_RULES}datas:\n  kind: later-links\n`,
+      "articles/antiga.md": article("Antiga", "01/09/2025", antiga),
+      "articles/nova.md": article("Nova", "03/09/2025", "Um texto."),
+    });
+    const { content } = await loadContent(dir, theme, { projectRoot: dir });
+    return { content, value: content!.rules!.value };
+  };
+
   it("a save reads again only the saved article: the others' findings are the last run's, and every run finds what a build from scratch finds", async () => {
     const dir = await editedFixture("basic", files);
     const { content } = await loadContent(dir, theme, { projectRoot: dir });
@@ -215,15 +227,7 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
   });
 
   it("saves in a row, each run handed the last one's memory, find what a run from scratch finds, in articles not saved too, and keep every article's memory", async () => {
-    const rules = `${SAVES_RULES}datas:\n  kind: later-links\n`;
-    const dir = await editedFixture("basic", {
-      ...files,
-      "rules.yaml": rules,
-      "articles/antiga.md": article("Antiga", "01/09/2025", "Veja [a nova](/nova)."),
-      "articles/nova.md": article("Nova", "03/09/2025", "Um texto."),
-    });
-    const { content } = await loadContent(dir, theme, { projectRoot: dir });
-    const value = content!.rules!.value;
+    const { content, value } = await laterLinksSite("Veja [a nova](/nova).");
     const named = (name: string) => content!.articles.find((a) => path.basename(a.file) === name)!;
     const save = (articles: Article[], name: string, text: string) => {
       const old = named(name);
@@ -252,6 +256,41 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
       expect(run.findings, name).toEqual(scratch.findings);
       expected(notes(run));
       // What the next build from the cache starts from: every article's entry, as a run from scratch makes it.
+      expect(run.memory, name).toEqual(scratch.memory);
+    }
+  });
+
+  it("told which articles a save read again (watch mode), a run goes over those alone, not every article, and finds and keeps what a run from scratch does", async () => {
+    const { content, value } = await laterLinksSite("Veja [a nova](/nova) e [a outra](/outra).");
+    const model = articleModel(theme);
+    const fileOf = (name: string) => path.join(path.dirname(content!.articles[0]!.file), name);
+    // The articles as a save hands them on: how many of them a run reads by index is counted.
+    let looked = 0;
+    const counted = (articles: Article[]) => new Proxy(articles, { get: (target, key, receiver) => (typeof key === "string" && /^\d+$/.test(key) && looked++, Reflect.get(target, key, receiver)) });
+    const parsed = (name: string, text: string) => (parseArticle(text, fileOf(name), name, model) as { article: Article }).article;
+    let articles = counted([...content!.articles]);
+    let run = runEditorialRules({ ...content!, articles }, value, theme.languages);
+    const steps: [string, Article | undefined, (found: string[]) => void][] = [
+      ["nova.md", parsed("nova.md", article("Nova", "01/08/2025", "Um texto.")), (found) => expect(found).not.toContain("antiga.md:datas")],
+      ["nova.md", parsed("nova.md", article("Nova", "03/09/2025", "Um texto.")), (found) => expect(found).toContain("antiga.md:datas")],
+      ["com-aviso.md", parsed("com-aviso.md", article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado.")), (found) => expect(found).toContain("com-link.md:saque")],
+      // A new article, dated after antiga.md, which links its address; then fixo.md (two findings) deleted.
+      ["outra.md", parsed("outra.md", article("Outra", "05/09/2025", "Um curso on-line.")), (found) => expect(found).toContain("outra.md:grafia")],
+      ["fixo.md", undefined, (found) => expect(found.join()).not.toMatch(/fixo/)],
+    ];
+    const notes = (found: RuleFinding[]) => found.map((f) => `${path.basename(f.file)}:${f.rule}`);
+    for (const [name, saved, expected] of steps) {
+      const file = fileOf(name);
+      const from = articles;
+      const plain = [...from.filter((a) => a.file !== file), ...(saved ? [saved] : [])].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+      articles = counted(plain);
+      looked = 0;
+      const next = { ...content!, articles };
+      run = runEditorialRules(next, value, theme.languages, run.memory, run.state, { from, files: new Map([[file, saved]]) });
+      expect(looked, name).toBe(0);
+      const scratch = runEditorialRules({ ...content!, articles: plain }, value, theme.languages);
+      expect(run.findings, name).toEqual(scratch.findings);
+      expected(notes(run.findings));
       expect(run.memory, name).toEqual(scratch.memory);
     }
   });

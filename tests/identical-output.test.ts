@@ -79,6 +79,44 @@ describe("byte-identical output", () => {
     for (const [file, data] of reference.files) expect(comparable(live.files.get(file)), file).toEqual(comparable(data));
   }, 60_000);
 
+  it("saves in a row in watch mode (a body, a title, a category, a new article, a deleted one) each equal a reference build of the site as it is then, the editorial rules' warnings included", async () => {
+    const content = await siteWithCorpus();
+    const live = new MemoryWriter();
+    const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
+    await builder.build(live);
+    const bench = (n: number) => path.join(content, `articles/bench/${n}.md`);
+    const edit = async (file: string, change: (text: string) => string) => (await writeFile(file, change(await readFile(file, "utf8"))), file);
+    const record = path.join(content, "published-routes.txt");
+    const saves: [string, () => Promise<string>][] = [
+      // A body that the rules find something in (content/rules.yaml: "on-line"), then the same article's title.
+      ["body", () => edit(bench(3), (text) => `${text}\nUm curso on-line.\n`)],
+      ["title", () => edit(bench(3), (text) => text.replace(/^title: .*$/m, 'title: "Um título novo"'))],
+      ["category", () => edit(bench(7), (text) => text.replace(/^title: (.*)$/m, "title: $1\ncategory: Carreira"))],
+      ["new", async () => (await writeFile(bench(500), '---\ntitle: "Um artigo novo"\n---\n\nUm texto off-line.\n'), bench(500))],
+      ["deleted", async () => {
+        await rm(bench(5));
+        await writeFile(record, (await readFile(record, "utf8")).replace("/bench/5\n", ""));
+        return bench(5);
+      }],
+    ];
+    // The settings' own warnings (a placeholder address in site.yaml) are the full load's: a save that reads articles alone does not repeat them (as on main).
+    const shown = (warnings: { file: string; line?: number; message: string }[]) =>
+      warnings
+        .filter((w) => !w.file.endsWith("site.yaml"))
+        .map((w) => `${w.file}:${w.line}: ${w.message}`)
+        .sort();
+    for (const [name, save] of saves) {
+      const result = await builder.update([await save()], live);
+      expect(result.ok, name).toBe(true);
+      const reference = new MemoryWriter();
+      const cold = await new SiteBuilder({ contentDir: content, projectRoot, theme, reference: true }).build(reference);
+      expect(shown(result.warnings), name).toEqual(shown(cold.warnings));
+      expect([...live.files.keys()].sort(), name).toEqual([...reference.files.keys()].sort());
+      for (const [file, data] of reference.files) expect(comparable(live.files.get(file)), `${name}: ${file}`).toEqual(comparable(data));
+    }
+    expect(shown((await builder.update([bench(500)], live)).warnings).join("\n")).toMatch(/off-line/);
+  }, 120_000);
+
   it("a rebuild from the persistent cache, whose kept bodies' HTML stays in its store until a page renders it, equals a reference build of the edited site", async () => {
     const content = await siteWithCorpus();
     const cacheDir = path.join(path.dirname(content), "cache");

@@ -326,7 +326,7 @@ export class SiteBuilder {
       return { threads, site: () => site(threads) };
     };
     const ruleRun = await rulesAside;
-    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun }, theme)))).value;
+    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched }, theme)))).value;
     this.previous = { ...this.previous, rules: checked.rules, ruleState: checked.ruleState };
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
@@ -520,7 +520,8 @@ export class SiteBuilder {
       if (article && isLeftOut(article, drafts)) draftRoutes.add(article.route);
     }
     const next = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
-    return staged({ content: next, failed, parsed, sources: before.value.sources }, [...failed.values()].flatMap((f) => f.errors));
+    const touched = { from: content.articles, files: new Map(files.map((file) => [display(file), articles.get(display(file))])) };
+    return staged({ content: next, failed, parsed, sources: before.value.sources, touched }, [...failed.values()].flatMap((f) => f.errors));
   }
 }
 

@@ -11,7 +11,7 @@
  * every error.
  */
 import { ContentError, staged, type ContentIssue, type ContentWarning, type Staged } from "../../lib/errors.js";
-import { runEditorialRules, type RuleMemory, type RuleRun, type RuleState } from "./editorial-rules.js";
+import { runEditorialRules, type ArticleDelta, type RuleMemory, type RuleRun, type RuleState } from "./editorial-rules.js";
 import type { Article, SiteContent } from "../load/content.js";
 import { checkedPages, markdownLinkErrors, pageWarningCheck, renderedLinkErrors, sayOnce, sitePages, type CheckedPage, type PageEntry, type PageWarning, type ThemeSources } from "./rendered-links.js";
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
@@ -37,6 +37,8 @@ export interface CheckInput {
   ruleState?: RuleState;
   /** The editorial rules run already, on a worker (pipeline/tasks.ts): their findings, not run again here. */
   ruleRun?: Omit<RuleRun, "state">;
+  /** The articles a watch-mode save read again over the last run's content: the rules' state is changed for those alone. */
+  touched?: ArticleDelta;
 }
 
 /** What the checks give the next runs: what the editorial rules found in each article, and the articles they read in this run. */
@@ -48,7 +50,7 @@ export interface CheckOutput {
 }
 
 /** The whole-site checks: what is wrong, and what the editorial rules found in each article (for the next run). */
-export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous, ruleState, ruleRun }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
+export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous, ruleState, ruleRun, touched }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -56,7 +58,7 @@ export async function checkStage({ content, table, markdown, addresses, earlier,
       return moved && { to: moved.to, file: moved.file };
     },
   };
-  const rules = editorialFindings(content, theme.languages, strict === true, previous, ruleState, ruleRun);
+  const rules = editorialFindings(content, theme.languages, strict === true, previous, ruleState, ruleRun, touched);
   return staged({ rules: rules.memory, ruleState: rules.state, read: rules.read }, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
 }
 
@@ -71,10 +73,11 @@ export function editorialFindings(
   previous?: RuleMemory,
   last?: RuleState,
   ran?: Omit<RuleRun, "state"> & { state?: RuleState },
+  touched?: ArticleDelta,
 ): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory; state?: RuleState; read: string[] } {
   const rules = content.rules;
   if (!rules?.value) return { errors: [], warnings: [], read: [] };
-  const { findings, memory, read, state } = ran ?? runEditorialRules(content, rules.value, languages, previous, last);
+  const { findings, memory, read, state } = ran ?? runEditorialRules(content, rules.value, languages, previous, last, touched);
   if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory, state, read };
   const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
   return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory, state, read };

@@ -275,7 +275,7 @@ const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.
  * keeps (a damaged cache), is not used. Handed the memory of its own last run (watch mode),
  * a rule looks only at the texts saved since and those it found something in (`RuleState`).
  */
-export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory, last?: RuleState): RuleRun {
+export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory, last?: RuleState, touched?: ArticleDelta): RuleRun {
   const key = ruleMemoryKey(rules, content.data, languages);
   // What the last run of this process found out beside the memory it handed back (watch mode hands both here again):
   // its entries by file, without the memory's record of them (made only when the cache is saved).
@@ -284,10 +284,14 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
   // Looked up by file in Maps: `hasOwnProperty` on records of 100,000 keys, for each article and
   // each rule that reads them all, was a third of a one-article rebuild's rules at that size.
   const before: ReadonlyMap<string, unknown> = since?.entries ?? new Map(usable ? Object.entries(usable) : []);
-  const entries = new Map<string, RuleMemory["articles"][string]>();
+  // Told which articles a save read again over the very content the last run saw (watch mode): every other
+  // file's entry is the last run's, taken as it is (a save no longer goes over every article's).
+  const delta = since && touched && touched.from === since.articles ? touched : undefined;
+  const entries = new Map<string, RuleMemory["articles"][string]>(delta ? since!.entries : []);
+  if (delta) for (const file of [...delta.files.keys(), ...since!.others]) entries.delete(file);
   const read = new Set<string>();
-  /** Entries the memory holds as the last run left them: the same value, so the store sees it unchanged (copied before a rule adds to one). */
-  const asLeft = new Set<RuleMemory["articles"][string]>();
+  /** Entries this run made (or copied): the others are the memory's as the last run left them, the same value, so the store sees it unchanged (copied before a rule adds to one). */
+  const owned = new WeakSet<RuleMemory["articles"][string]>();
   /** What `rule` made of a file's text alone: the last run's, when it was made from the same text (and is of the shape `valid` expects); else made now. */
   const ofFile = <T,>(file: string, sourceHash: string, rule: string, valid: (value: unknown) => boolean, make: () => T, article: boolean): T => {
     let entry = entries.get(file);
@@ -295,23 +299,26 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
       const earlier = before.get(file);
       const same = isRecord(earlier) && earlier.sourceHash === sourceHash && isRecord(earlier.found);
       entry = same ? (earlier as RuleMemory["articles"][string]) : { sourceHash, found: {} };
-      if (same) asLeft.add(entry);
+      if (!same) owned.add(entry);
       entries.set(file, entry);
     }
     // An entry this process made or checked already is of the shapes its rules keep.
     if (hasOwn(entry.found, rule) && (since !== undefined || valid(entry.found[rule]))) return entry.found[rule] as T;
     if (article) read.add(file);
     const made = make();
-    if (asLeft.delete(entry)) entries.set(file, (entry = { sourceHash: entry.sourceHash, found: { ...entry.found } }));
+    if (!owned.has(entry)) {
+      entries.set(file, (entry = { sourceHash: entry.sourceHash, found: { ...entry.found } }));
+      owned.add(entry);
+    }
     entry.found[rule] = made;
     return made;
   };
   const ofArticle: OfArticle = (article, rule, valid, make) => ofFile(article.file, article.sourceHash, rule, valid, make, true);
   // The site's other files the rules read (site.yaml, the collections, the data files), kept the same way: by their text's hash.
   const ofOther: OfOther = (file, source, rule, valid, make) => ofFile(file, hashOf("other", source), rule, valid, make, false);
-  const { findings, state } = checkRules(content, rules, languages, ofArticle, ofOther, since);
-  // The texts no rule looked at again (unchanged, and nothing found in them) keep their entries as the last run left them.
-  if (since) {
+  const { findings, state } = checkRules(content, rules, languages, ofArticle, ofOther, since, delta);
+  // The texts no rule looked at again (unchanged, and nothing found in them) keep their entries as the last run left them (told the delta: they have them already).
+  if (since && !delta) {
     for (const [file, text] of state.texts) {
       if (text === since.texts.get(file) && !entries.has(file) && before.has(file)) entries.set(file, before.get(file) as RuleMemory["articles"][string]);
     }
@@ -354,6 +361,23 @@ export interface RuleState {
   notable: Map<string, Set<string>>;
   /** The memory's entries, by file. */
   entries: ReadonlyMap<string, RuleMemory["articles"][string]>;
+  /** The articles of the content the run checked (the very array): a save's `ArticleDelta` is over it, or not used. */
+  articles: readonly Article[];
+  /** The articles by route, in the content's order. */
+  byRoute: ReadonlyMap<string, readonly Article[]>;
+  /** The files among `texts` that are not articles (site.yaml, the collections, the data files). */
+  others: readonly string[];
+}
+
+/**
+ * What a watch-mode save read again over the last run's content (`from`, the very array of its
+ * articles): each article file it read, with its article now (undefined: gone, or left out).
+ * Every other article of the new content is the very object it was in `from`: the rules'
+ * state is then changed in place for these files, not made again from every article.
+ */
+export interface ArticleDelta {
+  from: readonly Article[];
+  files: ReadonlyMap<string, Article | undefined>;
 }
 
 type OfArticle = <T>(article: Article, rule: string, valid: (value: unknown) => boolean, make: () => T) => T;
@@ -366,13 +390,16 @@ function checkRules(
   ofArticle: OfArticle,
   ofOther: OfOther,
   since?: Omit<RuleState, "entries" | "memory">,
+  delta?: ArticleDelta,
 ): { findings: RuleFinding[]; state: Omit<RuleState, "entries" | "memory"> } {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
   const lang = languages[0] ?? "";
   // After a run of this process, a text as it was is that run's own object (`RuleState`): what changed since is what is not.
-  const byFile = new Map<string, Text>();
+  // Told what a save read again over the content the last run saw: its texts and routes, changed for those files alone.
+  const inPlace = since !== undefined && delta !== undefined && since.prefix === prefix;
+  const byFile = new Map<string, Text>(inPlace ? since.texts : []);
   const changed: Text[] = [];
   const texts: Text[] = [];
   const add = (file: string, lang: string, source: string | undefined, article?: Article) => {
@@ -382,10 +409,40 @@ function checkRules(
     const text = same ? earlier : { file, relative: relative(file), lang, source, ...(article ? { article } : {}) };
     if (text !== earlier) changed.push(text);
     byFile.set(file, text);
-    texts.push(text);
+    if (!inPlace) texts.push(text);
   };
-  for (const article of content.articles) add(article.file, article.lang, article.source, article);
-  for (const f of others) if (f.source !== "") add(f.file, lang, f.source);
+  const byRoute = new Map<string, readonly Article[]>(inPlace ? since.byRoute : []);
+  const inRoute = (article: Article, change: (same: readonly Article[]) => readonly Article[]) => {
+    const same = change(byRoute.get(article.route) ?? []);
+    if (same.length > 0) byRoute.set(article.route, same);
+    else byRoute.delete(article.route);
+  };
+  if (inPlace) {
+    for (const file of since.others) byFile.delete(file);
+    for (const [file, article] of delta.files) {
+      const old = since.texts.get(file)?.article;
+      if (old === article) continue;
+      byFile.delete(file);
+      if (old) inRoute(old, (same) => same.filter((a) => a !== old));
+      if (!article) continue;
+      add(article.file, article.lang, article.source, article);
+      // In the content's order (by file), as a run over every article makes them.
+      inRoute(article, (same) => [...same, article].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)));
+    }
+  } else {
+    for (const article of content.articles) add(article.file, article.lang, article.source, article);
+    for (const article of content.articles) {
+      const same = byRoute.get(article.route) as Article[] | undefined;
+      if (same) same.push(article);
+      else byRoute.set(article.route, [article]);
+    }
+  }
+  const otherFiles: string[] = [];
+  for (const f of others) {
+    if (f.source === "") continue;
+    add(f.file, lang, f.source);
+    otherFiles.push(f.file);
+  }
   const bodies = new Map<Article, string[]>();
   const bodyOf = (article: Article) => {
     let lines = bodies.get(article);
@@ -404,12 +461,6 @@ function checkRules(
     }
     return shown;
   };
-  const byRoute = new Map<string, Article[]>();
-  for (const article of content.articles) {
-    const same = byRoute.get(article.route);
-    if (same) same.push(article);
-    else byRoute.set(article.route, [article]);
-  }
   const notable = new Map<string, Set<string>>();
   /** The texts a rule reads: every one it chooses; after a run of this process, those changed since and those it found something in (in any order: the findings are sorted). */
   const visited = (name: string, chooses: (text: Text) => boolean) => {
@@ -430,7 +481,8 @@ function checkRules(
 
   // Each file's text, by file: re-attached to the findings once they are all made (the memory keeps none).
   // An article's is read only if a finding is in it (`sourceText`).
-  const sources = new Map<string, string | Article>([...others.map((f) => [f.file, f.source] as const), ...content.articles.map((a) => [a.file, a] as const)]);
+  const otherSources = new Map<string, string>(others.map((f) => [f.file, f.source]));
+  const sources = { get: (file: string): string | Article | undefined => otherSources.get(file) ?? byFile.get(file)?.article, has: (file: string) => otherSources.has(file) || byFile.get(file)?.article !== undefined };
   /** What a rule that reads each article alone keeps of it: findings in files this run knows. */
   const isFindings = (value: unknown) =>
     Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.rule === "string" && typeof f.file === "string" && sources.has(f.file) && typeof f.line === "number" && typeof f.message === "string");
@@ -593,7 +645,7 @@ function checkRules(
     return read.get(file) ?? read.set(file, sourceText(known)).get(file)!;
   };
   const sorted = findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: textAt(f.file) }));
-  return { findings: sorted, state: { prefix, texts: byFile, notable } };
+  return { findings: sorted, state: { prefix, texts: byFile, notable, articles: content.articles, byRoute, others: otherFiles } };
 }
 
 /** What `requires` keeps of an article: the line that speaks of `when` (-1: none), its words, whether it says `needs`. */

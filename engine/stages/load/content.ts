@@ -213,6 +213,12 @@ export interface LoadedContent {
   parsed: ArticleStore;
   /** The settings, collection, rules and data files as validated, for the next build (`kept`). */
   sources: KeptSources;
+  /**
+   * Watch mode, after article files only: the articles this load read again over the last's
+   * content (`from`, its very array of articles), each file with its article now; every other
+   * article is the very object it was. Stages keep their state in place for these alone.
+   */
+  touched?: { from: readonly Article[]; files: ReadonlyMap<string, Article | undefined> };
 }
 
 /**
