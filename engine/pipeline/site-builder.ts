@@ -484,7 +484,8 @@ export class SiteBuilder {
     if (rest.length === 0 && this.previous.routes) {
       result = { ok: true, routes: this.previous.routes, errors: [], warnings: this.warnings, changed: [], rendered: 0 };
     } else if (!rest.some((f) => inside(contentDir, f))) {
-      result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() }, warnings: [] }), writer, { newAssets: true });
+      // The content as it was, and what its settings said (a placeholder address): said again by this run.
+      result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() } }), writer, { newAssets: true });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
       result = await this.build(writer);
     } else {
@@ -521,7 +522,8 @@ export class SiteBuilder {
     }
     const next = { ...content, draftRoutes, articles: [...articles.values()].sort((a, b) => byCodePoint(a.file, b.file)) };
     const touched = { from: content.articles, files: new Map(files.map((file) => [display(file), articles.get(display(file))])) };
-    return staged({ content: next, failed, parsed, sources: before.value.sources, touched }, [...failed.values()].flatMap((f) => f.errors));
+    // The settings were not read again: what they said (a placeholder address) is said again by this run.
+    return staged({ content: next, failed, parsed, sources: before.value.sources, touched }, [...failed.values()].flatMap((f) => f.errors), before.warnings);
   }
 }
 
