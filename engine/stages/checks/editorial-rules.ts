@@ -20,6 +20,7 @@ import { sourceText } from "../../lib/source-text.js";
 import { locate } from "../../lib/yaml-source.js";
 import { lineOf } from "../../lib/text-lines.js";
 import { hashOf, hashOfAll, isRecord } from "../../lib/hash.js";
+import { byCodePoint } from "../routes/routes.js";
 
 /** What a rule found: where, and what the author reads. */
 export interface RuleFinding {
@@ -427,7 +428,7 @@ function checkRules(
       if (!article) continue;
       add(article.file, article.lang, article.source, article);
       // In the content's order (by file), as a run over every article makes them.
-      inRoute(article, (same) => [...same, article].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)));
+      inRoute(article, (same) => [...same, article].sort((a, b) => byCodePoint(a.file, b.file)));
     }
   } else {
     for (const article of content.articles) add(article.file, article.lang, article.source, article);
