@@ -238,7 +238,11 @@ export class SiteBuilder {
     // A large site's heap grows by less than V8's default past what it holds alive (lib/heap.ts).
     heapFor(articles());
     const result = await this.run(() => this.loadAll(), writer);
-    if (result.ok) await this.saveCache();
+    if (result.ok) {
+      const lap = stopwatch();
+      lap("cache save", await this.saveCache());
+      result.timings?.push(...lap.laps);
+    }
     return result;
   }
 
