@@ -6,11 +6,13 @@
  * however deep the part's function is in its stack), and the functions with the most time of
  * their own. The profile before any change (bench/README.md): what to cut is read here first.
  *
- *   npx tsx bench/profile.ts [--size 4000] [--dir DIR] [--threads N] [--cards] [--interval 500] [--top 20] [--out DIR]
+ *   npx tsx bench/profile.ts [--size 4000] [--dir DIR] [--threads N] [--cards] [--interval 500] [--top 20] [--timeline MS] [--out DIR]
  *
  * `--dir` is where the corpus and the project's copy are (as for bench/series.ts: default
  * bench/out, /tmp on the project machine); `--out` keeps the `.cpuprofile` files (default: a
- * temporary folder, printed), which Chrome's DevTools opens. `--interval` is the sampling
+ * temporary folder, printed), which Chrome's DevTools opens. `--timeline MS` adds, for each
+ * thread, each slice of MS milliseconds from the build's start: how busy the thread was and
+ * its three functions with the most time of their own (where a thread waits for another). `--interval` is the sampling
  * interval in µs (node's default is 1000; finer samples slow the build a little). As a round
  * of bench/series.ts: the project copied anew (the code as it is now), a minute's wait and the
  * system's file cache dropped (bench/aside.ts), one cold build not profiled (the engine's
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     cards: { type: "boolean", default: false },
     interval: { type: "string", default: "500" },
     top: { type: "string", default: "20" },
+    timeline: { type: "string" },
     out: { type: "string" },
   },
 });
@@ -76,6 +79,25 @@ interface Profile {
 
 const name = (node: Node) => node.callFrame.functionName || "(anonymous)";
 const where = (node: Node) => `${name(node)} ${node.callFrame.url.split("/").pop() ?? ""}:${node.callFrame.lineNumber + 1}`;
+
+/** Each `bucket` ms of a thread from `t0` (µs, the first thread's start): busy % and its three functions with the most time of their own. */
+function timeline(profile: Profile, t0: number, bucket: number): string[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const buckets = new Map<number, Map<string, number>>();
+  let t = profile.startTime;
+  for (const [k, id] of profile.samples.entries()) {
+    t += profile.timeDeltas[k] ?? 0;
+    const b = Math.floor((t - t0) / 1000 / bucket);
+    const fns = buckets.get(b) ?? buckets.set(b, new Map()).get(b)!;
+    const node = byId.get(id)!;
+    fns.set(where(node), (fns.get(where(node)) ?? 0) + (profile.timeDeltas[k + 1] ?? 0) / 1000);
+  }
+  return [...buckets].sort((a, b) => a[0] - b[0]).map(([b, fns]) => {
+    const busy = [...fns].filter(([fn]) => !fn.startsWith("(idle)")).reduce((sum, [, ms]) => sum + ms, 0);
+    const most = [...fns].filter(([fn]) => !fn.startsWith("(idle)")).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([fn, ms]) => `${fn} ${ms.toFixed(0)}`);
+    return `| ${b * bucket} | ${Math.min(100, (busy / bucket) * 100).toFixed(0)}% | ${most.join(" · ").replace(/\|/g, "\\|")} |`;
+  });
+}
 
 /** One thread's profile summed: busy and idle ms, each part's inclusive ms, each function's own ms. */
 function summary(profile: Profile) {
@@ -130,8 +152,10 @@ console.log(`after: ${uptime()}`);
 
 // One file per thread, named by node in the order the threads started: the build's own first.
 const files = readdirSync(out).filter((f) => f.endsWith(".cpuprofile")).sort();
-for (const file of files) {
-  const profile = JSON.parse(readFileSync(path.join(out, file), "utf8")) as Profile;
+const profiles = files.map((file) => JSON.parse(readFileSync(path.join(out, file), "utf8")) as Profile);
+const t0 = Math.min(...profiles.map((p) => p.startTime));
+for (const [i, file] of files.entries()) {
+  const profile = profiles[i]!;
   const { busy, idle, parts, own, gc } = summary(profile);
   if (busy < 20) continue; // a thread that only started (the font cutter's, when the fonts were cached)
   console.log(`\n## ${file}: busy ${busy.toFixed(0)} ms, idle ${idle.toFixed(0)} ms, the collector ${gc.toFixed(0)} ms (${((gc / busy) * 100).toFixed(0)}% of busy)\n`);
@@ -139,8 +163,9 @@ for (const file of files) {
   for (const [part, functions] of PARTS) {
     const ms = parts.get(part);
     if (ms !== undefined) console.log(`| ${part} | ${ms.toFixed(0)} | ${((ms / busy) * 100).toFixed(1)}% |`);
-    else if (file === files[0] && !part.startsWith("social") && !part.startsWith("messages")) console.log(`| ${part} | none (no sample in ${functions.join(", ")}: renamed?) | |`);
+    else if (i === 0 && !part.startsWith("social") && !part.startsWith("messages")) console.log(`| ${part} | — (no sample in ${functions.join(", ")} on this thread: the part ran on another, or the function was renamed) | |`);
   }
   console.log(`\n| own time (ms) | function |\n|---|---|`);
   for (const [fn, ms] of [...own].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`| ${ms.toFixed(0)} | ${fn.replace(/\|/g, "\\|")} |`);
+  if (values.timeline) console.log(`\n| from (ms) | busy | most of its own time (ms) |\n|---|---|---|\n${timeline(profile, t0, Number(values.timeline)).join("\n")}`);
 }
