@@ -198,9 +198,17 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const own = narrowed ? narrowed.changed : checked && changedSince(checked.snapshot, snapshot);
   const changed = checked && changedReaders(checked.readers ??= readersOf(previous), own!, values);
   snapshot.routesHash = values.known(dep.routes());
-  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, changed));
-  const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
-  for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
+  // One pass over the routes, each page's entry looked up once (a record of thousands of routes is a dictionary).
+  const keepable: [string, PageEntry][] = [];
+  const files = new Map<string, number>();
+  for (const route of table.routes) {
+    const entry = previous[route.path];
+    if (!wouldKeep(route, entry, values, checkOnly, changed)) continue;
+    keepable.push([route.path, entry]);
+    files.set(route.outFile, entry.size);
+  }
+  const taken = await reuse(files);
+  for (const [path, entry] of keepable) if (taken.has(entry.outFile)) kept.set(path, entry);
   const compared = narrowed ? narrowed.compared : checked ? table.routes.length + sources.all.size + input.cards.byRoute.size : undefined;
   return { kept, snapshot, sources, hashed: values.hashed, compared, readers: checked?.readers };
 }
