@@ -79,7 +79,7 @@ describe("byte-identical output", () => {
     for (const [file, data] of reference.files) expect(comparable(live.files.get(file)), file).toEqual(comparable(data));
   }, 60_000);
 
-  it("saves in a row in watch mode (a body, a title, a category, a new article, a deleted one) each equal a reference build of the site as it is then, the editorial rules' warnings included", async () => {
+  it("saves in a row in watch mode (a body, a title, a category, a new article, a deleted one, a date, a data file, a body again) each equal a reference build of the site as it is then, the editorial rules' warnings included", async () => {
     const content = await siteWithCorpus();
     const live = new MemoryWriter();
     const builder = new SiteBuilder({ contentDir: content, projectRoot, theme });
@@ -98,6 +98,10 @@ describe("byte-identical output", () => {
         await writeFile(record, (await readFile(record, "utf8")).replace("/bench/5\n", ""));
         return bench(5);
       }],
+      // A date (the article moves in the listings), a data file a body reads (the whole content read again), then a body again after that run.
+      ["date", () => edit(bench(9), (text) => text.replace(/^title: (.*)$/m, "title: $1\ndate: 01/01/2030"))],
+      ["data file", () => edit(path.join(content, "data/note-scores.json"), (text) => text.replace('"Notion"', '"Notion 2"'))],
+      ["body after a data file", () => edit(bench(11), (text) => `${text}\nMais um parágrafo.\n`)],
     ];
     // The settings' own warnings (a placeholder address in site.yaml) included: a save that reads articles alone still says them.
     const shown = (warnings: { file: string; line?: number; message: string }[]) => warnings.map((w) => `${w.file}:${w.line}: ${w.message}`).sort();

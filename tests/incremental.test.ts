@@ -192,6 +192,34 @@ describe("incremental rebuilds", () => {
     for (const [name, data] of fresh.files) expect(comparable(await readFile(path.join(out, name))), name).toEqual(comparable(Buffer.from(data)));
   });
 
+  it("a save of one body compares that article's route and body and the routes that are not an article's, not every page's, and the output still equals a full build", async () => {
+    const { content, article, edit, options } = await extraArticles(40);
+    // Without social cards, as the benchmark builds (a card is made from anything in the content: every one is compared).
+    await writeFile(path.join(content, "site.yaml"), `${await readFile(path.join(content, "site.yaml"), "utf8")}\nsocialCards: false\n`);
+    const builder = new SiteBuilder(options);
+    const writer = new MemoryWriter();
+    const built = await builder.build(writer);
+    expect(built.ok).toBe(true);
+    const pages = built.routes.length;
+    const others = built.routes.filter((r) => r.kind !== "article").length;
+    expect(pages).toBeGreaterThan(others + 40);
+    await edit(3, "Texto novo.");
+    const saved = await builder.update([article(3)], writer);
+    expect(saved.ok).toBe(true);
+    expect(saved.changed.filter((f) => f.endsWith(".html"))).toEqual(["extra/3.html"]);
+    // Its route and its body, and the routes that are not an article's (the home page, the tags' pages, the 404): no other article's.
+    expect(saved.compared).toBe(2 + others);
+    // Then one that retitles it, and a new article: each equals a fresh build (a new article changes the routes: every page compared).
+    await edit(3, "Texto novo.", "Outro título");
+    expect((await builder.update([article(3)], writer)).compared).toBe(2 + others);
+    await edit(40, "Texto 40.");
+    expect((await builder.update([article(40)], writer)).compared).toBeGreaterThanOrEqual(pages);
+    const fresh = new MemoryWriter();
+    await new SiteBuilder(options).build(fresh);
+    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
+    for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+  });
+
   it("saves that edit an article, retitle another and then undo both leave the pages a fresh build writes", async () => {
     const { article, edit, options } = await extraArticles(8);
     const builder = new SiteBuilder(options);

@@ -4,6 +4,10 @@ import path from "node:path";
 import { statSync } from "node:fs";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { realSite, buildInMemory, editedFixture, parseHtml, projectRoot } from "./helpers.js";
+import { feedData, siteFiles } from "../engine/stages/render/site-files.js";
+import type { Article } from "../engine/stages/load/content.js";
+import type { Route } from "../engine/stages/routes/routes.js";
+import type { SiteMeta } from "../engine/theme.js";
 
 const built = realSite();
 const SITE = "https://cafecomacris.placeholder.invalid";
@@ -55,6 +59,28 @@ describe("feeds and SEO", () => {
     const urls = (new XMLParser({ htmlEntities: true }).parse(text).urlset.url as { loc: string }[]).map((u) => u.loc);
     expect(urls).toContain("https://placeholder.invalid/cris&co/");
     expect(text).not.toMatch(/&co/);
+  });
+
+  it("the feed has the 50 newest of many dated articles in a full sort's order (ties by path), and the sitemap follows each change of a page's date or path", () => {
+    const site = { url: SITE, name: "x", description: "", language: "pt-BR", favicon: "/f.svg", copyright: "", author: "a" } as unknown as SiteMeta;
+    const article = (n: number, iso: string | undefined) => ({ file: `a/${n}.md`, route: `/a/${n}`, meta: { title: `A ${n}`, date: iso === undefined ? undefined : { iso } } }) as unknown as Article;
+    const route = (n: number, iso: string | undefined) => ({ kind: "article", path: `/a/${n}`, outFile: `a/${n}.html`, template: "article", article: { main: article(n, iso), translations: [] } }) as Route;
+    // 120 articles over a few dates (many ties), some by month alone, some undated, in no order.
+    const routes = Array.from({ length: 120 }, (_, i) => { const n = (i * 37) % 120; return route(n, n % 11 === 0 ? undefined : n % 7 === 0 ? `2024-0${1 + (n % 5)}` : `2024-0${1 + (n % 5)}-1${n % 3}`); });
+    const time = (iso: string) => Date.parse(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
+    const expected = routes
+      .flatMap((r) => (r.kind === "article" && r.article.main.meta.date ? [{ path: r.path, t: time(r.article.main.meta.date.iso) }] : []))
+      .sort((a, b) => b.t - a.t || (a.path < b.path ? -1 : 1))
+      .slice(0, 50)
+      .map((x) => `${SITE}${x.path}`);
+    expect(feedData(site, routes).items.map((i) => i.link)).toEqual(expected);
+    const lastmod = (text: string, n: number) => new RegExp(`/a/${n}</loc>(<lastmod>[^<]*</lastmod>)?`).exec(text)![1];
+    expect(lastmod(siteFiles(site, routes, "").get("sitemap.xml")!, 1)).toBe("<lastmod>2024-02-11</lastmod>");
+    // The same article with another date (a new object, as a save makes it), then another address.
+    const moved = routes.map((r) => (r.path === "/a/1" ? route(1, "2025-12-31") : r));
+    expect(lastmod(siteFiles(site, moved, "").get("sitemap.xml")!, 1)).toBe("<lastmod>2025-12-31</lastmod>");
+    expect(feedData(site, moved).items[0]!.link).toBe(`${SITE}/a/1`);
+    expect(siteFiles({ ...site, url: "https://other.invalid" }, moved, "").get("sitemap.xml")).toContain("<loc>https://other.invalid/a/1</loc>");
   });
 
   it("writes robots.txt pointing at the sitemap", () => {

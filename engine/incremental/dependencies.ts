@@ -128,7 +128,18 @@ const KINDS = {
 export class DepValues {
   private readonly memo = new Map<string, string | undefined>();
 
-  constructor(private readonly sources: Readonly<DepSources>) {}
+  /** `known`: hashes a caller vouches for (the last run's, of a value it knows is the same), taken as they are. */
+  constructor(
+    private readonly sources: Readonly<DepSources>,
+    known?: Readonly<Record<string, string>>,
+  ) {
+    for (const id in known) this.memo.set(id, known[id]);
+  }
+
+  /** The hash of an id when this set has made it (or was given it), without making it. */
+  known(id: string): string | undefined {
+    return this.memo.get(id);
+  }
 
   /** How many ids this set has hashed (or found it has no value for). */
   get hashed(): number {

@@ -17,12 +17,13 @@ import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
 import type { SiteCards } from "../stages/cards/cards.js";
 import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
-import { changedSince, otherFiles, ownId, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
+import { changedAfter, changedSince, otherFiles, sameOrder, type SaveDelta, ownId, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
 import { hashOf } from "../lib/hash.js";
+import { dep } from "../incremental/dependencies.js";
 import type { Shared, SiteShare } from "./tasks.js";
 
 export interface RenderInput {
@@ -56,10 +57,17 @@ export interface RenderInput {
 export type PageThreads = (count: number) => Promise<{ threads: Threads; site: () => Shared<SiteShare> }>;
 
 /** The sources every page of a run is rendered from, and the policy they carry. */
-function pageSources(input: RenderInput, theme: Theme) {
+function pageSources(input: RenderInput, theme: Theme, last?: { bodies: ReadonlyMap<string, PageBody>; fresh: readonly string[] }) {
   const { content, table, values, code, markdown, images, cards, assets } = input;
   const csp = pagePolicy(theme.siteMeta(content.site.value), assets.manifest);
-  const bodies = new Map<string, PageBody>([...markdown].map(([file, { result, htmlHash }]) => [file, { html: result.html, images: result.images, htmlHash }]));
+  const bodyOf = ({ result, htmlHash }: NonNullable<ReturnType<typeof markdown.get>>): PageBody => ({ html: result.html, images: result.images, htmlHash });
+  // After a save the Markdown stage describes: the last run's bodies, those it did not keep as they were made again.
+  const bodies = last ? new Map(last.bodies) : new Map<string, PageBody>([...markdown].map(([file, entry]) => [file, bodyOf(entry)]));
+  for (const file of last?.fresh ?? []) {
+    const entry = markdown.get(file);
+    if (entry) bodies.set(file, bodyOf(entry));
+    else bodies.delete(file);
+  }
   const absent = content.articles.map((a) => a.file).filter((file) => !bodies.has(file));
   const share: PageShare = { images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp, absent };
   /** Reads the HTML of those of `files` whose body the cache kept, from the store: each must be the HTML its hash says. */
@@ -154,6 +162,8 @@ export interface KeptPages {
   sources: ReturnType<typeof pageSources>;
   /** How many of the values the last build's pages read were hashed to check them. */
   hashed: number;
+  /** How many of the pages' own values (routes, bodies, cards) were compared with what the last run checked, when it was compared (watch mode). */
+  compared?: number;
   /** The readers of `since`'s record when it was the very record checked (for the next run: `nextReaders`). */
   readers?: PageReaders;
 }
@@ -165,24 +175,42 @@ export interface KeptPages {
  * record, a page's own values (its route, body and card) are compared with that run's, part
  * by part, and only those that differ are hashed; anything else, it hashes.
  */
-export async function keptPages(input: RenderInput, theme: Theme, reuse: (files: ReadonlyMap<string, number>) => Promise<ReadonlySet<string>>, since?: PagesChecked): Promise<KeptPages> {
+export async function keptPages(input: RenderInput, theme: Theme, reuse: (files: ReadonlyMap<string, number>) => Promise<ReadonlySet<string>>, since?: PagesChecked, delta?: SaveDelta): Promise<KeptPages> {
   const { table, previous, checkOnly = false } = input;
-  const sources = pageSources(input, theme);
-  const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute };
+  const checked = since && since.pages === previous && !checkOnly ? since : undefined;
+  // A save the delta describes, over the very run the last check was made in: its bodies and its routes' order are that run's but for what the delta names.
+  const last = checked?.snapshot;
+  const saved = delta && last && delta.from === last.articles && delta.bodiesFrom === last.markdown && [...delta.files.values()].every((a) => a !== undefined) ? delta : undefined;
+  const sources = pageSources(input, theme, saved && { bodies: last!.bodies, fresh: saved.fresh });
+  const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute, articles: input.content.articles, markdown: input.markdown };
   const kept = new Map<string, PageEntry>();
   if (Object.keys(previous).length === 0) return { kept, snapshot, sources, hashed: 0 };
   // A body with images is hashed with its images in place: its HTML is read for that.
   await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
-  const values = pageValues(sources, theme);
-  const checked = since && since.pages === previous && !checkOnly ? since : undefined;
+  // The `routes` value (every route's kind, path and template, in order) as the last run hashed it, when no route moved.
+  const routesKept = saved && last!.routesHash !== undefined && sameOrder(last!.table, table) ? last!.routesHash : undefined;
+  const values = pageValues(sources, theme, routesKept === undefined ? undefined : { [dep.routes()]: routesKept });
   // The core's word on every page, then the writer's, asked once for all of them. After the
   // very record the last run checked, each value that may have changed is checked once for the
-  // pages that read it: the shared ones, and the pages' own ones that differ from that run's.
-  const changed = checked && changedReaders(checked.readers ??= readersOf(previous), changedSince(checked.snapshot, snapshot), values);
-  const keepable = table.routes.filter((route) => wouldKeep(route, previous[route.path], values, checkOnly, changed));
-  const taken = await reuse(new Map(keepable.map((route) => [route.outFile, previous[route.path]!.size])));
-  for (const route of keepable) if (taken.has(route.outFile)) kept.set(route.path, previous[route.path]!);
-  return { kept, snapshot, sources, hashed: values.hashed, readers: checked?.readers };
+  // pages that read it: the shared ones, and the pages' own ones that differ from that run's
+  // (after a save the delta describes, only its own and the few routes that are not an article's are compared).
+  const narrowed = saved && changedAfter(last!, snapshot, saved);
+  const own = narrowed ? narrowed.changed : checked && changedSince(checked.snapshot, snapshot);
+  const changed = checked && changedReaders(checked.readers ??= readersOf(previous), own!, values);
+  snapshot.routesHash = values.known(dep.routes());
+  // One pass over the routes, each page's entry looked up once (a record of thousands of routes is a dictionary).
+  const keepable: [string, PageEntry][] = [];
+  const files = new Map<string, number>();
+  for (const route of table.routes) {
+    const entry = previous[route.path];
+    if (!wouldKeep(route, entry, values, checkOnly, changed)) continue;
+    keepable.push([route.path, entry]);
+    files.set(route.outFile, entry.size);
+  }
+  const taken = await reuse(files);
+  for (const [path, entry] of keepable) if (taken.has(entry.outFile)) kept.set(path, entry);
+  const compared = narrowed ? narrowed.compared : checked ? table.routes.length + sources.all.size + input.cards.byRoute.size : undefined;
+  return { kept, snapshot, sources, hashed: values.hashed, compared, readers: checked?.readers };
 }
 
 /**

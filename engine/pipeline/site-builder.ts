@@ -115,6 +115,8 @@ export interface BuildResult {
   bodies?: { parsed: number; kept: number };
   /** The values the last build's pages read that were hashed to check them (watch mode compares a page's own route, body and card with the last check's instead). */
   hashed?: number;
+  /** The pages' own values (routes, bodies, cards) compared with the last check's (watch mode): after a save of articles alone, theirs and the few routes that are not an article's. */
+  compared?: number;
   /** The articles the editorial rules read in this run, and those whose findings were kept from the last run or the cache (none without a rules file). */
   rules?: { read: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
@@ -321,7 +323,7 @@ export class SiteBuilder {
     const ruleMemory = previous.rules ?? previous.output.rules;
     const rulesAside = this.pool && !ruleMemory && content.rules?.value ? this.pool.then((threads) => onWorker(threads, { kind: "rules", site: site(threads) })).catch(() => undefined) : undefined;
     const markdownInput = { content, table, values, code, previous: previous.markdown, cached: cache.files, failed };
-    const { bodies: markdown, keep, parsed } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
+    const { bodies: markdown, keep, parsed, fresh, since: bodiesFrom } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
     const bodies = { parsed, kept: content.articles.length - parsed };
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
@@ -402,7 +404,10 @@ export class SiteBuilder {
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();
-    const pagesKept = await keptPages(renderInput, theme, (files) => writer.reuse(files), previous.checked);
+    // A save that read articles alone: what it read again and the bodies the Markdown stage made again are what the pages' check compares.
+    const touched = loaded.value.touched;
+    const delta = touched && { ...touched, bodiesFrom, fresh };
+    const pagesKept = await keptPages(renderInput, theme, (files) => writer.reuse(files), previous.checked, delta);
     const checkedMs = performance.now() - checking;
     const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
@@ -434,7 +439,7 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(late, gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, compared: pagesKept.compared, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
   }
 
   /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */

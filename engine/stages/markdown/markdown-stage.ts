@@ -83,6 +83,10 @@ export interface MarkdownStageOutput {
   keep: Map<string, CachedBody>;
   /** How many of the articles' bodies were parsed in this run (the others were kept). */
   parsed: number;
+  /** The files whose entry in `bodies` is not the very one of `since` (parsed now, or taken from the cache's store): a save's pages compare those alone. */
+  fresh: string[];
+  /** The last run's bodies this run started from (`MarkdownStageInput.previous`). */
+  since: ReadonlyMap<string, MarkdownEntry>;
 }
 
 /**
@@ -156,10 +160,12 @@ export async function markdownStage({ content, table, values: siteData, code, pr
   const valid: Record<string, readonly string[]> = {};
   const known = new Map<string, MarkdownEntry>();
   const changed: Article[] = [];
+  const fresh: string[] = [];
   for (const article of content.articles) {
     const entry = knownBody(article);
     if (entry) known.set(article.file, entry);
     else changed.push(article);
+    if (!entry || entry !== previous.get(article.file)) fresh.push(article.file);
   }
   const made = await render(changed, { valid });
   const bodies = new Map<string, MarkdownEntry>();
@@ -182,6 +188,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
   for (const [i, { entry }] of (await render(aside, { aside: true })).entries()) {
     // What it needs did not load (its errors are reported): its checks wait for the next run.
     if (entry.result.unavailable === undefined) bodies.set(aside[i]!.file, { ...entry, deps: {}, unpublished: aside[i]!.route });
+    fresh.push(aside[i]!.file);
   }
   // Every body's errors and warnings, in order: most have none (no array made for each of thousands).
   const errors: ContentIssue[] = [];
@@ -190,7 +197,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     if (result.errors.length > 0) errors.push(...result.errors);
     if (result.warnings.length > 0) warnings.push(...result.warnings);
   }
-  return staged({ bodies, keep, parsed: changed.length }, errors, warnings);
+  return staged({ bodies, keep, parsed: changed.length, fresh, since: previous }, errors, warnings);
 
   /** The last run's or the cache's body when nothing it read changed; undefined when it must be rendered. */
   function knownBody(article: Article): MarkdownEntry | undefined {

@@ -106,7 +106,7 @@ export const pagePolicy = (site: SiteMeta, assets: AssetManifest) => contentSecu
  * What a page read, hashed: made once per run (and per worker) from its sources. `bodies` is
  * read when a hash is first asked for: a worker's changes with each task.
  */
-export function pageValues({ content, table, values, share, bodies, code }: PageSources, theme: Theme): DepValues {
+export function pageValues({ content, table, values, share, bodies, code }: PageSources, theme: Theme, known?: Readonly<Record<string, string>>): DepValues {
   const { images, cards, assets, csp } = share;
   return new DepValues({
     content,
@@ -123,7 +123,7 @@ export function pageValues({ content, table, values, share, bodies, code }: Page
     card: (routePath) => cards.get(routePath),
     cover: (file, url) => imageOf(images, file, url),
     code,
-  });
+  }, known);
 }
 
 /** An article's body with its images in place; undefined when it has none. */
@@ -155,6 +155,80 @@ export interface PageSnapshot {
   table: RouteTable;
   bodies: ReadonlyMap<string, PageBody>;
   cards: ReadonlyMap<string, SocialCard>;
+  /** The run's articles and Markdown bodies (the very objects): a save's delta (`SaveDelta`) is over them, or not used. */
+  articles?: readonly Article[];
+  markdown?: ReadonlyMap<string, unknown>;
+  /** The `routes` value's hash, once a run made it (kept by the next when no route moved: `sameOrder`). */
+  routesHash?: string;
+}
+
+/**
+ * What a watch-mode save changed, as the stages before the pages know it: the article files
+ * it read again (each with its article now; content.ts's `touched`), over the articles of
+ * `from`, and the bodies whose Markdown entry is not the very one of `bodiesFrom`'s run.
+ */
+export interface SaveDelta {
+  from: readonly Article[];
+  files: ReadonlyMap<string, Article | undefined>;
+  bodiesFrom: ReadonlyMap<string, unknown>;
+  fresh: readonly string[];
+}
+
+/**
+ * `changedSince` after a save that `delta` describes: only the routes, bodies and cards of
+ * the articles it read again, the bodies the Markdown stage did not keep as they were, the
+ * routes that are not an article's, and the cards (if any) are compared; `compared` counts
+ * them. Undefined, for `changedSince` over everything, where the delta cannot vouch for the
+ * rest: a delta over another run than `last`, a changed number of routes or of bodies, an
+ * article deleted or moved to another route, a translation on either side.
+ */
+export function changedAfter(last: PageSnapshot, now: PageSnapshot, delta: SaveDelta): { changed: Set<string>; compared: number } | undefined {
+  if (delta.from !== last.articles || delta.bodiesFrom !== last.markdown) return undefined;
+  if (last.table.routes.length !== now.table.routes.length || last.bodies.size !== now.bodies.size || last.cards.size !== now.cards.size) return undefined;
+  const changed = new Set<string>();
+  let compared = 0;
+  const route = (path: string) => {
+    const now_ = now.table.byPath.get(path)!;
+    if (!sameRoute(last.table.byPath.get(path), now_)) changed.add(dep.route(path));
+    compared++;
+  };
+  const body = (file: string) => {
+    const before = last.bodies.get(file);
+    const after = now.bodies.get(file);
+    if (!before || !after || before.htmlHash !== after.htmlHash || before.images.length > 0 || after.images.length > 0) changed.add(`body:${file}`);
+    compared++;
+  };
+  for (const [file, article] of delta.files) {
+    if (!article) return undefined;
+    const before = last.table.byPath.get(article.route);
+    const after = now.table.byPath.get(article.route);
+    const single = (r: Route | undefined) => r?.kind === "article" && r.article.main.file === file && r.article.translations.length === 0;
+    if (!single(before) || !single(after)) return undefined;
+    route(article.route);
+    body(file);
+  }
+  for (const file of delta.fresh) if (!delta.files.has(file)) body(file);
+  for (const r of now.table.routes) if (r.kind !== "article") route(r.path);
+  for (const r of last.table.routes) if (r.kind !== "article" && !now.table.byPath.has(r.path)) changed.add(dep.route(r.path));
+  // A body with images is its HTML with them in place: hashed again, whatever the save.
+  for (const [file, b] of now.bodies) if (b.images.length > 0) changed.add(`body:${file}`);
+  // A card is made by the theme from anything in the content: every one is compared (none when the site draws none).
+  for (const [path, card] of now.cards) {
+    if (!sameCard(last.cards.get(path), card)) changed.add(dep.card(path));
+    compared++;
+  }
+  return { changed, compared };
+}
+
+/** Whether two tables list the same routes (kind, path, template) in the same order: the `routes` value is then the same. */
+export function sameOrder(last: RouteTable, now: RouteTable): boolean {
+  if (last.routes.length !== now.routes.length) return false;
+  for (let i = 0; i < now.routes.length; i++) {
+    const a = last.routes[i]!;
+    const b = now.routes[i]!;
+    if (a.kind !== b.kind || a.path !== b.path || a.template !== b.template) return false;
+  }
+  return true;
 }
 
 /** A page's own value's id (`route:`, `body:`, `card:`): one `changedSince` can vouch for. */

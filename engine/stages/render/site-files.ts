@@ -43,8 +43,14 @@ export function securityHeaders(csp: string): [string, string][] {
 function dateOf(article: Article): Date | undefined {
   const iso = article.meta.date?.iso;
   if (!iso) return undefined;
-  return new Date(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
+  const known = datesMade.get(article);
+  if (known?.iso === iso) return known.date;
+  const date = new Date(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
+  datesMade.set(article, { iso, date });
+  return date;
 }
+/** Each article's date as last made (a watch-mode save keeps the articles it did not read again: the feed of thousands made no Date for each). */
+const datesMade = new WeakMap<Article, { iso: string; date: Date }>();
 
 const XML_SPECIAL = /[<>&'"]/;
 /** A text as XML: most addresses have nothing to escape, and are given back as they are (the sitemap's thousands, on every save). */
@@ -69,12 +75,7 @@ export function feedData(
   summaryOf: (article: Article) => string | undefined = (article) => article.meta.description,
   cardOf: (route: Route) => FeedCard | undefined = () => undefined,
 ): FeedData {
-  const dated = routes
-    .filter((r): r is Extract<Route, { kind: "article" }> => r.kind === "article")
-    .map((r) => ({ route: r, date: dateOf(r.article.main) }))
-    .filter((x): x is { route: Extract<Route, { kind: "article" }>; date: Date } => x.date !== undefined)
-    .sort((a, b) => b.date.getTime() - a.date.getTime() || byCodePoint(a.route.path, b.route.path))
-    .slice(0, 50);
+  const dated = newest(routes, 50);
   const channel = {
     title: site.name,
     description: site.description,
@@ -119,22 +120,50 @@ export function feedFile(...args: Parameters<typeof feedData>): Promise<string> 
   return feedXml(feedData(...args));
 }
 
+type DatedRoute = { route: Extract<Route, { kind: "article" }>; date: Date };
+
+/** The `count` newest dated articles' routes, newest first (ties by path): the order a sort of them all gives, without sorting them all. */
+function newest(routes: readonly Route[], count: number): DatedRoute[] {
+  const before = (a: DatedRoute, b: DatedRoute) => b.date.getTime() - a.date.getTime() || byCodePoint(a.route.path, b.route.path);
+  const top: DatedRoute[] = [];
+  for (const route of routes) {
+    if (route.kind !== "article") continue;
+    const date = dateOf(route.article.main);
+    if (date === undefined) continue;
+    const item = { route, date };
+    if (top.length === count && before(item, top[count - 1]!) >= 0) continue;
+    let at = top.length;
+    while (at > 0 && before(item, top[at - 1]!) < 0) at--;
+    top.splice(at, 0, item);
+    if (top.length > count) top.pop();
+  }
+  return top;
+}
+
+/** The sitemap's text, with what it was made of: the next is the same text when the address and every page's path and date are (`sitemap`). */
+let lastSitemap: { url: string; paths: string[]; dates: (string | undefined)[]; text: string } | undefined;
+
+/** Every page but the 404, with its date; the last text made when its address and pages are the same, in the same order. */
+function sitemap(site: SiteMeta, routes: readonly Route[]): string {
+  const pages = routes.filter((r) => r.kind !== "not-found");
+  const paths = pages.map((r) => r.path);
+  const dates = pages.map((r) => articleOf(r)?.main.meta.date?.iso);
+  const last = lastSitemap;
+  if (last && last.url === site.url && last.paths.length === paths.length && paths.every((p, i) => p === last.paths[i] && dates[i] === last.dates[i])) return last.text;
+  const urls = pages.map((r, i) => {
+    const iso = dates[i];
+    const lastmod = iso && iso.length === 10 ? `<lastmod>${iso}</lastmod>` : "";
+    return `  <url><loc>${escapeXml(absoluteUrl(site.url, r.path))}</loc>${lastmod}</url>`;
+  });
+  const text = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`;
+  lastSitemap = { url: site.url, paths, dates, text };
+  return text;
+}
+
 /** The sitemap, robots.txt and `_headers` of a site (its feed: `feedFile`). */
 export function siteFiles(site: SiteMeta, routes: readonly Route[], csp: string): Map<string, string> {
   const files = new Map<string, string>();
-
-  // Sitemap: every page but the 404.
-  const urls = routes
-    .filter((r) => r.kind !== "not-found")
-    .map((r) => {
-      const iso = articleOf(r)?.main.meta.date?.iso;
-      const lastmod = iso && iso.length === 10 ? `<lastmod>${iso}</lastmod>` : "";
-      return `  <url><loc>${escapeXml(absoluteUrl(site.url, r.path))}</loc>${lastmod}</url>`;
-    });
-  files.set(
-    "sitemap.xml",
-    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`,
-  );
+  files.set("sitemap.xml", sitemap(site, routes));
 
   files.set("robots.txt", `User-agent: *\nAllow: /\n\nSitemap: ${absoluteUrl(site.url, "/sitemap.xml")}\n`);
 
