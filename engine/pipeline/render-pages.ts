@@ -182,7 +182,7 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const last = checked?.snapshot;
   const saved = delta && last && delta.from === last.articles && delta.bodiesFrom === last.markdown && [...delta.files.values()].every((a) => a !== undefined) ? delta : undefined;
   const sources = pageSources(input, theme, saved && { bodies: last!.bodies, fresh: saved.fresh });
-  const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute, articles: input.content.articles, markdown: input.markdown };
+  const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute, articles: input.content.articles, markdown: input.markdown, sitemap: since?.snapshot.sitemap };
   const kept = new Map<string, PageEntry>();
   if (Object.keys(previous).length === 0) return { kept, snapshot, sources, hashed: 0 };
   // A body with images is hashed with its images in place: its HTML is read for that.
@@ -217,7 +217,7 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
  * Every page but the `kept` ones (`keptPages`) is rendered; every page is yielded in route
  * order (the kept ones as they were), then the site's other files.
  */
-export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources }: KeptPages): AsyncGenerator<RenderedFile> {
+export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources, snapshot }: KeptPages): AsyncGenerator<RenderedFile> {
   const { content, table, redirects, checkOnly = false } = input;
   const { share, all: bodies } = sources;
   const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
@@ -252,7 +252,8 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: page.entry };
   }
   if (checkOnly) return;
-  for (const [file, html, redirect] of otherFiles(content, table, share, redirects, theme)) yield { kind: "file", file, html, redirect };
+  // The sitemap made again only when a page's path or date changed since the last run's (kept with the run's snapshot).
+  for (const [file, html, redirect] of otherFiles(content, table, share, redirects, theme, snapshot)) yield { kind: "file", file, html, redirect };
 }
 
 export interface UnwrittenInput extends CheckInput {

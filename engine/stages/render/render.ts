@@ -22,7 +22,7 @@ import { fillImages, imageOf, type ShownImages } from "../images/images.js";
 import type { MarkdownImage } from "../markdown/image-slots.js";
 import { siteBlockData } from "../markdown/markdown-context.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
-import { contentSecurityPolicy, siteFiles } from "./site-files.js";
+import { contentSecurityPolicy, siteFiles, type SitemapMemo } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
 import { pageFindings, type PageEntry } from "../checks/rendered-links.js";
 import { redirectFiles } from "../routes/redirect-files.js";
@@ -160,6 +160,8 @@ export interface PageSnapshot {
   markdown?: ReadonlyMap<string, unknown>;
   /** The `routes` value's hash, once a run made it (kept by the next when no route moved: `sameOrder`). */
   routesHash?: string;
+  /** The run's sitemap with what it was made of (`siteFiles`): the next run's, when no page's path or date changed. */
+  sitemap?: SitemapMemo;
 }
 
 /**
@@ -310,10 +312,10 @@ export function renderPages(paths: readonly string[], sources: PageSources, valu
 }
 
 /** The site's other files, after its pages: the sitemap, robots.txt, `_headers`, and a page and a line for each old address (the feed comes after the cards: `feedFile`). */
-export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<PageShare, "csp">, redirects: readonly Redirect[], theme: Theme): [file: string, text: string, redirect: boolean][] {
+export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<PageShare, "csp">, redirects: readonly Redirect[], theme: Theme, memo?: { sitemap?: SitemapMemo }): [file: string, text: string, redirect: boolean][] {
   const site = theme.siteMeta(content.site.value);
   const files: [string, string, boolean][] = [];
-  for (const [file, html] of siteFiles(site, table.routes, share.csp)) files.push([file, html, false]);
+  for (const [file, html] of siteFiles(site, table.routes, share.csp, memo)) files.push([file, html, false]);
   const titleOf = (routePath: string) => {
     const route = table.byPath.get(routePath);
     return route?.kind === "article" ? route.article.main.meta.title : site.name;

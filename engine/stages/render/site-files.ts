@@ -43,14 +43,8 @@ export function securityHeaders(csp: string): [string, string][] {
 function dateOf(article: Article): Date | undefined {
   const iso = article.meta.date?.iso;
   if (!iso) return undefined;
-  const known = datesMade.get(article);
-  if (known?.iso === iso) return known.date;
-  const date = new Date(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
-  datesMade.set(article, { iso, date });
-  return date;
+  return new Date(`${iso.length === 7 ? `${iso}-01` : iso}T12:00:00Z`);
 }
-/** Each article's date as last made (a watch-mode save keeps the articles it did not read again: the feed of thousands made no Date for each). */
-const datesMade = new WeakMap<Article, { iso: string; date: Date }>();
 
 const XML_SPECIAL = /[<>&'"]/;
 /** A text as XML: most addresses have nothing to escape, and are given back as they are (the sitemap's thousands, on every save). */
@@ -140,30 +134,39 @@ function newest(routes: readonly Route[], count: number): DatedRoute[] {
   return top;
 }
 
-/** The sitemap's text, with what it was made of: the next is the same text when the address and every page's path and date are (`sitemap`). */
-let lastSitemap: { url: string; paths: string[]; dates: (string | undefined)[]; text: string } | undefined;
+/** A sitemap's text with what it was made of: the next run's is the same text when the site's address and every page's path and date are, in the same order (`siteFiles`). */
+export interface SitemapMemo {
+  url: string;
+  paths: string[];
+  dates: (string | undefined)[];
+  text: string;
+}
 
-/** Every page but the 404, with its date; the last text made when its address and pages are the same, in the same order. */
-function sitemap(site: SiteMeta, routes: readonly Route[]): string {
+/** Every page but the 404, with its date; `last`, as it was, when its address and pages are the same, in the same order. */
+function sitemap(site: SiteMeta, routes: readonly Route[], last: SitemapMemo | undefined): SitemapMemo {
   const pages = routes.filter((r) => r.kind !== "not-found");
   const paths = pages.map((r) => r.path);
   const dates = pages.map((r) => articleOf(r)?.main.meta.date?.iso);
-  const last = lastSitemap;
-  if (last && last.url === site.url && last.paths.length === paths.length && paths.every((p, i) => p === last.paths[i] && dates[i] === last.dates[i])) return last.text;
+  if (last && last.url === site.url && last.paths.length === paths.length && paths.every((p, i) => p === last.paths[i] && dates[i] === last.dates[i])) return last;
   const urls = pages.map((r, i) => {
     const iso = dates[i];
     const lastmod = iso && iso.length === 10 ? `<lastmod>${iso}</lastmod>` : "";
     return `  <url><loc>${escapeXml(absoluteUrl(site.url, r.path))}</loc>${lastmod}</url>`;
   });
   const text = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`;
-  lastSitemap = { url: site.url, paths, dates, text };
-  return text;
+  return { url: site.url, paths, dates, text };
 }
 
-/** The sitemap, robots.txt and `_headers` of a site (its feed: `feedFile`). */
-export function siteFiles(site: SiteMeta, routes: readonly Route[], csp: string): Map<string, string> {
+/**
+ * The sitemap, robots.txt and `_headers` of a site (its feed: `feedFile`). `memo` holds the
+ * last run's sitemap (watch mode: the page check's snapshot, handed from run to run), and is
+ * given this one's: a save that changed no page's path or date makes no sitemap of thousands
+ * of addresses again.
+ */
+export function siteFiles(site: SiteMeta, routes: readonly Route[], csp: string, memo: { sitemap?: SitemapMemo } = {}): Map<string, string> {
   const files = new Map<string, string>();
-  files.set("sitemap.xml", sitemap(site, routes));
+  memo.sitemap = sitemap(site, routes, memo.sitemap);
+  files.set("sitemap.xml", memo.sitemap.text);
 
   files.set("robots.txt", `User-agent: *\nAllow: /\n\nSitemap: ${absoluteUrl(site.url, "/sitemap.xml")}\n`);
 
