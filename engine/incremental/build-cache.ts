@@ -175,6 +175,16 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     for (const [file, entry] of entries) this.entries.set(file, entry);
   }
 
+  /**
+   * Lets go of the entries of files no longer there (`present`: every file a whole load
+   * found): the store kept each deleted article's entry for ever, read, held and written again
+   * by every build after it.
+   */
+  keepOnly(present: ReadonlySet<string>): void {
+    if (!this.enabled) return;
+    for (const file of this.entries.keys()) if (!present.has(file)) this.entries.delete(file);
+  }
+
   /** Adds parts to the entries of the same text (a body rendered from the text the entry is for). */
   add(parts: ReadonlyMap<string, Partial<Entry> & CachedFile>): void {
     if (!this.enabled) return;

@@ -137,6 +137,8 @@ export type Loaded = Staged<LoadedContent>;
 /** What a run's stages made for the cache to keep, stored once the run is over. */
 interface Kept {
   articles?: ArticleStore;
+  /** A whole load's article files: the cache lets go of every other's entry. */
+  present?: ReadonlySet<string>;
   markdown?: MarkdownStageOutput["keep"];
   /** Work started beside the stages (the assets): settled before the run ends, whatever stopped it. */
   beside?: Promise<unknown>;
@@ -261,6 +263,7 @@ export class SiteBuilder {
       return { ...result, threads: this.threadsUsed };
     } finally {
       await kept.beside;
+      if (kept.present) this.cache.keepOnly(kept.present);
       if (kept.articles) this.cache.replace(kept.articles);
       if (kept.markdown) this.cache.add(kept.markdown);
       // The record the next run starts from: plain data, like everything a stage hands on.
@@ -286,6 +289,7 @@ export class SiteBuilder {
     kept.articles = loaded.value.parsed;
     const { content, failed } = loaded.value;
     if (!content) return stop();
+    kept.present = loaded.value.present;
     this.articleCount = content.articles.length;
     const table = found.add(lap("routes", pass(buildRoutes(content, theme, new Set([...failed.values()].map((f) => f.route)))))).value;
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };

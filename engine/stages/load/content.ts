@@ -100,6 +100,8 @@ export interface LoadResult<Content = SiteContent> {
   parsed: ArticleStore;
   /** The settings, collection, rules and data files validated (or taken as the last build validated them), for the next build. */
   sources: KeptSources;
+  /** Every article file found, by the cache's keys (drafts and failed ones too). */
+  present: ReadonlySet<string>;
 }
 
 /** An article that could not be read or parsed: its errors, and the route its path gives it. */
@@ -201,7 +203,9 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   // The one place the theme's types are given to the content: its schemas validated every value
   // (a file that did not validate is named in `unavailable`, and the build has its errors).
   const content = { root, draftRoutes, site, settings: siteLoad?.settings ?? {}, collections, data, ...(rules ? { rules } : {}), articles: visible, unavailable } as unknown as ContentOf<Site, Shape, Collections>;
-  return { content, errors, failed, warnings, parsed, sources };
+  // Every article file this load found, shown as the cache's keys (the drafts left out and the failed ones too).
+  const present = new Set([...articles.map((a) => a.file), ...failed.keys()]);
+  return { content, errors, failed, warnings, parsed, sources, present };
 }
 
 /** What the load stage makes: the content (undefined only when a file every page needs could not be read), and the articles parsed or not. */
@@ -213,6 +217,11 @@ export interface LoadedContent {
   parsed: ArticleStore;
   /** The settings, collection, rules and data files as validated, for the next build (`kept`). */
   sources: KeptSources;
+  /**
+   * A load of the whole folder: every article file it found (drafts and failed ones too), by
+   * the cache's keys. The cache keeps no entry of another (an article gone: issue 38).
+   */
+  present?: ReadonlySet<string>;
   /**
    * Watch mode, after article files only: the articles this load read again over the last's
    * content (`from`, its very array of articles), each file with its article now; every other
@@ -230,8 +239,8 @@ export async function loadStage(
   input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom },
   theme: ContentModel,
 ): Promise<Staged<LoadedContent>> {
-  const { content, errors, failed, warnings, parsed, sources } = await loadContent(input.contentDir, theme, input);
-  return staged({ content, failed, parsed, sources }, errors, warnings);
+  const { content, errors, failed, warnings, parsed, sources, present } = await loadContent(input.contentDir, theme, input);
+  return staged({ content, failed, parsed, sources, present }, errors, warnings);
 }
 
 /** The draft rule: a `draft: true` article is left out of a build, unless it builds drafts (dev). */
