@@ -190,14 +190,11 @@ export function changedAfter(last: PageSnapshot, now: PageSnapshot, delta: SaveD
   const changed = new Set<string>();
   let compared = 0;
   const route = (path: string) => {
-    const now_ = now.table.byPath.get(path)!;
-    if (!sameRoute(last.table.byPath.get(path), now_)) changed.add(dep.route(path));
+    if (!sameRoute(last.table.byPath.get(path), now.table.byPath.get(path)!)) changed.add(dep.route(path));
     compared++;
   };
   const body = (file: string) => {
-    const before = last.bodies.get(file);
-    const after = now.bodies.get(file);
-    if (!before || !after || before.htmlHash !== after.htmlHash || before.images.length > 0 || after.images.length > 0) changed.add(`body:${file}`);
+    if (!sameBody(last.bodies.get(file), now.bodies.get(file))) changed.add(`body:${file}`);
     compared++;
   };
   for (const [file, article] of delta.files) {
@@ -248,14 +245,16 @@ export function changedSince(last: PageSnapshot, now: PageSnapshot): Set<string>
   const changed = new Set<string>();
   for (const route of now.table.routes) if (!sameRoute(last.table.byPath.get(route.path), route)) changed.add(dep.route(route.path));
   for (const { path } of last.table.routes) if (!now.table.byPath.has(path)) changed.add(dep.route(path));
-  for (const [file, body] of now.bodies) {
-    const before = last.bodies.get(file);
-    if (!before || before.htmlHash !== body.htmlHash || before.images.length > 0 || body.images.length > 0) changed.add(`body:${file}`);
-  }
+  for (const [file, body] of now.bodies) if (!sameBody(last.bodies.get(file), body)) changed.add(`body:${file}`);
   for (const file of last.bodies.keys()) if (!now.bodies.has(file)) changed.add(`body:${file}`);
   for (const [path, card] of now.cards) if (!sameCard(last.cards.get(path), card)) changed.add(dep.card(path));
   for (const path of last.cards.keys()) if (!now.cards.has(path)) changed.add(dep.card(path));
   return changed;
+}
+
+/** Two bodies of the same HTML, neither with images (a body with images is its HTML with them in place: hashed again). */
+function sameBody(a: PageBody | undefined, b: PageBody | undefined): boolean {
+  return !!a && !!b && a.htmlHash === b.htmlHash && a.images.length === 0 && b.images.length === 0;
 }
 
 /** Two routes whose value (`dep.route`: routeParts) is made of the same parts: kind, template, and each article's file and text hash. */
