@@ -6,9 +6,9 @@
  *   (`npm run build`): after one article is edited, and with nothing changed; against
  *   Eleventy's cold build of the same 14 articles and a home page (15 pages) in its layout.
  * - **`--size N` articles** (default 4000) beside the real content, in bench/tools.ts's layout:
- *   our cold build, then `templates/article-view.tsx` edited twice (a comment appended: every
- *   page rendered again, none of their bytes changed, so the writer links the live files; then
- *   an attribute set on the article: every article page's HTML changes and is written), then
+ *   our cold build, then `templates/article-view.tsx` edited twice (a comment appended: the
+ *   code esbuild makes of the module is the same, so every page is kept; then an attribute
+ *   set on the article: every article page's HTML changes and is rendered and written), then
  *   one article edited; Hugo's cold build of the same corpus in the same round.
  *
  *   npx tsx bench/rebuilds.ts [--runs 5] [--size 4000] [--dir DIR] [--only real|corpus]

@@ -332,10 +332,11 @@ function computedImport(file) {
  * marked `unknown`. `engine`: the engine's folder. `others`: the state of the inputs that
  * are no module (the launcher, the package.json files, the lock file, tsconfig.json).
  * `links`: the site's imports of the engine's bundle (`file:` URLs), each with the engine's
- * module it stands for.
+ * module it stands for. `printed`: the state of a module by the code esbuild makes of it
+ * (`printedStates`), where it has one, instead of its file's hash.
  */
-function moduleGraph(metafile, inputs, entryPoints, root, links = new Map()) {
-  const state = new Map(inputs.map(([file, size, mtime, hash]) => [file, hash || `${size}:${mtime}`]));
+function moduleGraph(metafile, inputs, entryPoints, root, links = new Map(), printed = new Map()) {
+  const state = new Map(inputs.map(([file, size, mtime, hash]) => [file, printed.get(file) ?? (hash || `${size}:${mtime}`)]));
   const name = (input) => posix(path.relative(root, path.resolve(root, input)));
   const modules = {};
   for (const [input, meta] of Object.entries(metafile.inputs)) {
@@ -506,11 +507,70 @@ async function makeSite(root, siteModule, slot, engine, home) {
     .map((file) => posix(path.relative(root, file)))
     .sort();
   // Which module imports which, the engine's and the site's, for the engine to key each part of the theme by the modules it reaches (engine/incremental/code-keys.ts).
-  const siteGraph = moduleGraph(result.metafile, inputs, entryPoints, root, links);
+  const siteGraph = moduleGraph(result.metafile, inputs, entryPoints, root, links, await printedStates(root, sources));
   writeFileSync(path.join(temp, MODULES), JSON.stringify(joinGraphs(readEngineGraph(engine.dir, home, root), siteGraph)));
   const name = path.basename(engine.dir);
   const manifest = { format: FORMAT, node: NODE_MAJOR, engine: name, inputs, outputs: outputsOf(temp), sources };
   return { ...seal(temp, slot, root, manifest, [NODE_MAJOR, name], SITE_FILES), locales };
+}
+
+/** The site's own modules whose code esbuild makes (scripts): a stylesheet or a data file imported is recorded by its hash. */
+const SCRIPT = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+
+/** What stands for esbuild's mark of a call without side effects in `printedStates`' code (an expression, so that it survives the comments' removal). */
+const PURE = "__cafePure__";
+
+/**
+ * The state of each of the site's own script modules (`files`, relative to the site's folder)
+ * by the code esbuild makes of it, not by its file's bytes: an edit to a comment, a blank line
+ * or a line's indentation leaves the code as it was, and so every key of the code
+ * (engine/incremental/code-keys.ts) and every page and body made with it. The code: the module
+ * made on its own as the bundle makes it (its options, the tsconfig.json esbuild finds, no
+ * bundling), then printed again without its comments and layout (`minifyWhitespace`; names are
+ * kept). What esbuild keeps of a comment stays in it: a call marked `@__PURE__` (which a bundle
+ * drops when its value is unused) as an expression of its own before the call, a legal comment
+ * as it is, a JSX pragma's effect in the calls it makes. A module it cannot print so (the
+ * call failed; `@__NO_SIDE_EFFECTS__`, which marks a function, not a call; a mark where an
+ * expression cannot stand; code that names PURE itself) keeps its file's hash: its keys change
+ * with any edit, as before.
+ */
+async function printedStates(root, files) {
+  const scripts = files.filter((file) => SCRIPT.test(file));
+  if (scripts.length === 0) return new Map();
+  const { build, transform } = await import("esbuild");
+  let result;
+  try {
+    result = await build({
+      absWorkingDir: root,
+      entryPoints: scripts,
+      outbase: root,
+      outdir: path.join(root, "cafe-printed"),
+      bundle: false,
+      write: false,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      jsx: "automatic",
+      metafile: true,
+      logLevel: "silent",
+    });
+  } catch {
+    return new Map();
+  }
+  const byOutput = new Map(result.outputFiles.map((output) => [posix(path.relative(root, output.path)), output.text]));
+  const states = new Map();
+  await Promise.all(
+    Object.entries(result.metafile.outputs).map(async ([output, meta]) => {
+      const text = byOutput.get(posix(path.relative(root, path.resolve(root, output))));
+      const file = meta.entryPoint && posix(path.relative(root, path.resolve(root, meta.entryPoint)));
+      if (text === undefined || !file || !scripts.includes(file) || text.includes(PURE) || text.includes("__NO_SIDE_EFFECTS__")) return;
+      try {
+        const { code } = await transform(text.replaceAll("/* @__PURE__ */ ", `${PURE}+`), { loader: "js", minifyWhitespace: true, logLevel: "silent" });
+        states.set(file, `printed:${sha(`${code}\0${JSON.stringify(meta.imports)}`)}`);
+      } catch {}
+    }),
+  );
+  return states;
 }
 
 /** The engine's graph of modules (relative to `home`), its paths made relative to the site's folder. */

@@ -34,18 +34,30 @@ describe.concurrent("a build after an edit to the theme's code", () => {
     expect({ unchanged: page.unchanged, parsed: page.parsed, rendered: page.rendered }).toEqual({ unchanged: 2, parsed: 0, rendered: 2 });
   }, 300_000);
 
-  it("links the last build's pages after a template edit that changes none of them, as a cold build writes them", async () => {
+  it("keeps every page and body after an edit to the code's comments or layout only, as a cold build writes them, and renders again after an edit that changes the code", async () => {
     const { project, out, compare, edit } = await cliSite();
     await compare();
     const inode = async () => (await stat(path.join(out, "site/primeiro.html"))).ino;
     const before = await inode();
 
-    // A comment: the template's key changes, every page that reaches it is rendered again, and its HTML is the same bytes.
-    await edit(path.join(project, "templates/article-view.tsx"), (t) => `${t}\n// a note to self\n`);
+    // Comments (a line's, one in JSX), a blank line and a line indented otherwise in a template's module: esbuild makes the same code of it, so every page is the same.
+    await edit(path.join(project, "templates/article-view.tsx"), (t) =>
+      `${t}\n// a note to self\n`.replace("  const { site } = ctx;", "\n      const { site } = ctx; // the site\n").replace('<header className="article-header">', '<header className="article-header">{/* the header */}'),
+    );
     const note = await compare();
-    expect({ parsed: note.parsed, rendered: note.rendered }).toEqual({ parsed: 0, rendered: 3 });
-    // The page is the live build's file (a link), not a copy of it written again.
+    expect({ unchanged: note.unchanged, parsed: note.parsed, rendered: note.rendered }).toEqual({ unchanged: 4, parsed: 0, rendered: 0 });
+    // The page is the live build's file, not a copy of it written again.
     expect(await inode()).toBe(before);
+
+    // A comment in the theme's own module (counted in the version of all the code): nothing made again either.
+    await edit(path.join(project, "templates/theme.tsx"), (t) => t.replace('name: "cafe-com-a-cris",', 'name: "cafe-com-a-cris", // the blog'));
+    const version = await compare();
+    expect({ unchanged: version.unchanged, parsed: version.parsed, rendered: version.rendered }).toEqual({ unchanged: 4, parsed: 0, rendered: 0 });
+
+    // A change of the code, however small, in the same module: the pages that reach it are rendered again.
+    await edit(path.join(project, "templates/article-view.tsx"), (t) => t.replace('const Heading = headingLevel === 1 ? "h1" : "h2";', 'const Heading = headingLevel !== 1 ? "h2" : "h1";'));
+    const code = await compare();
+    expect({ parsed: code.parsed, rendered: code.rendered }).toEqual({ parsed: 0, rendered: 3 });
   }, 300_000);
 
   it("parses again only the bodies that place a block whose component changed, and every body after a Markdown override's edit", async () => {

@@ -28,7 +28,7 @@ export interface ModuleGraph {
   engine: string;
   /** The bundle's entry points: name → module. */
   entries: Record<string, string>;
-  /** Every file esbuild read, relative to the site's folder: its state (hash, or size and time for a package's), what it imports. */
+  /** Every file esbuild read, relative to the site's folder: its state (hash, or size and time for a package's; for a script of the site's own, the hash of the code esbuild makes of it, so that a comment's edit is none: launch.mjs, `printedStates`), what it imports. */
   modules: Record<string, { state: string; imports: string[]; external?: string[]; unknown?: true }>;
   /** The state of the inputs that are no module (the launcher, package.json files, the lock file, tsconfig.json). */
   others: [file: string, state: string][];
