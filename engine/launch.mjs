@@ -484,20 +484,35 @@ async function makeSite(root, siteModule, slot, engine, home) {
   // A module of the engine: in its folder, not a package of its own, not the site's (a site in the engine's folder, as its starter).
   const engineModule = (file) => !!file && inside(engineDir, file) && !inPackage(path.relative(engineDir, file)) && !(inside(engineDir, root) && inside(root, file));
   const resolving = Symbol("engine-imports");
-  const engineImports = {
+  /**
+   * Each import that may be the engine's is resolved by esbuild here, to be told apart: its API is
+   * the engine's bundle, any other module of it is refused. esbuild's resolver, asked from a
+   * plugin, starts again without what it knows of the folders (evanw/esbuild#3795): asked for
+   * every import of the site, it was most of a template edit's bundle (~250 of ~300 ms, session
+   * 25). `every`: every relative, absolute and `cafe-engine` import is asked; otherwise only
+   * `cafe-engine` and the paths into the engine's folder as written, and a bundle that took in a
+   * module of the engine all the same (a path through a link) is made again with `every`.
+   */
+  const engineImports = (every) => ({
     name: "engine-imports",
     setup(build) {
       build.onResolve({ filter: /^zod$/ }, () => ({ path: url("zod.js"), external: true }));
       build.onResolve({ filter: /^(\.|\/|[a-zA-Z]:|cafe-engine(\/|$))/ }, async (args) => {
         if (args.pluginData === resolving) return undefined;
+        if (!every && !args.path.startsWith("cafe-engine") && !engineModule(path.resolve(args.resolveDir, args.path))) return undefined;
         const found = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: resolving });
         if (found.errors.length > 0 || !engineModule(found.path)) return undefined;
         if (found.path === api) return { path: url("index.js"), external: true };
         return { errors: [{ text: `${posix(path.relative(root, found.path))} is a module of the engine: a site's config and theme import the engine only through its API, "cafe-engine" (engine/index.ts).` }] };
       });
     },
-  };
-  const result = await esbuildOrExit({ ...bundleOptions(root, entryPoints, temp), plugins: [requireCommonJs, engineImports] }, temp);
+  });
+  const bundle = (every) => esbuildOrExit({ ...bundleOptions(root, entryPoints, temp), plugins: [requireCommonJs, engineImports(every)] }, temp);
+  let result = await bundle(false);
+  if (Object.keys(result.metafile.inputs).some((input) => !requiring(input) && engineModule(path.resolve(root, input)))) {
+    rmSync(temp, { recursive: true, force: true });
+    result = await bundle(true);
+  }
   const locales = !engine.manifest.locales && namesLocales(result.metafile, root) !== undefined;
   const inputs = inputsOf(result.metafile, root).map((file) => record(root, file));
   // The site's own code among them (its default theme folders): not a package's, not the engine's.

@@ -9,9 +9,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, unlink, utimes, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { fixture, projectCopy } from "./helpers.js";
 
@@ -37,10 +39,10 @@ async function instrumentedProject() {
       source.replace("<p>{footer.copyright}</p>", '<p>{footer.copyright}</p><p id="launcher-test">{[fromJsx, cts.fromCts, cjs.fromCjs, note.fromPackage].join(" ")}</p>'),
   );
   let builds = 0;
-  /** `npm run build` into a new folder (no cache: the page is rendered by the code that runs); the footer's test line. */
-  const build = async (...flags: string[]) => {
+  /** `npm run build` into a new folder (no cache: the page is rendered by the code that runs), node given `node`'s flags; the footer's test line. */
+  const buildWith = async (node: string[], ...flags: string[]) => {
     const out = path.join(project, `out-${++builds}`);
-    const result = await run(process.execPath, ["engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out, "--no-cache", ...flags], {
+    const result = await run(process.execPath, [...node, "engine/launch.mjs", "build", "--content", fixture("basic"), "--out", out, "--no-cache", ...flags], {
       cwd: project,
       env: { ...process.env, CAFE_CACHE_DIR: cache, NO_COLOR: "1" },
     }).then(
@@ -50,7 +52,8 @@ async function instrumentedProject() {
     const html = await readFile(path.join(out, "primeiro.html"), "utf8").catch(() => "");
     return { ...result, line: /<p id="launcher-test">([^<]*)<\/p>/.exec(html)?.[1] };
   };
-  return { project, cache, build };
+  const build = (...flags: string[]) => buildWith([], ...flags);
+  return { project, cache, build, buildWith };
 }
 
 /** The files of the bundle made last, the biggest first (whatever the launcher calls them). */
@@ -194,6 +197,45 @@ describe("the engine is bundled once, apart from the site's code", () => {
     for (const e of sites) await rm(e.parentPath, { recursive: true, force: true });
     expect((await build()).line).toBe("jsx-two-edited cts-one cjs-one package-one");
     expect(await engineBundles(cache)).toEqual(engine);
+  }, 120_000);
+
+  it("bundles the site's code asking esbuild's resolver again only for the imports that name the engine's folder, and still refuses one of its modules", async () => {
+    const { project, buildWith } = await instrumentedProject();
+    // Notes each path the launcher's plugin asks esbuild's resolver for (\`build.resolve\`): esbuild's
+    // \`build\` wrapped, through a module hook that hands the launcher the wrapper for "esbuild".
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-resolves-"));
+    const log = path.join(work, "resolves.log");
+    const real = pathToFileURL(createRequire(path.join(project, "package.json")).resolve("esbuild")).href;
+    const wrapper = path.join(work, "esbuild.mjs");
+    await writeFile(
+      wrapper,
+      `import { appendFileSync } from "node:fs";\nimport * as real from ${JSON.stringify(real)};\nexport * from ${JSON.stringify(real)};\n` +
+        `const spied = (p) => ({ ...p, setup: (b) => p.setup(new Proxy(b, { get: (t, k) => (k === "resolve" ? (what, o) => (appendFileSync(${JSON.stringify(log)}, p.name + " " + what + "\\n"), t.resolve(what, o)) : t[k]) })) });\n` +
+        `export const build = (options) => real.build({ ...options, plugins: options.plugins?.map(spied) });\n`,
+    );
+    await writeFile(path.join(work, "hooks.mjs"), `export async function resolve(specifier, context, next) {\n  return specifier === "esbuild" ? { url: ${JSON.stringify(pathToFileURL(wrapper).href)}, shortCircuit: true } : next(specifier, context);\n}\n`);
+    const spy = path.join(work, "spy.mjs");
+    await writeFile(spy, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(path.join(work, "hooks.mjs")).href)});\n`);
+    const asked = async () => (await readFile(log, "utf8").catch(() => "")).split("\n").filter((line) => line.startsWith("engine-imports "));
+
+    expect((await buildWith(["--import", spy])).line).toBe("jsx-one cts-one cjs-one package-one");
+    // The site's imports of the engine (its API, by a path into the engine's folder), and no other: not every one of its own.
+    const cold = await asked();
+    expect(cold.length).toBeGreaterThan(0);
+    expect(cold.filter((line) => !/ (\.\.\/)+engine\/index\.js$|^engine-imports \.\/engine\/index\.js$/.test(line))).toEqual([]);
+
+    // A theme that imports a module of the engine past its API is still refused, at its line.
+    await writeFile(path.join(project, "templates/extra.jsx"), 'import { ContentError } from "../engine/lib/errors.js";\nexport const fromJsx = typeof ContentError;\n');
+    const refused = await buildWith(["--import", spy]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("templates/extra.jsx:1:30: engine/lib/errors.ts is a module of the engine");
+
+    // A module of the engine through a link (its path as written is not in the engine's folder): refused all the same.
+    await symlink(path.join(project, "engine/lib/slug.ts"), path.join(project, "templates/slug-link.ts"));
+    await writeFile(path.join(project, "templates/extra.jsx"), 'import { slugify } from "./slug-link.ts";\nexport const fromJsx = slugify("A b");\n');
+    const linked = await buildWith(["--import", spy]);
+    expect(linked.code).toBe(1);
+    expect(linked.stderr).toContain("engine/lib/slug.ts is a module of the engine");
   }, 120_000);
 
   it("refuses a theme that imports a module of the engine other than its API, at the import's file and line", async () => {
