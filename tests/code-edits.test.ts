@@ -40,9 +40,11 @@ describe.concurrent("a build after an edit to the theme's code", () => {
     const inode = async () => (await stat(path.join(out, "site/primeiro.html"))).ino;
     const before = await inode();
 
-    // Comments (a line's, one in JSX), a blank line and a line indented otherwise in a template's module: esbuild makes the same code of it, so every page is the same.
+    // Comments (a line's, one in JSX), a blank line, a line indented otherwise and one broken in two in a template's module: esbuild makes the same code of it, so every page is the same.
     await edit(path.join(project, "templates/article-view.tsx"), (t) =>
-      `${t}\n// a note to self\n`.replace("  const { site } = ctx;", "\n      const { site } = ctx; // the site\n").replace('<header className="article-header">', '<header className="article-header">{/* the header */}'),
+      `${t}\n// a note to self\n`
+        .replace("  const { site } = ctx;", "\n      const {\n    site, // the site\n  } = ctx;\n")
+        .replace('<header className="article-header">', '<header className="article-header">{/* the header */}'),
     );
     const note = await compare();
     expect({ unchanged: note.unchanged, parsed: note.parsed, rendered: note.rendered }).toEqual({ unchanged: 4, parsed: 0, rendered: 0 });
