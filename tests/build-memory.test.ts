@@ -8,7 +8,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fixture, projectRoot, testCode } from "./helpers.js";
-import { SiteBuilder, type PreviousBuild } from "../engine/pipeline/site-builder.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { loadContent } from "../engine/stages/load/content.js";
@@ -67,35 +67,5 @@ describe("the bodies the cache kept", () => {
     expect(bySignature.size).toBeLessThan(kept.length);
     expect(new Set(kept.map(({ result }) => result.errors)).size).toBe(1);
     expect(Object.isFrozen(kept[0]!.result.errors) && Object.isFrozen(kept[0]!.result.reads)).toBe(true);
-  });
-});
-
-describe("a one-shot build (cafe build)", () => {
-  it("lets the editorial rules' state go as the checks end (only a next run of the same builder reads it); a watching builder keeps it", async () => {
-    const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
-    made.push(root);
-    const dir = path.join(root, "content");
-    await cp(fixture("basic"), dir, { recursive: true });
-    // With the site's editorial rules: their state is what a next run starts from.
-    await cp(path.join(projectRoot, "content/rules.yaml"), path.join(dir, "rules.yaml"));
-    const held = async (once: boolean) => {
-      // What the builder holds for its next run (a private field: nothing else shows it), once the pages are written (after the checks) and after the build.
-      const previous = () => (builder as unknown as { previous: PreviousBuild }).previous;
-      const seen: { ruleState: boolean; rules: boolean }[] = [];
-      const look = () => seen.push({ ruleState: previous().ruleState !== undefined, rules: previous().rules !== undefined });
-      const builder: SiteBuilder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, publishedRoutes: false, once, onPagesWritten: look });
-      try {
-        expect((await builder.build(new MemoryWriter())).ok).toBe(true);
-        look();
-        return seen;
-      } finally {
-        await builder.close();
-      }
-    };
-    const both = { ruleState: true, rules: true };
-    expect(await held(false)).toEqual([both, both]);
-    // The rules' memory (what they found in each article) is kept: the cache saves it.
-    const memoryAlone = { ruleState: false, rules: true };
-    expect(await held(true)).toEqual([memoryAlone, memoryAlone]);
   });
 });

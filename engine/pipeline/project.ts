@@ -161,7 +161,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const onPagesWritten = early && (() => early({ dir: writer.folder, holds: (file: string) => writer.holds(file) }));
     const builder = new SiteBuilder({
       contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
-      engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten, once: true,
+      engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
     });
     try {
       result = await builder.build(writer);

@@ -24,7 +24,7 @@ import { addressStage, type EarlierArticles } from "../stages/routes/addresses.j
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
 import type { ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
-import { checkStage, renderedLinkStage, type CheckOutput } from "../stages/checks/checks.js";
+import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import type { RuleMemory, RuleState } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
@@ -100,13 +100,6 @@ export interface BuildOptions {
    */
   codeVersion?: string;
   readAssets?: boolean;
-  /**
-   * The builder builds once (`cafe build`): no later run of this process starts from this one,
-   * so the editorial rules' state, which only that run would read, is let go as the checks end
-   * (at 100,000 articles 21 MiB of the heap from then to the save: bench/README.md, "Session
-   * 25"). A later run of such a builder (`update`) starts the rules from their memory alone, as a build from the cache does.
-   */
-  once?: boolean;
 }
 
 export interface BuildResult {
@@ -343,8 +336,8 @@ export class SiteBuilder {
       return { threads, site: () => site(threads) };
     };
     const ruleRun = await rulesAside;
-    // The rules' state is for the next run alone: a one-shot build lets it go here (its texts and articles by route, 21 MiB at 100,000 articles).
-    const checked = this.keepRuleState(found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched }, theme)))).value);
+    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched }, theme)))).value;
+    this.previous = { ...this.previous, rules: checked.rules, ruleState: checked.ruleState };
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
     // the store lost or that is not what its hash says (a damaged pack) is rendered again from
@@ -453,12 +446,6 @@ export class SiteBuilder {
     return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, compared: pagesKept.compared, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
   }
 
-  /** Hands the rules' memory, and their state unless the builder builds once, to the next run; gives back the rest of what the checks found. */
-  private keepRuleState({ ruleState, ...checked }: CheckOutput): Omit<CheckOutput, "ruleState"> {
-    this.previous = { ...this.previous, rules: checked.rules, ruleState: this.options.once ? undefined : ruleState };
-    return checked;
-  }
-
   /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */
   private get assetCache(): { codeVersion: string; read: boolean } | undefined {
     const { codeVersion, readAssets = true } = this.options;
@@ -555,7 +542,7 @@ export class SiteBuilder {
 
 /** Builds the whole site once. */
 export async function buildSite(options: BuildOptions & { writer: SiteWriter }): Promise<BuildResult> {
-  return new SiteBuilder({ ...options, once: true }).build(options.writer);
+  return new SiteBuilder(options).build(options.writer);
 }
 
 /** What the stages of a run found wrong, gathered as they return. */
