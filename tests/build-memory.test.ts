@@ -1,0 +1,71 @@
+/**
+ * What a build holds alive (issue 38: 100,000 articles in bounded memory). At that size every
+ * object a build makes for each article or page is megabytes: these tests show the ones that
+ * are no longer made, or no longer kept once the last reader is done with them.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fixture, projectRoot, testCode } from "./helpers.js";
+import { SiteBuilder } from "../engine/pipeline/site-builder.js";
+import { openSiteCache } from "../engine/pipeline/build-record.js";
+import { MemoryWriter } from "../engine/stages/write/writers.js";
+import { loadContent } from "../engine/stages/load/content.js";
+import { buildRoutes } from "../engine/stages/routes/routes.js";
+import { siteValues } from "../engine/lib/site-values.js";
+import { markdownStage } from "../engine/stages/markdown/markdown-stage.js";
+import { theme } from "../templates/theme.js";
+
+const made: string[] = [];
+afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+/** A copy of the `basic` fixture and a cache folder its first build was saved into. */
+async function builtOnce(): Promise<{ dir: string; cacheDir: string }> {
+  const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
+  made.push(root);
+  const dir = path.join(root, "content");
+  const cacheDir = path.join(root, "cache");
+  await cp(fixture("basic"), dir, { recursive: true });
+  const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: await openSiteCache(cacheDir, testCode()) });
+  try {
+    expect((await builder.build(new MemoryWriter())).ok).toBe(true);
+  } finally {
+    await builder.close();
+  }
+  return { dir, cacheDir };
+}
+
+describe("the bodies the cache kept", () => {
+  it("are each held without lists of their own: the bodies that read the same values share one list of them, and one empty list of errors", async () => {
+    const { dir, cacheDir } = await builtOnce();
+    const cache = await openSiteCache(cacheDir, testCode());
+    const content = (await loadContent(dir, theme, { projectRoot, previous: cache.files })).content!;
+    const table = buildRoutes(content, theme).value;
+    const asked: number[] = [];
+    const stage = await markdownStage({ content, table, values: siteValues(content, theme), previous: new Map(), cached: cache.files }, async (articles) => {
+      asked.push(articles.length);
+      return [];
+    });
+    // Every body is the cache's: none rendered.
+    expect(asked.every((n) => n === 0)).toBe(true);
+    const kept = [...stage.value.bodies.values()];
+    expect(kept.length).toBe(content.articles.length);
+    expect(kept.length).toBeGreaterThan(1);
+    // Each still says what it read, and that it has no errors.
+    for (const { deps, result } of kept) {
+      expect([...result.reads].sort()).toEqual(Object.keys(deps).sort());
+      expect(result.errors).toEqual([]);
+    }
+    // One list for all the bodies that read the same values, one list of no errors for all: never written to.
+    const bySignature = new Map<string, Set<unknown>>();
+    for (const { deps, result } of kept) {
+      const signature = Object.keys(deps).join("\n");
+      (bySignature.get(signature) ?? bySignature.set(signature, new Set()).get(signature)!).add(result.reads);
+    }
+    expect([...bySignature.values()].every((lists) => lists.size === 1)).toBe(true);
+    expect(bySignature.size).toBeLessThan(kept.length);
+    expect(new Set(kept.map(({ result }) => result.errors)).size).toBe(1);
+    expect(Object.isFrozen(kept[0]!.result.errors) && Object.isFrozen(kept[0]!.result.reads)).toBe(true);
+  });
+});
