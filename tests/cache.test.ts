@@ -128,14 +128,15 @@ describe.concurrent("the persistent cache", () => {
     expect(left).toContain(path.basename(alive));
   }, 300_000);
 
-  it("`--verbose` says where all of a build's time went: the start before the build (Node, the command, the site's code) and the cache's save, besides the stages", async () => {
+  it("`--verbose` says where all of a build's time went: the start before the build (Node, the command, the site's code), the inputs' check and the cache's opening, and the cache's save, besides the stages", async () => {
     const { out, build } = await cliSite();
     const printed = await build("--out", path.join(out, "site"), "--verbose");
     const lines = printed.split("\n");
     const lap = (label: string) => lines.findIndex((line) => new RegExp(`^  ${label}\\s+\\d+\\.\\d ms$`).test(line));
     // The start first, the stages in order, the save last.
     expect(lap("start-up")).toBeGreaterThanOrEqual(0);
-    expect(lap("start-up")).toBeLessThan(lap("load"));
+    expect(lap("start-up")).toBeLessThan(lap("inputs, cache"));
+    expect(lap("inputs, cache")).toBeLessThan(lap("load"));
     expect(lap("commit")).toBeLessThan(lap("cache save"));
     expect(printed).toMatch(/Built \d+ pages/);
   }, 300_000);
