@@ -349,8 +349,7 @@ export class FolderWriter implements SiteWriter {
       made = await make(target, CREATE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const there = this.touched.has(file) ? undefined : lstatSync(target, { throwIfNoEntry: false });
-      made = there?.isFile() && there.nlink === 1 ? await make(target, OVER).catch(() => undefined) : undefined;
+      made = this.standbysOwn(file, target) ? await make(target, OVER).catch(() => undefined) : undefined;
       // Not the standby's own, or not writable as it is (its mode): removed, and a new one made.
       if (!made) {
         this.clear(file);
@@ -372,9 +371,8 @@ export class FolderWriter implements SiteWriter {
       made = make(target, false);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const there = this.touched.has(file) ? undefined : lstatSync(target, { throwIfNoEntry: false });
       try {
-        made = make(target, there?.isFile() === true && there.nlink === 1);
+        made = make(target, this.standbysOwn(file, target));
       } catch (again) {
         if ((again as NodeJS.ErrnoException).code !== "EEXIST") throw again;
         this.clear(file);
@@ -382,6 +380,13 @@ export class FolderWriter implements SiteWriter {
       }
     }
     this.settle(file, made);
+  }
+
+  /** Whether the file an earlier build left at `target` is the standby's own (a plain file with no other link: the live folder shares none of it), which may be written over; never one this build made. */
+  private standbysOwn(file: string, target: string): boolean {
+    if (this.touched.has(file)) return false;
+    const there = lstatSync(target, { throwIfNoEntry: false });
+    return there?.isFile() === true && there.nlink === 1;
   }
 
   /** Forgets what the standby held at `file` and makes its folder: the path a new file is made at. */
