@@ -37,79 +37,40 @@ export interface PageTags {
 }
 
 /**
- * The marked places of a page's cached parts, as the render leaves them before it puts each
- * part's HTML there (render/cached-parts.ts): `<cafe-part data-n="<nonce>" data-i="<n>"></cafe-part>`.
- * A scan given them reads a part once a run and adds what it found at each of its places: a
- * site's header and end, the same on every page, are ~45% of a page's tags (bench/README.md,
- * "Session 21"). A part rendered in place (between its marks) is read where it stands.
- */
-export interface PartMarks {
-  /** The run's mark: no text of a page can hold it (React escapes every `<` of a text). */
-  nonce: string;
-  /** A part's HTML, by its number. */
-  html(id: number): string | undefined;
-  /** What the scan found in each part, by part, place (in the head or not, a title seen) and `only`: kept for the run. */
-  found: Map<string, PartScan>;
-}
-
-/** What a scan of one part found, and where the scan stood after it. */
-export interface PartScan {
-  tags: PageTags;
-  after: ScanState;
-}
-
-/** Where a scan stands: before `<body>` or not, and whether it has the page's title. */
-interface ScanState {
-  inHead: boolean;
-  titled: boolean;
-}
-
-/**
  * The start tags of `html` outside scripts, styles, titles and comments, in one scan: those
  * of the head (before `<body>`) all read, the others only when `only`, a test of a tag's raw
  * attributes, accepts them (a tag it rejects is skipped without reading them); with the
- * page's title and scripts. `headOnly` stops at `<body>`. `marks`: `html` is a page whose
- * cached parts are still marked places (the same tags as the page with its parts in place).
+ * page's title and scripts. `headOnly` stops at `<body>`.
  */
-export function readTags(html: string, only?: RegExp, headOnly = false, marks?: PartMarks): PageTags {
+export function readTags(html: string, only?: RegExp, headOnly = false): PageTags {
   const found: PageTags = { head: [], tags: [], scripts: [] };
-  scanInto(html, only, headOnly, found, { inHead: true, titled: false }, marks);
-  return found;
-}
-
-/** `readTags`' scan of `html` from `state`, into `found`; `state` is where it ends. */
-function scanInto(html: string, only: RegExp | undefined, headOnly: boolean, found: PageTags, state: ScanState, marks: PartMarks | undefined): void {
   // `exec` on regexes of this scan's own rather than `matchAll`, which makes a copy of its
   // regex at each call: once per tag for the attributes, a quarter of the scan's time.
   const tokens = new RegExp(TOKEN);
   const attributePattern = new RegExp(ATTRIBUTE);
-  const mark = marks && ` data-n="${marks.nonce}" data-i="`;
+  let inHead = true;
+  let titled = false;
   let token: RegExpExecArray | null;
   while ((token = tokens.exec(html))) {
     const text = token[1];
     if (text !== undefined) {
       const name = text.toLowerCase();
       if (name === "script") found.scripts.push([token[2]!, token[3]!]);
-      else if (name === "title" && state.inHead && !state.titled) {
-        state.titled = true;
+      else if (name === "title" && inHead && !titled) {
+        titled = true;
         found.title = collapsed(token[3]!);
       }
       continue;
     }
     if (token[4] === undefined) continue; // a comment
     const name = token[4].toLowerCase();
-    const raw = token[5]!;
-    if (mark && (name === "cafe-part" || name === "cafe-part-end") && raw.startsWith(mark)) {
-      // A part's place: its HTML read once (or, rendered in place, read here); the marks are no tags of the page.
-      if (name === "cafe-part" && html.startsWith("</cafe-part>", tokens.lastIndex)) addPart(Number.parseInt(raw.slice(mark.length), 10), only, found, state, marks!);
-      continue;
-    }
-    if (state.inHead && name === "body") {
-      state.inHead = false;
+    if (inHead && name === "body") {
+      inHead = false;
       if (headOnly) break;
     }
+    const raw = token[5]!;
     const wanted = !only || only.test(raw);
-    if (!wanted && !state.inHead) continue;
+    if (!wanted && !inHead) continue;
     const attributes: Record<string, string> = {};
     attributePattern.lastIndex = 0;
     let attribute: RegExpExecArray | null;
@@ -120,30 +81,10 @@ function scanInto(html: string, only: RegExp | undefined, headOnly: boolean, fou
       attributes[key] = value.includes("&") ? decodeHTMLAttribute(value) : value;
     }
     const tag = { name, attributes };
-    if (state.inHead) found.head.push(tag);
+    if (inHead) found.head.push(tag);
     if (wanted) found.tags.push(tag);
   }
-}
-
-/** Adds what part `id` holds at its place (read once for that place and `only`). */
-function addPart(id: number, only: RegExp | undefined, found: PageTags, state: ScanState, marks: PartMarks): void {
-  const key = `${id} ${state.inHead} ${state.titled} ${only?.source ?? ""}`;
-  let part = marks.found.get(key);
-  if (!part) {
-    const html = marks.html(id);
-    if (html === undefined) throw new Error(`no part ${id} in this run's parts`);
-    const tags: PageTags = { head: [], tags: [], scripts: [] };
-    const after = { ...state };
-    scanInto(html, only, false, tags, after, undefined);
-    marks.found.set(key, (part = { tags, after }));
-  }
-  const { tags, after } = part;
-  for (const tag of tags.head) found.head.push(tag);
-  for (const tag of tags.tags) found.tags.push(tag);
-  for (const script of tags.scripts) found.scripts.push(script);
-  if (tags.title !== undefined) found.title = tags.title;
-  state.inHead = after.inHead;
-  state.titled = after.titled;
+  return found;
 }
 
 /**

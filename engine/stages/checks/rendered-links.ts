@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Deps } from "../../incremental/dependencies.js";
 import { listFiles } from "../../lib/files.js";
-import { readTags, type PageTags, type PartMarks } from "../../lib/html-tags.js";
+import { readTags, type PageTags } from "../../lib/html-tags.js";
 import { scriptHash } from "../../lib/hash.js";
 import type { ContentWarning } from "../../lib/errors.js";
 import type { Redirect } from "../routes/aliases.js";
@@ -77,11 +77,10 @@ const RUNS = /^\s*$|^\s*(module|(text|application)\/(java|ecma)script)\s*$/i;
 /**
  * What the checks keep of a rendered page, from one scan of it: its internal links and ids
  * (entities decoded as a browser reads them), the files it loads, its inline scripts and
- * handlers, and what a link to it shows when shared (share-text.ts). `marks`: `html` is the
- * page with its cached parts' places marked (`readTags`).
+ * handlers, and what a link to it shows when shared (share-text.ts).
  */
-export function pageFindings(html: string, marks?: PartMarks): PageLinks & { share: ShareText } {
-  const tags = readTags(html, MAYBE_ID_OR_HREF, false, marks);
+export function pageFindings(html: string): PageLinks & { share: ShareText } {
+  const tags = readTags(html, MAYBE_ID_OR_HREF);
   return { ...linksOf(tags), share: shareTextOf(metaOf(tags)) };
 }
 

@@ -24,7 +24,6 @@ import { createContext, createElement, Fragment, isValidElement, useContext, typ
 import { randomBytes } from "node:crypto";
 import type { DepId } from "../../incremental/dependencies.js";
 import { notPlainData } from "../../islands.js";
-import type { PartMarks } from "../../lib/html-tags.js";
 
 export interface CachedProps {
   /** The part's name, unique in the theme (`site-header`): the key's first word, and what a message names. */
@@ -61,9 +60,6 @@ export class PartMemory {
   private readonly plain = new Map<string, number>();
   /** Each component type, numbered. */
   private readonly types = new Map<unknown, number>();
-
-  /** The parts' places in a page, for the checks' scan of it (each part read once a run: lib/html-tags.ts). */
-  readonly marks: PartMarks = { nonce: this.nonce, html: (id) => this.byId[id]?.html, found: new Map() };
 
   /** How many keys each name has: a part given a new value on (nearly) every page stops being remembered. */
   private readonly keys = new Map<string, number>();

@@ -386,12 +386,11 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
       return listingOf(siteData, theme, name);
     },
   };
-  const { html, marked } = renderPage(route, ctx, theme, parts);
+  const html = renderPage(route, ctx, theme, parts);
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
-  // Read from the page as rendered, its cached parts still marked: each part is read once a run.
   // Copied (structuredClone makes new strings): read out of the page, each is a slice of its
   // HTML and would keep the whole page alive as long as the record (156 MB at 4000 articles).
-  const found = structuredClone(pageFindings(marked, memory.marks));
+  const found = structuredClone(pageFindings(html));
   return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found } };
 }
 
@@ -402,12 +401,11 @@ function linkDeps(deps: Readonly<Record<string, string>>): Record<string, string
 }
 
 /**
- * Renders a route to a complete HTML document with the theme's template (`html`), and the
- * same document with its cached parts' places still marked (`marked`: what the checks read of
- * it, `PartMemory.marks`). A mistake of the theme's (a template it does not have, a template
- * that throws) is thrown as a ContentError at the theme's line, not as a crash.
+ * Renders a route to a complete HTML document with the theme's template. A mistake of the
+ * theme's (a template it does not have, a template that throws) is thrown as a ContentError
+ * at the theme's line, not as a crash.
  */
-export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts: PartScope): { html: string; marked: string } {
+export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts: PartScope): string {
   const template = theme.templates[route.template];
   if (!template) {
     const names = Object.keys(theme.templates);
@@ -422,12 +420,9 @@ export function renderPage(route: Route, ctx: PageContext, theme: Theme, parts: 
   try {
     const islands: IslandScope = { names: islandNames(theme), where: `on ${route.path}` };
     const page = createElement(PartContext.Provider, { value: parts }, createElement(IslandContext.Provider, { value: islands }, template(ctx)));
-    const marked = `<!DOCTYPE html>${renderToString(page)}`;
-    const html = fillParts(marked, parts.memory, route.path);
-    // An island rendered by the template, a part or an article's body (React escapes every `<` of a text).
-    if (!html.includes(ISLAND_MARK)) return { html, marked };
-    const runtime = ctx.assets.islandRuntime;
-    return { html: withIslandRuntime(html, runtime), marked: withIslandRuntime(marked, runtime) };
+    const html = `<!DOCTYPE html>${fillParts(renderToString(page), parts.memory, route.path)}`;
+    // An island rendered by the template or in an article's body (React escapes every `<` of a text).
+    return html.includes(ISLAND_MARK) ? withIslandRuntime(html, ctx.assets.islandRuntime) : html;
   } catch (error) {
     if (error instanceof ContentError || error instanceof BodyNotHere) throw error;
     if (error instanceof PartOutOfPlace) {
