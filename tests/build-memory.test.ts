@@ -4,7 +4,7 @@
  * are no longer made, or no longer kept once the last reader is done with them.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fixture, projectRoot, testCode } from "./helpers.js";
@@ -20,20 +20,22 @@ import { theme } from "../templates/theme.js";
 const made: string[] = [];
 afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-/** A copy of the `basic` fixture and a cache folder its first build was saved into. */
-async function builtOnce(): Promise<{ dir: string; cacheDir: string }> {
+/** A copy of the `basic` fixture (with `more` short articles of its own) and a cache folder its first build was saved into. */
+async function builtOnce(more = 0): Promise<{ dir: string; cacheDir: string; writer: MemoryWriter }> {
   const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
   made.push(root);
   const dir = path.join(root, "content");
   const cacheDir = path.join(root, "cache");
   await cp(fixture("basic"), dir, { recursive: true });
+  for (let i = 0; i < more; i++) await writeFile(path.join(dir, `articles/guia/mais-${i}.md`), `---\ntitle: Mais ${i}\n---\n\nUm artigo curto, o ${i}.\n`);
   const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: await openSiteCache(cacheDir, testCode()) });
+  const writer = new MemoryWriter();
   try {
-    expect((await builder.build(new MemoryWriter())).ok).toBe(true);
+    expect((await builder.build(writer)).ok).toBe(true);
   } finally {
     await builder.close();
   }
-  return { dir, cacheDir };
+  return { dir, cacheDir, writer };
 }
 
 describe("the bodies the cache kept", () => {
@@ -67,5 +69,32 @@ describe("the bodies the cache kept", () => {
     expect(bySignature.size).toBeLessThan(kept.length);
     expect(new Set(kept.map(({ result }) => result.errors)).size).toBe(1);
     expect(Object.isFrozen(kept[0]!.result.errors) && Object.isFrozen(kept[0]!.result.reads)).toBe(true);
+  });
+});
+
+describe("the pages the cache kept", () => {
+  it("are taken without reading what each one read: a one-article edit reads the values of the pages it renders again only", async () => {
+    const { dir, cacheDir, writer } = await builtOnce(6);
+    const file = path.join(dir, "articles/guia/mais-2.md");
+    await writeFile(file, `${await readFile(file, "utf8")}\nUma frase a mais.\n`);
+    const cache = await openSiteCache(cacheDir, testCode());
+    const record = cache.lastRecord().pages;
+    const routes = Object.keys(record);
+    let read: string[] = [];
+    // Once the pages are written and checked, before the store is saved (which reads the whole shard it writes again).
+    const onPagesWritten = () => (read = routes.filter((route) => record[route]!.deps !== undefined));
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache, onPagesWritten });
+    try {
+      const result = await builder.build(writer);
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      // Some pages taken as they were, some rendered again: only those had their values read.
+      expect(result.rendered).toBeGreaterThan(0);
+      expect(result.rendered).toBeLessThan(routes.length);
+      expect(read.length).toBeLessThanOrEqual(result.rendered);
+      expect(read).toContain("/guia/mais-2");
+    } finally {
+      await builder.close();
+    }
   });
 });
