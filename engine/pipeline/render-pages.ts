@@ -22,7 +22,8 @@ import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
-import { hashOf, hashOfAll } from "../lib/hash.js";
+import { hash } from "node:crypto";
+import { hashOf } from "../lib/hash.js";
 import { dep, type DepValues, type Deps } from "../incremental/dependencies.js";
 import type { Shared, SiteShare } from "./tasks.js";
 
@@ -172,11 +173,30 @@ function ownIds(route: Route): { route: string; card: string; body?: string } {
  * list, one value in the store's shard: `encodeShard`), and the hash of every id with the hash
  * it recorded. The store keeps `deps` apart, read only for the pages a run renders again.
  */
-export function readsOf(route: Route, deps: Deps): { reads: string[]; sum: string } {
+export function readsOf(route: Route, deps: Deps, lists?: Map<string, readonly string[]>): { reads: readonly string[]; sum: string } {
   const own = ownIds(route);
   const ids = Object.keys(deps);
   const reads = ids.map((id) => (id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id));
-  return { reads, sum: hashOfAll(ids.flatMap((id) => [id, deps[id]!])) };
+  // One list for the pages of a run that read alike (`lists`), as the store gives them back.
+  const key = reads.join("\0");
+  const list = lists?.get(key) ?? Object.freeze(reads);
+  lists?.set(key, list);
+  return { reads: list, sum: sumOf(ids, (id) => deps[id])! };
+}
+
+/**
+ * `hashOfAll` of each id followed by its hash (lib/hash.ts: the same bytes, each part after its
+ * length), in one call of the hash over one text: a hash object a page, and a list of its parts,
+ * were most of the cost of a page's sum. Undefined when an id has no hash.
+ */
+function sumOf(ids: readonly string[], hashOfId: (id: string) => string | undefined): string | undefined {
+  let text = "";
+  for (const id of ids) {
+    const value = hashOfId(id);
+    if (value === undefined) return undefined;
+    text += `${Buffer.byteLength(id)}:${id}${Buffer.byteLength(value)}:${value}`;
+  }
+  return hash("sha1", text, "base64url");
 }
 
 /** The ids of `reads` for this route now; undefined when it names a body and the route has no article. */
@@ -201,14 +221,8 @@ function idsOf(route: Route, reads: readonly string[]): string[] | undefined {
 function sumHolds(route: Route, entry: PageEntry, values: DepValues): boolean {
   if (entry.reads === undefined || entry.sum === undefined) return false;
   const ids = idsOf(route, entry.reads);
-  if (!ids) return false;
-  const parts: string[] = [];
-  for (const id of ids) {
-    const hash = values.current(id);
-    if (hash === undefined) return false;
-    parts.push(id, hash);
-  }
-  return hashOfAll(parts) === entry.sum;
+  const sum = ids && sumOf(ids, (id) => values.current(id));
+  return sum !== undefined && sum === entry.sum;
 }
 
 /** The pages of the last build a run takes as they were, by route, and what they were checked against (the next run's `PagesChecked`, once the run succeeds). */
@@ -292,6 +306,8 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const bodiesOf = (routes: string[]) => new Map(routes.flatMap((p) => pageBodies(table.byPath.get(p)!).flatMap((a) => (bodies.has(a.file) ? [[a.file, bodies.get(a.file)!] as const] : []))));
   const task = (routes: string[], here: boolean) => ({ kind: "pages", site: site(), pages: pagesShared!, bodies: here ? bodies : bodiesOf(routes), every: here, routes, checkOnly }) as const;
   const made = streamSlices(threads, paths, task);
+  // The pages' lists of what they read, one for those alike (`readsOf`).
+  const lists = new Map<string, readonly string[]>();
   for (const route of table.routes) {
     const entry = kept.get(route.path);
     if (entry) {
@@ -314,7 +330,7 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     }
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
     if ("left" in page) continue;
-    yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps) } };
+    yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps, lists) } };
   }
   if (checkOnly) return;
   // The sitemap made again only when a page's path or date changed since the last run's (kept with the run's snapshot).
