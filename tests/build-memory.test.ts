@@ -98,3 +98,39 @@ describe("the pages the cache kept", () => {
     }
   });
 });
+
+describe("a page taken on its sum", () => {
+  // A guard of the sums' completeness (passes before and after): each edit, built by a new builder
+  // over the cache folder as `npm run build` does (every kept page taken on its sum), writes the
+  // pages a build from scratch writes.
+  it("is rendered again after an edit to any value it read: a data file, a site setting, a body, a title (listings, cards)", async () => {
+    const { dir, cacheDir, writer } = await builtOnce(6);
+    const edits: [string, (text: string) => string][] = [
+      ["data/tools.json", (text) => text.replace("Obsidian", "Obsidiana")],
+      ["site.yaml", (text) => text.replace("name: Café com a Cris", "name: Café com a Cristina")],
+      ["articles/guia/mais-1.md", (text) => `${text}\nMais uma frase.\n`],
+      ["articles/guia/mais-3.md", (text) => text.replace("title: Mais 3", "title: Mais três")],
+    ];
+    const pages = (files: ReadonlyMap<string, string | Uint8Array>) => new Map([...files].filter(([file]) => file.endsWith(".html")).map(([file, html]) => [file, String(html)]));
+    for (const [file, edit] of edits) {
+      const at = path.join(dir, file);
+      const before = await readFile(at, "utf8");
+      expect(edit(before)).not.toBe(before);
+      await writeFile(at, edit(before));
+      const cache = await openSiteCache(cacheDir, testCode());
+      // Every page of the record read without what it read.
+      expect(Object.values(cache.lastRecord().pages).every((entry) => entry.deps === undefined && entry.sum !== undefined)).toBe(true);
+      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache });
+      const scratch = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
+      const cold = new MemoryWriter();
+      try {
+        expect((await builder.build(writer)).ok).toBe(true);
+        expect((await scratch.build(cold)).ok).toBe(true);
+      } finally {
+        await builder.close();
+        await scratch.close();
+      }
+      expect(pages(writer.files)).toEqual(pages(cold.files));
+    }
+  });
+});
