@@ -45,8 +45,8 @@ export interface RenderInput {
   previous: Readonly<Record<string, PageEntry>>;
   /** The HTML of bodies the persistent cache kept (the store's texts, by article file): read only for the pages this run renders. */
   storedBodies?: (files: readonly string[]) => Promise<ReadonlyMap<string, string>>;
-  /** Reads into the last build's pages at these routes what the store keeps apart (their `deps`…: build-record.ts), where a run needs every page's. */
-  fill?: (routes: readonly string[]) => Promise<void>;
+  /** Reads into the last build's pages at these routes what the store keeps apart (their `deps`…: build-record.ts), where a run needs every page's (a page the store gave without them is taken on its sum). */
+  fill: (routes: readonly string[]) => Promise<void>;
   /**
    * Pages rendered only to check their links, never written (the build has errors already):
    * a page that fails to render is left out (what it needs is among the errors); a page of
@@ -259,7 +259,7 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   if (routes.length === 0) return { kept, snapshot, sources, hashed: 0 };
   // Every page's `deps` read from the store where they are compared one by one (a check-only
   // run reads some of them) or made into the pages' readers; else a page is taken on its sum.
-  if (checkOnly || (checked && !checked.readers)) await input.fill?.(routes);
+  if (checkOnly || (checked && !checked.readers)) await input.fill(routes);
   // A body with images is hashed with its images in place: its HTML is read for that.
   await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
   // The `routes` value (every route's kind, path and template, in order) as the last run hashed it, when no route moved.
@@ -350,7 +350,7 @@ export interface UnwrittenInput extends CheckInput {
   reported: readonly ContentIssue[];
   storedBodies?: RenderInput["storedBodies"];
   /** Reads into the last build's pages what the check reads of them (`RenderedLinkInput.fill`): every page is checked here. */
-  fill?: (routes: readonly string[]) => Promise<void>;
+  fill: (routes: readonly string[]) => Promise<void>;
 }
 
 /** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
