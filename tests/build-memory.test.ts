@@ -4,7 +4,7 @@
  * are no longer made, or no longer kept once the last reader is done with them.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fixture, projectRoot, testCode } from "./helpers.js";
@@ -20,20 +20,22 @@ import { theme } from "../templates/theme.js";
 const made: string[] = [];
 afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-/** A copy of the `basic` fixture and a cache folder its first build was saved into. */
-async function builtOnce(): Promise<{ dir: string; cacheDir: string }> {
+/** A copy of the `basic` fixture (with `more` short articles of its own) and a cache folder its first build was saved into. */
+async function builtOnce(more = 0): Promise<{ dir: string; cacheDir: string; writer: MemoryWriter }> {
   const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
   made.push(root);
   const dir = path.join(root, "content");
   const cacheDir = path.join(root, "cache");
   await cp(fixture("basic"), dir, { recursive: true });
+  for (let i = 0; i < more; i++) await writeFile(path.join(dir, `articles/guia/mais-${i}.md`), `---\ntitle: Mais ${i}\n---\n\nUm artigo curto, o ${i}.\n`);
   const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: await openSiteCache(cacheDir, testCode()) });
+  const writer = new MemoryWriter();
   try {
-    expect((await builder.build(new MemoryWriter())).ok).toBe(true);
+    expect((await builder.build(writer)).ok).toBe(true);
   } finally {
     await builder.close();
   }
-  return { dir, cacheDir };
+  return { dir, cacheDir, writer };
 }
 
 describe("the bodies the cache kept", () => {
@@ -67,5 +69,68 @@ describe("the bodies the cache kept", () => {
     expect(bySignature.size).toBeLessThan(kept.length);
     expect(new Set(kept.map(({ result }) => result.errors)).size).toBe(1);
     expect(Object.isFrozen(kept[0]!.result.errors) && Object.isFrozen(kept[0]!.result.reads)).toBe(true);
+  });
+});
+
+describe("the pages the cache kept", () => {
+  it("are taken without reading what each one read: a one-article edit reads the values of the pages it renders again only", async () => {
+    const { dir, cacheDir, writer } = await builtOnce(6);
+    const file = path.join(dir, "articles/guia/mais-2.md");
+    await writeFile(file, `${await readFile(file, "utf8")}\nUma frase a mais.\n`);
+    const cache = await openSiteCache(cacheDir, testCode());
+    const record = cache.lastRecord().pages;
+    const routes = Object.keys(record);
+    let read: string[] = [];
+    // Once the pages are written and checked, before the store is saved (which reads the whole shard it writes again).
+    const onPagesWritten = () => (read = routes.filter((route) => record[route]!.deps !== undefined));
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache, onPagesWritten });
+    try {
+      const result = await builder.build(writer);
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      // Some pages taken as they were, some rendered again: only those had their values read.
+      expect(result.rendered).toBeGreaterThan(0);
+      expect(result.rendered).toBeLessThan(routes.length);
+      expect(read.length).toBeLessThanOrEqual(result.rendered);
+      expect(read).toContain("/guia/mais-2");
+    } finally {
+      await builder.close();
+    }
+  });
+});
+
+describe("a page taken on its sum", () => {
+  // A guard of the sums' completeness (passes before and after): each edit, built by a new builder
+  // over the cache folder as `npm run build` does (every kept page taken on its sum), writes the
+  // pages a build from scratch writes.
+  it("is rendered again after an edit to any value it read: a data file, a site setting, a body, a title (listings, cards)", async () => {
+    const { dir, cacheDir, writer } = await builtOnce(6);
+    const edits: [string, (text: string) => string][] = [
+      ["data/tools.json", (text) => text.replace("Obsidian", "Obsidiana")],
+      ["site.yaml", (text) => text.replace("name: Café com a Cris", "name: Café com a Cristina")],
+      ["articles/guia/mais-1.md", (text) => `${text}\nMais uma frase.\n`],
+      ["articles/guia/mais-3.md", (text) => text.replace("title: Mais 3", "title: Mais três")],
+    ];
+    const pages = (files: ReadonlyMap<string, string | Uint8Array>) => new Map([...files].filter(([file]) => file.endsWith(".html")).map(([file, html]) => [file, String(html)]));
+    for (const [file, edit] of edits) {
+      const at = path.join(dir, file);
+      const before = await readFile(at, "utf8");
+      expect(edit(before)).not.toBe(before);
+      await writeFile(at, edit(before));
+      const cache = await openSiteCache(cacheDir, testCode());
+      // Every page of the record read without what it read.
+      expect(Object.values(cache.lastRecord().pages).every((entry) => entry.deps === undefined && entry.sum !== undefined)).toBe(true);
+      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache });
+      const scratch = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
+      const cold = new MemoryWriter();
+      try {
+        expect((await builder.build(writer)).ok).toBe(true);
+        expect((await scratch.build(cold)).ok).toBe(true);
+      } finally {
+        await builder.close();
+        await scratch.close();
+      }
+      expect(pages(writer.files)).toEqual(pages(cold.files));
+    }
   });
 });

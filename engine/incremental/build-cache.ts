@@ -39,7 +39,7 @@ import path from "node:path";
 import { isRunning } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 9;
+const FORMAT = 10;
 /** Entries a shard holds, about: a one-article edit rewrites a shard or two of each part, not the whole store. */
 const PER_SHARD = 1000;
 const MAX_SHARDS = 256;
@@ -146,18 +146,22 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     const record = late && parentOf(this.build as unknown as Record<string, unknown>, part);
     const entries = record?.object[record.key];
     if (!late || !isRecord(entries)) return;
-    const shards = new Set<number>();
+    // The keys asked, by shard: only their entries are completed (a shard's other entries would
+    // hold their pages' `deps` for nothing: at 100,000 pages a one-article edit asks for a few).
+    const shards = new Map<number, string[]>();
     for (const key of keys) {
       const entry = Object.hasOwn(entries, key) ? entries[key] : undefined;
-      if (isRecord(entry) && late.unfilled.has(entry)) shards.add(shardOf(key, late.names.length));
+      if (!isRecord(entry) || !late.unfilled.has(entry)) continue;
+      const i = shardOf(key, late.names.length);
+      shards.get(i)?.push(key) ?? shards.set(i, [key]);
     }
-    for (const i of shards) {
+    for (const [i, wanted] of shards) {
       const name = late.names[i]!;
       const values = await readShard(this.dir, name);
       if (!values) throw new Error(`the build cache's shard ${name} is missing or damaged: run the build again with --force`);
-      for (const key in values) {
-        const entry = Object.hasOwn(entries, key) ? entries[key] : undefined;
-        if (!isRecord(entry) || !late.unfilled.has(entry)) continue;
+      for (const key of wanted) {
+        const entry = entries[key];
+        if (!isRecord(entry) || !late.unfilled.has(entry) || !Object.hasOwn(values, key)) continue;
         Object.assign(entry, values[key]);
         late.unfilled.delete(entry);
       }

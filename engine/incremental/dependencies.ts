@@ -160,6 +160,11 @@ export class DepValues {
     return true;
   }
 
+  /** The hash of an id; undefined for an id without a value here (`hash` throws for it). */
+  current(id: string): string | undefined {
+    return this.lookup(id);
+  }
+
   /** Whether an id's value is `hash` (an id without a value: never). */
   is(id: string, hash: string): boolean {
     return this.lookup(id) === hash;

@@ -11,7 +11,7 @@
 import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { SiteContent } from "../stages/load/content.js";
-import type { RouteTable } from "../stages/routes/routes.js";
+import { articleOf, type Route, type RouteTable } from "../stages/routes/routes.js";
 import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
@@ -22,8 +22,9 @@ import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
+import { hash } from "node:crypto";
 import { hashOf } from "../lib/hash.js";
-import { dep } from "../incremental/dependencies.js";
+import { dep, type DepValues, type Deps } from "../incremental/dependencies.js";
 import type { Shared, SiteShare } from "./tasks.js";
 
 export interface RenderInput {
@@ -44,6 +45,8 @@ export interface RenderInput {
   previous: Readonly<Record<string, PageEntry>>;
   /** The HTML of bodies the persistent cache kept (the store's texts, by article file): read only for the pages this run renders. */
   storedBodies?: (files: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+  /** Reads into the last build's pages at these routes what the store keeps apart (their `deps`…: build-record.ts), where a run needs every page's (a page the store gave without them is taken on its sum). */
+  fill: (routes: readonly string[]) => Promise<void>;
   /**
    * Pages rendered only to check their links, never written (the build has errors already):
    * a page that fails to render is left out (what it needs is among the errors); a page of
@@ -154,6 +157,74 @@ function removeReader({ byId, shared }: PageReaders, route: string, deps: PageEn
   }
 }
 
+/** A page's own ids, written relative to its route in `reads`: its route's, its card's and its article's body. */
+const OWN_ROUTE = "route:~";
+const OWN_CARD = "card:~";
+const OWN_BODY = "body:@";
+
+function ownIds(route: Route): { route: string; card: string; body?: string } {
+  const main = articleOf(route)?.main;
+  return { route: dep.route(route.path), card: dep.card(route.path), body: main && dep.body(main) };
+}
+
+/**
+ * What a page's record keeps beside its `deps` for a rebuild to take it without them: the ids
+ * in their order, its own written relative to its route (every article's page reads the same
+ * list, one value in the store's shard: `encodeShard`), and the hash of every id with the hash
+ * it recorded. The store keeps `deps` apart, read only for the pages a run renders again.
+ */
+export function readsOf(route: Route, deps: Deps, lists?: Map<string, readonly string[]>): { reads: readonly string[]; sum: string } {
+  const own = ownIds(route);
+  const ids = Object.keys(deps);
+  const reads = ids.map((id) => (id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id));
+  // One list for the pages of a run that read alike (`lists`), as the store gives them back.
+  const key = reads.join("\0");
+  const list = lists?.get(key) ?? Object.freeze(reads);
+  lists?.set(key, list);
+  return { reads: list, sum: sumOf(ids, (id) => deps[id])! };
+}
+
+/**
+ * `hashOfAll` of each id followed by its hash (lib/hash.ts: the same bytes, each part after its
+ * length), in one call of the hash over one text: a hash object a page, and a list of its parts,
+ * were most of the cost of a page's sum. Undefined when an id has no hash.
+ */
+function sumOf(ids: readonly string[], hashOfId: (id: string) => string | undefined): string | undefined {
+  let text = "";
+  for (const id of ids) {
+    const value = hashOfId(id);
+    if (value === undefined) return undefined;
+    text += `${Buffer.byteLength(id)}:${id}${Buffer.byteLength(value)}:${value}`;
+  }
+  return hash("sha1", text, "base64url");
+}
+
+/** The ids of `reads` for this route now; undefined when it names a body and the route has no article. */
+function idsOf(route: Route, reads: readonly string[]): string[] | undefined {
+  const own = ownIds(route);
+  const ids: string[] = [];
+  for (const read of reads) {
+    const id = read === OWN_ROUTE ? own.route : read === OWN_CARD ? own.card : read === OWN_BODY ? own.body : read;
+    if (id === undefined) return undefined;
+    ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * Whether a page of the last build read nothing that changed, from its `reads` and `sum` alone
+ * (its `deps` not read from the store): every id it read, as this route names it now, with its
+ * hash now, hashes to its sum. Fails closed: an id without a value, a route whose own ids are
+ * not those it recorded (another article: the ids differ, so does the sum), an entry without
+ * them, is rendered again.
+ */
+function sumHolds(route: Route, entry: PageEntry, values: DepValues): boolean {
+  if (entry.reads === undefined || entry.sum === undefined) return false;
+  const ids = idsOf(route, entry.reads);
+  const sum = ids && sumOf(ids, (id) => values.current(id));
+  return sum !== undefined && sum === entry.sum;
+}
+
 /** The pages of the last build a run takes as they were, by route, and what they were checked against (the next run's `PagesChecked`, once the run succeeds). */
 export interface KeptPages {
   kept: ReadonlyMap<string, PageEntry>;
@@ -184,7 +255,11 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const sources = pageSources(input, theme, saved && { bodies: last!.bodies, fresh: saved.fresh });
   const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute, articles: input.content.articles, markdown: input.markdown, sitemap: since?.snapshot.sitemap };
   const kept = new Map<string, PageEntry>();
-  if (Object.keys(previous).length === 0) return { kept, snapshot, sources, hashed: 0 };
+  const routes = Object.keys(previous);
+  if (routes.length === 0) return { kept, snapshot, sources, hashed: 0 };
+  // Every page's `deps` read from the store where they are compared one by one (a check-only
+  // run reads some of them) or made into the pages' readers; else a page is taken on its sum.
+  if (checkOnly || (checked && !checked.readers)) await input.fill(routes);
   // A body with images is hashed with its images in place: its HTML is read for that.
   await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
   // The `routes` value (every route's kind, path and template, in order) as the last run hashed it, when no route moved.
@@ -203,7 +278,9 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const files = new Map<string, number>();
   for (const route of table.routes) {
     const entry = previous[route.path];
-    if (!wouldKeep(route, entry, values, checkOnly, changed)) continue;
+    // An entry whose `deps` the store has not read is taken on its sum (after a check-only run's or the readers' reading of them all, none is left).
+    const onSum = entry !== undefined && entry.deps === undefined && !changed && !checkOnly;
+    if (!entry || !(onSum ? entry.outFile === route.outFile && sumHolds(route, entry, values) : wouldKeep(route, entry, values, checkOnly, changed))) continue;
     keepable.push([route.path, entry]);
     files.set(route.outFile, entry.size);
   }
@@ -229,6 +306,8 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const bodiesOf = (routes: string[]) => new Map(routes.flatMap((p) => pageBodies(table.byPath.get(p)!).flatMap((a) => (bodies.has(a.file) ? [[a.file, bodies.get(a.file)!] as const] : []))));
   const task = (routes: string[], here: boolean) => ({ kind: "pages", site: site(), pages: pagesShared!, bodies: here ? bodies : bodiesOf(routes), every: here, routes, checkOnly }) as const;
   const made = streamSlices(threads, paths, task);
+  // The pages' lists of what they read, one for those alike (`readsOf`).
+  const lists = new Map<string, readonly string[]>();
   for (const route of table.routes) {
     const entry = kept.get(route.path);
     if (entry) {
@@ -241,7 +320,9 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     while ("needs" in page) {
       const missing = page.needs;
       // With the bodies its last render read (a tag's page shows many): read at once, not one by one.
-      const before = Object.keys(input.previous[route.path]?.deps ?? {}).flatMap((id) => (id.startsWith("body:") ? [id.slice("body:".length)] : []));
+      const last = input.previous[route.path];
+      const read = last?.deps ? Object.keys(last.deps) : last?.reads ? (idsOf(route, last.reads) ?? []) : [];
+      const before = read.flatMap((id) => (id.startsWith("body:") ? [id.slice("body:".length)] : []));
       await sources.read([missing, ...before]);
       const again = (await threads.lanes[0]!(task([route.path], true)))[0]!;
       if ("needs" in again && again.needs === missing) throw new Error(`${route.path} reads the body of ${missing}, which this thread has`);
@@ -249,7 +330,7 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     }
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
     if ("left" in page) continue;
-    yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: page.entry };
+    yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps, lists) } };
   }
   if (checkOnly) return;
   // The sitemap made again only when a page's path or date changed since the last run's (kept with the run's snapshot).
@@ -269,7 +350,7 @@ export interface UnwrittenInput extends CheckInput {
   reported: readonly ContentIssue[];
   storedBodies?: RenderInput["storedBodies"];
   /** Reads into the last build's pages what the check reads of them (`RenderedLinkInput.fill`): every page is checked here. */
-  fill?: (routes: readonly string[]) => Promise<void>;
+  fill: (routes: readonly string[]) => Promise<void>;
 }
 
 /** The assets of a build whose assets could not be bundled: pages still render, with no asset to link to. */
@@ -290,7 +371,7 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   if (content.unavailable.includes(content.site.file)) return staged(null);
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
-  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true, storedBodies: input.storedBodies };
+  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true, storedBodies: input.storedBodies, fill: input.fill };
   const pages: Record<string, PageEntry> = {};
   const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
   for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;

@@ -404,7 +404,7 @@ export class SiteBuilder {
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
     // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
-    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies };
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, fill: pageChecks };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();

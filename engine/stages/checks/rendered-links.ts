@@ -40,7 +40,12 @@ import { metaOf, shareTextOf, type ShareText } from "./share-text.js";
  */
 export interface PageEntry {
   outFile: string;
+  /** What it read, with each value's hash. An entry read from the store has it only once asked for (`BuildCache.fill`): a page it keeps is taken on `reads` and `sum`. */
   deps: Deps;
+  /** The ids of `deps` in their order, its route's own written relative to it (pipeline/render-pages.ts, `readsOf`: pages alike share one list in the store). */
+  reads?: readonly string[];
+  /** The hash of every id of `deps` with its hash, in their order. */
+  sum?: string;
   /** Size of the page's HTML: a file of another size in the output is not taken as it. */
   size: number;
   /** Its internal links and element ids: a page kept as it was is checked too. */
