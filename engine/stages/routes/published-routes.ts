@@ -40,9 +40,6 @@ export interface PublishedRecord {
   errors: ContentError[];
 }
 
-/** The record as last read and parsed (never written to by its readers). */
-let lastRead: PublishedRecord | undefined;
-
 /** Reads the record; one that does not exist yet is empty. A line that is not a route is an error. */
 export function readPublishedRoutes(file: string): PublishedRecord {
   const shown = path.relative(process.cwd(), file) || file;
@@ -54,8 +51,6 @@ export function readPublishedRoutes(file: string): PublishedRecord {
       return { file, shown, source, routes: [], errors: [new ContentError({ file: shown, message: `cannot read the record of published addresses: ${(error as Error).message}`, cause: error })] };
     }
   }
-  // The same text as the last read (every save in watch mode): its lines are not parsed again.
-  if (lastRead?.file === file && lastRead.shown === shown && lastRead.source === source) return lastRead;
   const routes: PublishedRecord["routes"] = [];
   const errors: ContentError[] = [];
   source.split("\n").forEach((raw, i) => {
@@ -76,7 +71,7 @@ export function readPublishedRoutes(file: string): PublishedRecord {
     }
     routes.push({ route: line, line: i + 1 });
   });
-  return (lastRead = { file, shown, source, routes, errors });
+  return { file, shown, source, routes, errors };
 }
 
 /** Every address a build answers: its pages (not the 404), aliases and redirects; drafts left out. */
