@@ -308,12 +308,16 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const made = streamSlices(threads, paths, task);
   // The pages' lists of what they read, one for those alike (`readsOf`).
   const lists = new Map<string, readonly string[]>();
+  // The kept pages go to the write stage a run at a time, not one each: a save of one page in thousands hands over a few runs.
+  let run: [string, PageEntry][] = [];
   for (const route of table.routes) {
     const entry = kept.get(route.path);
     if (entry) {
-      yield { kind: "kept", route: route.path, entry };
+      run.push([route.path, entry]);
       continue;
     }
+    if (run.length > 0) yield { kind: "kept", pages: run };
+    run = [];
     let page = (await made.next()).value!;
     // It reads the body of another article than its own: rendered here, where every body is
     // (read from the store first when the cache kept it, as often as the page asks for one).
@@ -332,6 +336,7 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     if ("left" in page) continue;
     yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps, lists) } };
   }
+  if (run.length > 0) yield { kind: "kept", pages: run };
   if (checkOnly) return;
   // The sitemap made again only when a page's path or date changed since the last run's (kept with the run's snapshot).
   for (const [file, html, redirect] of otherFiles(content, table, share, redirects, theme, snapshot)) yield { kind: "file", file, html, redirect };
@@ -374,7 +379,10 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true, storedBodies: input.storedBodies, fill: input.fill };
   const pages: Record<string, PageEntry> = {};
   const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
-  for await (const page of renderStage(renderInput, theme, pageThreads, kept)) if (page.kind !== "file") pages[page.route] = page.entry;
+  for await (const page of renderStage(renderInput, theme, pageThreads, kept)) {
+    if (page.kind === "kept") for (const [route, entry] of page.pages) pages[route] = entry;
+    else if (page.kind === "page") pages[page.route] = page.entry;
+  }
   const places = new Set(reported.filter((e) => e.line !== undefined).map((e) => e.location));
   const found = await renderedLinkStage({ ...input, pages, files: assets.files, themeCode });
   return staged(null, [...bundled.errors, ...found.errors.filter((e) => !places.has(e.location))], bundled.warnings);

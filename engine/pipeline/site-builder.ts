@@ -117,6 +117,8 @@ export interface BuildResult {
   hashed?: number;
   /** The pages' own values (routes, bodies, cards) compared with the last check's (watch mode): after a save of articles alone, theirs and the few routes that are not an article's. */
   compared?: number;
+  /** The items the render stage handed the write stage: each page made, each run of pages kept as they were, each other file. */
+  handedOver?: number;
   /** The articles the editorial rules read in this run, and those whose findings were kept from the last run or the cache (none without a rules file). */
   rules?: { read: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
@@ -443,7 +445,7 @@ export class SiteBuilder {
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(late, gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, compared: pagesKept.compared, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, compared: pagesKept.compared, handedOver: rendering.items, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
   }
 
   /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */
@@ -583,19 +585,20 @@ function stopwatch() {
   return Object.assign(lap, { laps, split });
 }
 
-/** The render stage's pages, each handed over as a thread would see it, with the time spent making them. */
-function timed(pages: AsyncGenerator<RenderedFile>, pass: HandOver): AsyncGenerator<RenderedFile> & { ms: number } {
-  const clock = { ms: 0 };
+/** The render stage's pages, each handed over as a thread would see it, with the time spent making them and how many items were handed over. */
+function timed(pages: AsyncGenerator<RenderedFile>, pass: HandOver): AsyncGenerator<RenderedFile> & { ms: number; items: number } {
+  const clock = { ms: 0, items: 0 };
   const wrapper = (async function* () {
     while (true) {
       const started = performance.now();
       const next = await pages.next();
       clock.ms += performance.now() - started;
       if (next.done) return;
+      clock.items++;
       yield pass(next.value);
     }
   })();
-  return Object.defineProperty(wrapper, "ms", { get: () => clock.ms }) as AsyncGenerator<RenderedFile> & { ms: number };
+  return Object.defineProperties(wrapper, { ms: { get: () => clock.ms }, items: { get: () => clock.items } }) as AsyncGenerator<RenderedFile> & { ms: number; items: number };
 }
 
 /**

@@ -167,11 +167,9 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
     : "";
   const memory = key !== "" && last?.links?.key === key ? last.links : undefined;
   // A body no page of its own shows: every page is read for where it is shown (rare).
-  const own = site.own();
-  const everyPage = !memory || [...markdown.keys()].some((file) => !own.has(file));
+  const everyPage = !memory || site.unowned(markdown).length > 0;
   const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!, fill);
-  const paths = site.routes.map((route) => route.path);
-  await fill(checking ? [...checking] : paths);
+  await fill(checking ? [...checking] : site.routes.map((route) => route.path));
   const checked = checkedPages(checking ? site.routes.filter((route) => checking.has(route.path)) : site.routes, pages);
   // The pages their #anchors lead to, for their ids.
   if (checking) await fill([...new Set(checked.flatMap((page) => page.links.filter((href) => href.includes("#")).map(pathOf)))].filter((path) => Object.hasOwn(pages, path)));

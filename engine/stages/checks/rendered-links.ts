@@ -252,14 +252,26 @@ export interface SitePages {
   all(): readonly CheckedPage[];
   /** The articles' files whose page is one of `routes` (an article's and its translations'): made once a check, for the stage and its errors both. */
   own(): ReadonlySet<string>;
+  /** The files of `markdown`'s bodies that are not `own()`, in its order (nearly always none): found once a check, for the stage and its errors both. */
+  unowned(markdown: MarkdownBodies): readonly string[];
 }
 
 /** The pages of a run as `SitePages`: each page's record read only when the check asks for it. */
 export function sitePages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): SitePages {
   let all: CheckedPage[] | undefined;
   let own: Set<string> | undefined;
+  let unowned: { of: MarkdownBodies; files: string[] } | undefined;
   const paged = routes.filter((r) => Object.hasOwn(pages, r.path));
-  return { idsOf: (path) => (Object.hasOwn(pages, path) ? (pages[path]!.ids ?? []) : undefined), routes: paged, all: () => (all ??= checkedPages(routes, pages)), own: () => (own ??= ownFiles(paged)) };
+  const ownSet = () => (own ??= ownFiles(paged));
+  const unownedOf = (markdown: MarkdownBodies) => {
+    if (unowned?.of !== markdown) {
+      const files: string[] = [];
+      for (const file of markdown.keys()) if (!ownSet().has(file)) files.push(file);
+      unowned = { of: markdown, files };
+    }
+    return unowned.files;
+  };
+  return { idsOf: (path) => (Object.hasOwn(pages, path) ? (pages[path]!.ids ?? []) : undefined), routes: paged, all: () => (all ??= checkedPages(routes, pages)), own: ownSet, unowned: unownedOf };
 }
 
 /**
@@ -303,9 +315,9 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
   // A body no rendered page shows (an article that lost its route to another): its links'
   // #anchors are checked all the same, at their place in the Markdown.
   // A page shows the body of its article (or of the one it features): the bodies pages read besides are gathered only when a body is left (rare).
-  const own = site.own();
+  // Only the bodies no page of their own shows are looked at (`unowned`: nearly always none).
   let read: Set<string> | undefined;
-  const isShown = (file: string) => own.has(file) || (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
+  const isShown = (file: string) => (read ??= new Set(site.all().flatMap((page) => articlesOf(page, content).map((a) => a.file)))).has(file);
   const sourceOf = articleSources(content.articles);
   // The ids every article page has whatever its body (the template's own): with a body's
   // headings, the ids its page would have, for a body whose article did not load.
@@ -316,8 +328,9 @@ export function renderedLinkErrors(pages: readonly CheckedPage[], targets: LinkT
       .filter((p) => p.route.kind === "article")
       .map((p) => new Set(p.ids))
       .reduce<Set<string> | undefined>((all, ids) => (all ? new Set([...all].filter((id) => ids.has(id))) : ids), undefined) ?? new Set());
-  for (const [file, { result, unpublished }] of markdown) {
+  for (const file of site.unowned(markdown)) {
     if (isShown(file)) continue;
+    const { result, unpublished } = markdown.get(file)!;
     // The body of an article whose front matter failed: no page has its route; its own #anchors are checked against its headings.
     const ownIds = () => new Set([...commonIds(), ...result.headings.map((h) => h.id)]);
     for (const link of result.links) {

@@ -105,6 +105,9 @@ const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images,
   check,
 });
 
+/** The place of a body being rendered in the stage's map of bodies (`markdownStage`): never left there. */
+const RENDERING = Object.freeze({}) as MarkdownEntry;
+
 /** The errors of every body the cache kept (it keeps only bodies without errors): one list, never written to. */
 const NO_ERRORS: ContentIssue[] = Object.freeze([]) as unknown as ContentIssue[];
 
@@ -161,30 +164,35 @@ export async function markdownStage({ content, table, values: siteData, code, pr
   const values = bodyValues(content, table, siteData, code);
   /** What the last parse of each body parsed now found valid among its blocks' data (`knownBody`). */
   const valid: Record<string, readonly string[]> = {};
-  const known = new Map<string, MarkdownEntry>();
   /** The lists of what kept bodies read, by their ids (`readsOf`). */
   const readLists = new Map<string, DepId[]>();
   const changed: Article[] = [];
   const fresh: string[] = [];
+  // Every body in the articles' order, in one pass: a kept one as it is, one to render held
+  // a place (`RENDERING`) that its body takes once rendered (a save of one article in
+  // thousands makes no other map of them all and walks them once).
+  const bodies = new Map<string, MarkdownEntry>();
   for (const article of content.articles) {
     const entry = knownBody(article);
-    if (entry) known.set(article.file, entry);
-    else changed.push(article);
-    if (!entry || entry !== previous.get(article.file)) fresh.push(article.file);
-  }
-  const made = await render(changed, { valid });
-  const bodies = new Map<string, MarkdownEntry>();
-  const keep: MarkdownStageOutput["keep"] = new Map();
-  const renderedNow = new Map(changed.map((article, i) => [article.file, made[i]!]));
-  for (const article of content.articles) {
-    const body = renderedNow.get(article.file);
-    if (!body) {
-      bodies.set(article.file, known.get(article.file)!);
+    if (entry) {
+      bodies.set(article.file, entry);
+      if (entry !== previous.get(article.file)) fresh.push(article.file);
       continue;
     }
+    bodies.set(article.file, RENDERING);
+    changed.push(article);
+    fresh.push(article.file);
+  }
+  const made = await render(changed, { valid });
+  const keep: MarkdownStageOutput["keep"] = new Map();
+  for (const [i, article] of changed.entries()) {
+    const body = made[i]!;
     // A block of it reads a file that did not load (its own errors are reported): this body,
     // and every check of it, is left out of this run.
-    if (body.entry.result.unavailable !== undefined) continue;
+    if (body.entry.result.unavailable !== undefined) {
+      bodies.delete(article.file);
+      continue;
+    }
     bodies.set(article.file, body.entry);
     if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check), text: body.entry.result.html });
   }

@@ -34,7 +34,8 @@ import { outcomeIn, outcomeValue, type SiteValues } from "../../lib/site-values.
 /** What the render stage yields, in order: every page (made now, or kept from the last build), then the site's other files. */
 export type RenderedFile =
   | { kind: "page"; route: string; file: string; html: string; entry: PageEntry }
-  | { kind: "kept"; route: string; entry: PageEntry }
+  /** Pages of the last build taken as they were, a run of them in route order. */
+  | { kind: "kept"; pages: [route: string, entry: PageEntry][] }
   | { kind: "file"; file: string; html: string; redirect: boolean };
 
 /** What an article's body gives a page: its HTML (image markers in it) and the images to put there. */

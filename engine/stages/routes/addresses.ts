@@ -12,7 +12,7 @@ import { listPublicFiles } from "../../lib/public-files.js";
 import { RECORD_FILE } from "../../lib/site-paths.js";
 import { answeredRoutes, readPublishedRoutes, vanishedRoutes, whereNow, pageFinder, type KnownArticles, type Moved, type PublishedRecord } from "./published-routes.js";
 import { REDIRECT_FILES } from "./redirect-files.js";
-import type { RouteTable } from "./routes.js";
+import { byCodePoint, type RouteTable } from "./routes.js";
 import { SITE_FILES } from "../../lib/site-paths.js";
 
 export interface AddressInput {
@@ -83,22 +83,28 @@ export interface LinkTargets {
 }
 
 /**
+ * The page a file of `public/` has the address of: the route whose file it is (`outFileOf`:
+ * `x.html` is /x's, `index.html` the home page's) or whose path it is (`x` is /x's), the
+ * later in route order of the two: the public files are few, the routes thousands, so only
+ * the routes the file could be are looked up.
+ */
+function pageAt(file: string, table: RouteTable): string | undefined {
+  const byFile = file === "index.html" ? "/" : file.endsWith(".html") ? `/${file.slice(0, -".html".length)}` : undefined;
+  const ofFile = byFile !== undefined && table.byPath.get(byFile)?.outFile === file ? byFile : undefined;
+  const ofPath = file !== "" && table.byPath.has(`/${file}`) ? `/${file}` : undefined;
+  if (ofFile === undefined || ofPath === undefined) return ofPath ?? ofFile;
+  return byCodePoint(ofFile, ofPath) > 0 ? ofFile : ofPath;
+}
+
+/**
  * Files of `public/` that collide with what the build writes: a page (`404.html`, or a bare
  * `artigo-transicao` that hosts would serve at the page's address), a file the build
  * generates (`feed.xml`…), or anything under `assets/`, the generated, cached-for-ever folder.
  */
 export function publicFileErrors(files: ReadonlySet<string>, table: RouteTable, generated: readonly string[]): ContentError[] {
-  // The page at each of the public files' addresses (its file or its path), the last route's of any two: only those looked up, not every route's two.
-  const pages = new Map<string, string>();
-  if (files.size > 0) {
-    for (const route of table.routes) {
-      if (files.has(route.outFile)) pages.set(route.outFile, route.path);
-      if (route.path !== "/" && files.has(route.path.slice(1))) pages.set(route.path.slice(1), route.path);
-    }
-  }
   const errors: ContentError[] = [];
   for (const file of [...files].sort()) {
-    const page = pages.get(file);
+    const page = pageAt(file, table);
     const clash = page
       ? `the page ${page}`
       : generated.includes(file)

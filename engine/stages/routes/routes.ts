@@ -107,7 +107,9 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
   // The routes that cannot be built for now: those articles', and the pages that feature one.
   const unreadable = new Set(unreadableArticles);
   const [defaultLanguage] = theme.languages;
-  const byRoute = new Map<string, Map<string, Article>>();
+  // The articles that claim each route, by language: one alone (nearly every route) as it is, not in a map of its own.
+  const byRoute = new Map<string, Article | Map<string, Article>>();
+  const inLanguage = (claims: Article | Map<string, Article>, lang: string) => (claims instanceof Map ? claims.get(lang) : claims.lang === lang ? claims : undefined);
 
   for (const article of content.articles) {
     if (isReservedRoute(article.route)) {
@@ -139,8 +141,8 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
       );
       continue;
     }
-    const slot = byRoute.get(article.route) ?? new Map<string, Article>();
-    const taken = slot.get(article.lang);
+    const claims = byRoute.get(article.route);
+    const taken = claims && inLanguage(claims, article.lang);
     if (taken) {
       // Point at the file that claims the route explicitly, when one of them does.
       const culprit = "route" in article.frontMatter || !("route" in taken.frontMatter) ? article : taken;
@@ -152,8 +154,9 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
       );
       continue;
     }
-    slot.set(article.lang, article);
-    byRoute.set(article.route, slot);
+    if (claims === undefined) byRoute.set(article.route, article);
+    else if (claims instanceof Map) claims.set(article.lang, article);
+    else byRoute.set(article.route, new Map([[claims.lang, claims], [article.lang, article]]));
   }
 
   const routes: Route[] = [];
@@ -164,10 +167,12 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
   };
   const variants = new Map<string, ArticleVariants>();
 
-  for (const [path, slot] of [...byRoute].sort(([a], [b]) => byCodePoint(a, b))) {
-    const main = slot.get(defaultLanguage!);
+  const otherLanguages = theme.languages.slice(1);
+  for (const path of [...byRoute.keys()].sort(byCodePoint)) {
+    const claims = byRoute.get(path)!;
+    const main = inLanguage(claims, defaultLanguage!);
     if (!main) {
-      const [translation] = slot.values();
+      const translation = claims instanceof Map ? claims.values().next().value : claims;
       if (!unreadable.has(path)) errors.push(
         new ContentError({
           file: translation!.file,
@@ -179,7 +184,8 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
       );
       continue;
     }
-    const translations = theme.languages.slice(1).flatMap((lang) => slot.get(lang) ?? []);
+    const translations: Article[] = [];
+    if (claims instanceof Map) for (const lang of otherLanguages) if (claims.has(lang)) translations.push(claims.get(lang)!);
     const article = { main, translations };
     variants.set(path, article);
     if (path === "/") continue;

@@ -44,7 +44,7 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
         (async function* () {
           for await (const file of files) {
             if (file.kind === "kept") {
-              pages[file.route] = file.entry;
+              for (const [route, entry] of file.pages) pages[route] = entry;
               continue;
             }
             if (file.kind === "page") {
@@ -94,9 +94,14 @@ export interface WrittenFiles {
   redirects?: readonly string[];
 }
 
-/** Every file a build wrote, in order (its pages', then its assets, media and old addresses'), without an array of them: a save of a site of thousands of pages asks this twice. */
-function* filesOf({ pages, assets, media, redirects }: WrittenFiles): Generator<string> {
-  for (const route in pages) yield pages[route]!.outFile;
+/** Every file a build wrote, in order (its pages', then its assets, media and old addresses'), without an array of them. */
+function* filesOf(written: WrittenFiles): Generator<string> {
+  for (const route in written.pages) yield written.pages[route]!.outFile;
+  yield* otherFilesOf(written);
+}
+
+/** The files a build wrote that are not its pages': its assets, media and old addresses' files. */
+function* otherFilesOf({ assets, media, redirects }: WrittenFiles): Generator<string> {
   yield* assets?.files ?? [];
   yield* media;
   yield* redirects ?? [];
@@ -105,11 +110,21 @@ function* filesOf({ pages, assets, media, redirects }: WrittenFiles): Generator<
 /** Publishes what was written: removes the last build's files this one does not make, then commits. Returns the files removed. */
 export async function commitStage(writer: SiteWriter, { previous, next }: { previous: WrittenFiles; next: WrittenFiles }): Promise<string[]> {
   try {
-    const made = new Set<string>();
-    for (const file of filesOf(next)) made.add(file);
+    // A page of the last build that this one has at the same file (its very record, or made
+    // again) is not looked up: only the last build's pages are walked, once (a save of one page
+    // in thousands). Its other files are looked up among this build's other files, and a
+    // file found in neither (a page that went, an asset renamed: rare) among every file of it.
+    const made = new Set(otherFilesOf(next));
+    let every: Set<string> | undefined;
+    const makes = (file: string) => made.has(file) || (every ??= new Set(filesOf(next))).has(file);
     // In the last build's order, each once: what this one does not make.
     const gone = new Set<string>();
-    for (const file of filesOf(previous)) if (!made.has(file)) gone.add(file);
+    for (const route in previous.pages) {
+      const entry = previous.pages[route]!;
+      const now = Object.hasOwn(next.pages, route) ? next.pages[route] : undefined;
+      if (now !== entry && now?.outFile !== entry.outFile && !makes(entry.outFile)) gone.add(entry.outFile);
+    }
+    for (const file of otherFilesOf(previous)) if (!makes(file)) gone.add(file);
     for (const file of gone) await writer.remove(file);
     await writer.commit();
     return [...gone];
