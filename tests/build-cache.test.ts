@@ -46,6 +46,13 @@ async function savedSite() {
   return dir;
 }
 
+
+/** The files of the store in `dir`: its store.json and the shards and packs it names (the store it replaced keeps its own until the next save). */
+async function storeFiles(dir: string): Promise<string[]> {
+  const store = JSON.parse(await readFile(path.join(dir, "store.json"), "utf8")) as { parts: Record<string, { names: string[] }>; packs: Record<string, number> };
+  return ["store.json", ...Object.values(store.parts).flatMap((part) => part.names), ...Object.keys(store.packs)];
+}
+
 describe("the cache's store of a site of 5000 articles", () => {
   it("after a one-article edit, saves the few entries that changed without writing the rest again, and reads back every entry", async () => {
     const dir = await savedSite();
@@ -224,7 +231,8 @@ describe("the cache's store of a site of 5000 articles", () => {
         const cache = await open(dir);
         cache.add(new Map([[file(edit), { sourceHash: `h${edit}`, text: `<p>${edit} editado</p>` }]]));
         await cache.save();
-        expect((await readdir(dir)).filter((name) => name.endsWith(".pack")).length, `edit ${edit}`).toBeLessThanOrEqual(9);
+        // The packs the store names (the store it replaced keeps its own until the next save).
+        expect((await storeFiles(dir)).filter((name) => name.endsWith(".pack")).length, `edit ${edit}`).toBeLessThanOrEqual(9);
       }
       const texts = await (await open(dir)).readTexts(Array.from({ length: 100 }, (_, i) => file(i)));
       for (let i = 0; i < 100; i++) expect(texts.get(file(i))).toBe(i >= 1 && i <= 12 ? `<p>${i} editado</p>` : `<p>${i}</p>`);
@@ -310,6 +318,29 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("lets a build that opened the store read its pages' fields after another build of the site saved a new one (two builds into two folders at once)", async () => {
+    interface Page { deps: string; size: number; links?: string[] }
+    const openLate = (dir: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(dir, "code-1", empty(), { keyed: ["pages"], late: { pages: ["deps", "links"] } });
+    const page = (i: number, edit = ""): Page => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}`] });
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    try {
+      const first = await openLate(dir);
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      await first.save();
+      // This build opens the store; another saves one with every page's fields changed meanwhile.
+      const slow = await openLate(dir);
+      const other = await openLate(dir);
+      other.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i, "-other")])), media: [] });
+      await other.save();
+      const pages = slow.lastRecord().pages;
+      await slow.fill("pages", ["/8"]);
+      // What the store this build opened said, not the other's, and no error.
+      expect(pages["/8"]).toEqual(page(8));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("through a run of edits writes only the shards holding what changed, and each store read back is the one a save of every shard writes, byte for byte", async () => {
     interface Page { deps: string; size: number; links?: string[] }
     type LateBuild = CachedBuild & { pages: Record<string, Page> };
@@ -318,7 +349,7 @@ describe("the cache's store of a site of 5000 articles", () => {
     const page = (i: number, edit = ""): Page => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}${edit}`] });
     const entry = (i: number, edit = ""): Entry => ({ sourceHash: `h${i}${edit}`, html: `<p>${i}${edit}</p>` });
     /** Every file of a store, by name, with its text. */
-    const texts = async (dir: string) => new Map(await Promise.all((await readdir(dir)).sort().map(async (name) => [name, await readFile(path.join(dir, name), "utf8")] as const)));
+    const texts = async (dir: string) => new Map(await Promise.all((await storeFiles(dir)).sort().map(async (name) => [name, await readFile(path.join(dir, name), "utf8")] as const)));
     /** The store read from `dir` saved whole by a cache that read nothing: every shard made from its entries. */
     async function savedWhole(dir: string) {
       const read = await openLate(dir);

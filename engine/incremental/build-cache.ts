@@ -118,8 +118,9 @@ interface LatePart {
  * value read or last saved (a run keeps the values of what did not change), so a one-article
  * edit of a site of 100,000 writes a few megabytes, not the whole store. `store.json`, written
  * last, names the shards it is made of; a shard is never written over, a new one is written
- * beside it and the old one removed once no `store.json` names it, so a build stopped while
- * saving leaves the store it found.
+ * beside it and the old one removed once neither `store.json` nor the one it replaced names it, so
+ * a build stopped while saving leaves the store it found, and another build of the site that
+ * opened the store before this one saved can still read what it names.
  */
 export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   private constructor(
@@ -345,7 +346,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
 
   /**
    * Writes the store: the shards that changed, each aside then renamed, then `store.json`
-   * naming them, then the shards no longer named are removed. A file a stopped build left
+   * naming them, then the shards and packs named neither by it nor by the store it replaced are removed. A file a stopped build left
    * aside (Ctrl+C ends a build at once, even while it saves) is removed first, unless the
    * process named in it is still running.
    */
@@ -404,14 +405,18 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     const partNames = [...known].map(([part, { count, shards }]): [string, StoredPart] => [part, { count, names: shards.map((s) => s.name) }]);
     for (const [part, names] of lateNames) partNames.push([`${part}${LATE}`, { count: names.length, names }]);
     const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries(partNames), packs };
+    // The files of the store this one replaces stay until the next save: another build of the
+    // site (into another folder, at the same time) that opened it still reads its late fields
+    // and packs; removed, it stopped on a shard "missing or damaged".
+    const replaced = await namedBy(this.dir);
     await writeFileAtomic(path.join(this.dir, "store.json"), JSON.stringify(store), { mkdirs: false });
     this.known = known;
     this.packs = packs;
     for (const [part, names] of lateNames) this.late.get(part)!.names = names;
-    const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)).concat([...lateNames.values()].flat()));
-    // Shards and packs no store.json names any more (and the files of an older format).
+    const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)).concat([...lateNames.values()].flat(), replaced));
+    // Shards and packs neither this store.json nor the one it replaced names (and the files of an older format).
     for (const name of await readdir(this.dir)) {
-      const unnamed = name.endsWith(".json") ? name !== "store.json" && !named.has(name) : PACK.test(name) && !Object.hasOwn(packs, name);
+      const unnamed = name.endsWith(".json") ? name !== "store.json" && !named.has(name) : PACK.test(name) && !Object.hasOwn(packs, name) && !named.has(name);
       if (unnamed) await rm(path.join(this.dir, name), { force: true });
     }
   }
@@ -560,6 +565,17 @@ function encodeShard(values: Shard, share: boolean): string {
  * the ones its name's hash was made of: its sealed values need no check of their own
  * (`vouchForSealed`). A value entries share is frozen: no reader changes it through one entry.
  */
+/** The shards and packs the store.json in `dir` names (none when there is none, or it cannot be read). */
+async function namedBy(dir: string): Promise<string[]> {
+  try {
+    const store = JSON.parse(await readFile(path.join(dir, "store.json"), "utf8")) as Partial<Store>;
+    const shards = Object.values(store.parts ?? {}).flatMap((part) => (Array.isArray(part?.names) ? part.names : []));
+    return [...shards, ...Object.keys(store.packs ?? {})].filter((name): name is string => typeof name === "string");
+  } catch {
+    return [];
+  }
+}
+
 async function readShard(dir: string, name: string): Promise<Shard | undefined> {
   try {
     const text = await readFile(path.join(dir, name), "utf8");
