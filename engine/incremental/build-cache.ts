@@ -346,9 +346,9 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
 
   /**
    * Writes the store: the shards that changed, each aside then renamed, then `store.json`
-   * naming them, then the shards and packs named neither by it nor by the store it replaced are removed. A file a stopped build left
-   * aside (Ctrl+C ends a build at once, even while it saves) is removed first, unless the
-   * process named in it is still running.
+   * naming them, then the shards and packs named neither by it nor by the store it replaced are
+   * removed. A file a stopped build left aside (Ctrl+C ends a build at once, even while it
+   * saves) is removed first, unless the process named in it is still running.
    */
   async save(): Promise<void> {
     if (!this.dir) return;
@@ -559,23 +559,21 @@ function encodeShard(values: Shard, share: boolean): string {
   return `{"shared":[${[...places.keys()].join(",")}],"refs":${JSON.stringify(refs)},"entries":{${entries.join(",")}}}`;
 }
 
+/** The shards and packs the store.json in `dir` names (none when there is none, or it is not one this code reads). */
+async function namedBy(dir: string): Promise<string[]> {
+  const text = await readFile(path.join(dir, "store.json"), "utf8").catch(() => undefined);
+  const store = text === undefined ? undefined : parseJson<Partial<Store>>(text);
+  if (!isRecord(store)) return [];
+  const shards = isRecord(store.parts) ? Object.values(store.parts).flatMap((part) => (Array.isArray(part?.names) ? part.names : [])) : [];
+  return [...shards, ...(isRecord(store.packs) ? Object.keys(store.packs) : [])].filter((name): name is string => typeof name === "string");
+}
+
 /**
  * A shard's entries; undefined when its file is missing, does not parse, is not the text its
  * name's hash was made of (damaged), or names a shared value it does not hold. Its bytes are
  * the ones its name's hash was made of: its sealed values need no check of their own
  * (`vouchForSealed`). A value entries share is frozen: no reader changes it through one entry.
  */
-/** The shards and packs the store.json in `dir` names (none when there is none, or it cannot be read). */
-async function namedBy(dir: string): Promise<string[]> {
-  try {
-    const store = JSON.parse(await readFile(path.join(dir, "store.json"), "utf8")) as Partial<Store>;
-    const shards = Object.values(store.parts ?? {}).flatMap((part) => (Array.isArray(part?.names) ? part.names : []));
-    return [...shards, ...Object.keys(store.packs ?? {})].filter((name): name is string => typeof name === "string");
-  } catch {
-    return [];
-  }
-}
-
 async function readShard(dir: string, name: string): Promise<Shard | undefined> {
   try {
     const text = await readFile(path.join(dir, name), "utf8");
