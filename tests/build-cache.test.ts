@@ -341,6 +341,49 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("lets a build that opened the store read its pages' fields and texts after two other builds of the site saved stores of their own, and lets go of what a build no longer running held", async () => {
+    interface Page { deps: string; size: number; links?: string[] }
+    const openLate = (dir: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(dir, "code-1", empty(), { keyed: ["pages"], late: { pages: ["deps", "links"] } });
+    const page = (i: number, edit = ""): Page => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}`] });
+    const entry = (i: number, edit = ""): Entry & { text: string } => ({ sourceHash: `h${i}${edit}`, html: "", text: `<p>${i}${edit}</p>` });
+    const edited = async (dir: string, edit: string) => {
+      const other = await openLate(dir);
+      other.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i, edit)])), media: [] });
+      other.replace(new Map(Array.from({ length: 20 }, (_, i) => [file(i), entry(i, edit)])));
+      await other.save();
+      await other.release();
+    };
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    try {
+      const first = await openLate(dir);
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      first.replace(new Map(Array.from({ length: 20 }, (_, i) => [file(i), entry(i)])));
+      await first.save();
+      await first.release();
+      // This build opens the store; two others save theirs, each with every page and text changed, meanwhile.
+      const slow = await openLate(dir);
+      await edited(dir, "-second");
+      await edited(dir, "-third");
+      const pages = slow.lastRecord().pages;
+      await slow.fill("pages", ["/8"]);
+      // What the store this build opened said, not the others', and no error.
+      expect(pages["/8"]).toEqual(page(8));
+      expect(await slow.readTexts([file(3)])).toEqual(new Map([[file(3), "<p>3</p>"]]));
+      await slow.release();
+      // A process no longer running (a build killed before it let go) holds nothing: the next save removes its claim, and the save after it what only it read.
+      await writeFile(path.join(dir, "0123456789abcdef.lease"), JSON.stringify({ pid: 2 ** 22 + 12345, names: await storeFiles(dir) }));
+      await edited(dir, "-fourth");
+      const fourth = await storeFiles(dir);
+      await edited(dir, "-fifth");
+      const left = await readdir(dir);
+      expect(left.filter((name) => name.endsWith(".lease"))).toEqual([]);
+      const named = new Set([...(await storeFiles(dir)), ...fourth]);
+      expect(left.filter((name) => !named.has(name))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("through a run of edits writes only the shards holding what changed, and each store read back is the one a save of every shard writes, byte for byte", async () => {
     interface Page { deps: string; size: number; links?: string[] }
     type LateBuild = CachedBuild & { pages: Record<string, Page> };
@@ -360,6 +403,7 @@ describe("the cache's store of a site of 5000 articles", () => {
       whole.replace(read.files);
       whole.record(read.lastRecord());
       await whole.save();
+      await read.release();
       try {
         return await texts(cold);
       } finally {
@@ -376,6 +420,8 @@ describe("the cache's store of a site of 5000 articles", () => {
       change(cache, pages);
       cache.record({ pages, media: [] });
       await cache.save();
+      // The build ends: its claim on the store it read is gone with it.
+      await cache.release();
       const after = await files(dir);
       return [...after].filter(([name, f]) => name !== "store.json" && before.get(name)?.ino !== f.ino).map(([name]) => name.replace(/\.[0-9a-f]{40}\.json$/, ""));
     }
@@ -384,6 +430,7 @@ describe("the cache's store of a site of 5000 articles", () => {
       first.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), entry(i)])));
       first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
       await first.save();
+      await first.release();
 
       // One article edited: its entry's shard, its page's and that page's late fields', nothing else.
       const one = await edit((cache, pages) => {

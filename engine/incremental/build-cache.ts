@@ -36,7 +36,7 @@ import { createHash } from "node:crypto";
 import { isRecord, vouchForSealed } from "../lib/hash.js";
 import { writeFileAtomic } from "../lib/files.js";
 import path from "node:path";
-import { isRunning } from "../lib/processes.js";
+import { isRunning, startOf } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
 const FORMAT = 10;
@@ -118,9 +118,10 @@ interface LatePart {
  * value read or last saved (a run keeps the values of what did not change), so a one-article
  * edit of a site of 100,000 writes a few megabytes, not the whole store. `store.json`, written
  * last, names the shards it is made of; a shard is never written over, a new one is written
- * beside it and the old one removed once neither `store.json` nor the one it replaced names it, so
- * a build stopped while saving leaves the store it found, and another build of the site that
- * opened the store before this one saved can still read what it names.
+ * beside it and the old one removed once neither `store.json`, nor the one it replaced, nor the
+ * claim of a build still running (`claim`) names it, so a build stopped while saving leaves the
+ * store it found, and another build of the site that opened the store before this one saved can
+ * still read what it names, however many saves came after.
  */
 export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   private constructor(
@@ -136,6 +137,9 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     /** The keyed parts whose entries keep some fields in shards read on demand, by part. */
     private readonly late: Map<string, LatePart> = new Map(),
   ) {}
+
+  /** This cache's claim on the files of the store it reads (`claim`): its file's name, once written. */
+  private claimed?: string;
 
   /**
    * Reads the late fields (`open`'s `late`) of the entries of `part` at `keys` into them, for
@@ -323,7 +327,30 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     if (!isRecord(build.pages)) return ignored("its store.json is not what this code writes");
     const files = new Map<string, Entry>();
     for (const shard of known.get("files")?.shards ?? []) for (const key in shard.values) files.set(key, shard.values[key] as Entry);
-    return new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs, lates);
+    const cache = new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs, lates);
+    await cache.claim(storeNames(store));
+    return cache;
+  }
+
+  /**
+   * Claims the files of the store this cache reads (`names`: its shards and packs), in a file of
+   * its own (`<random>.lease`: the process and when it started): another build of the site
+   * (into another folder, at the same time) removes none of them when it saves, as long as this
+   * process runs. A save removed the files of the store it replaced at the next save, so a
+   * build that two others overtook stopped on a shard "missing or damaged". A claim that cannot
+   * be written (a cache folder that became read-only) leaves the cache as it was before claims.
+   */
+  private async claim(names: readonly string[]): Promise<void> {
+    this.claimed ??= `${randomBytes(8).toString("hex")}.lease`;
+    const lease: Lease = { pid: process.pid, start: startOf(process.pid), names: [...names] };
+    await writeFileAtomic(path.join(this.dir, this.claimed), JSON.stringify(lease), { mkdirs: false }).catch(() => {});
+  }
+
+  /** Lets go of the claim on the store's files (a builder that is done with the cache: `SiteBuilder.close`); a process that ends without it holds nothing either. */
+  async release(): Promise<void> {
+    const claimed = this.claimed;
+    this.claimed = undefined;
+    if (claimed) await rm(path.join(this.dir, claimed), { force: true });
   }
 
   /** Why the store found in its folder was not used (damaged, or another program's or format's), when it was not: the build says so in a line and makes it again. */
@@ -413,8 +440,10 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     this.known = known;
     this.packs = packs;
     for (const [part, names] of lateNames) this.late.get(part)!.names = names;
-    const named = new Set([...known.values()].flatMap((p) => p.shards.map((s) => s.name)).concat([...lateNames.values()].flat(), replaced));
-    // Shards and packs neither this store.json nor the one it replaced names (and the files of an older format).
+    // This cache reads the store it wrote from now on (watch mode's next run).
+    await this.claim(storeNames(store));
+    const named = new Set([...storeNames(store), ...replaced, ...(await claimedByOthers(this.dir, this.claimed))]);
+    // Shards and packs neither this store.json, nor the one it replaced, nor a running build's claim names (and the files of an older format).
     for (const name of await readdir(this.dir)) {
       const unnamed = name.endsWith(".json") ? name !== "store.json" && !named.has(name) : PACK.test(name) && !Object.hasOwn(packs, name) && !named.has(name);
       if (unnamed) await rm(path.join(this.dir, name), { force: true });
@@ -563,9 +592,39 @@ function encodeShard(values: Shard, share: boolean): string {
 async function namedBy(dir: string): Promise<string[]> {
   const text = await readFile(path.join(dir, "store.json"), "utf8").catch(() => undefined);
   const store = text === undefined ? undefined : parseJson<Partial<Store>>(text);
-  if (!isRecord(store)) return [];
+  return isRecord(store) ? storeNames(store) : [];
+}
+
+/** The shards (of every part, late ones included) and packs a store names. */
+function storeNames(store: Partial<Store>): string[] {
   const shards = isRecord(store.parts) ? Object.values(store.parts).flatMap((part) => (Array.isArray(part?.names) ? part.names : [])) : [];
   return [...shards, ...(isRecord(store.packs) ? Object.keys(store.packs) : [])].filter((name): name is string => typeof name === "string");
+}
+
+/** A build's claim on the files of the store it read (`BuildCache.claim`). */
+interface Lease {
+  pid: number;
+  /** When the process started, where the system says (a process number used again is not the claim's). */
+  start?: string;
+  names: string[];
+}
+
+const LEASE = /^[0-9a-f]{16}\.lease$/;
+
+/**
+ * The files the claims of other builds still running name (`own`: this cache's claim, left
+ * out); the claims of processes no longer running (ended without letting go, killed) and the
+ * unreadable ones are removed.
+ */
+async function claimedByOthers(dir: string, own: string | undefined): Promise<string[]> {
+  const names: string[] = [];
+  for (const name of await readdir(dir)) {
+    if (!LEASE.test(name) || name === own) continue;
+    const lease = parseJson<Partial<Lease>>(await readFile(path.join(dir, name), "utf8").catch(() => ""));
+    if (isRecord(lease) && Array.isArray(lease.names) && isRunning(Number(lease.pid), typeof lease.start === "string" ? lease.start : undefined)) names.push(...lease.names.filter((n): n is string => typeof n === "string"));
+    else await rm(path.join(dir, name), { force: true });
+  }
+  return names;
 }
 
 /**

@@ -226,11 +226,13 @@ export class SiteBuilder {
     return threads;
   }
 
-  /** Stops the worker threads, if any (a one-shot build's process exits anyway; watch mode and tests close it). */
+  /** Stops the worker threads, if any, and lets go of the cache's claim on its store (a one-shot build's process exits anyway; watch mode and tests close it). */
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
     await (await pool?.catch(() => undefined))?.close();
+    // Another build of the site may now remove the files of the store this one read.
+    await this.cache.release();
   }
 
   /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
