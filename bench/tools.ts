@@ -9,6 +9,7 @@ import { appendFile, cp, mkdir, readdir, symlink, writeFile } from "node:fs/prom
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { blogPage } from "./blog-page.js";
 
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(bench, "..");
@@ -45,8 +46,9 @@ export async function linkPackages(project: string): Promise<void> {
   }
 }
 
+/** The whole HTML pages under `dir` (a file ending its document: an article's bare HTML, without the layout, is not one). */
 export const countHtml = (dir: string) =>
-  existsSync(dir) ? Number(execFileSync("bash", ["-c", `find -L "${dir}" -name '*.html' | wc -l`]).toString().trim()) : 0;
+  existsSync(dir) ? Number(execFileSync("bash", ["-c", `grep -RlF --include='*.html' '</html>' "${dir}" | wc -l`]).toString().trim()) : 0;
 
 export const TOOLS: Record<string, Tool> = {
   ours: {
@@ -99,10 +101,26 @@ export const TOOLS: Record<string, Tool> = {
         layout("{{ title }}", "{{ content | safe }}"),
       );
     },
-    command: (dir) => [process.execPath, [path.join(peers, "@11ty/eleventy/cmd.cjs"), "--quiet", `--input=${dir}`, `--output=${path.join(dir, "_site")}`]],
+    // Run in its folder (every bench spawns a tool there), the input named relatively: given as
+    // an absolute path, Eleventy 3.1.2 applies no directory data file (posts/posts.json), so
+    // every page was the article's bare HTML, without the layout (until session 27).
+    command: () => [process.execPath, [path.join(peers, "@11ty/eleventy/cmd.cjs"), "--quiet", "--input=.", "--output=_site"]],
     clean: (dir) => [path.join(dir, "_site"), path.join(dir, ".cache")],
     output: (dir) => path.join(dir, "_site"),
     pages: (dir) => countHtml(path.join(dir, "_site")),
+  },
+  "eleventy-blog": {
+    name: "Eleventy 3.1.2, the blog's page",
+    // The same corpus, each article in the page the blog's theme makes of it (bench/blog-page.ts):
+    // ten times the bytes of the one-line layout, as `ours` writes them.
+    async setup(dir, corpus) {
+      await TOOLS.eleventy!.setup(dir, corpus);
+      await writeFile(path.join(dir, "_includes/page.njk"), blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}"));
+    },
+    command: (dir) => TOOLS.eleventy!.command(dir),
+    clean: (dir) => TOOLS.eleventy!.clean(dir),
+    output: (dir) => TOOLS.eleventy!.output(dir),
+    pages: (dir) => TOOLS.eleventy!.pages(dir),
   },
   hugo: {
     name: "Hugo (Debian)",
@@ -119,6 +137,17 @@ export const TOOLS: Record<string, Tool> = {
     clean: (dir) => [path.join(dir, "public"), path.join(dir, "resources")],
     output: (dir) => path.join(dir, "public"),
     pages: (dir) => countHtml(path.join(dir, "public")),
+  },
+  "hugo-blog": {
+    name: "Hugo (Debian), the blog's page",
+    async setup(dir, corpus) {
+      await TOOLS.hugo!.setup(dir, corpus);
+      await writeFile(path.join(dir, "layouts/_default/single.html"), blogPage("{{ .Title }}", "{{ .RelPermalink }}", "{{ .Content }}"));
+    },
+    command: (dir) => TOOLS.hugo!.command(dir),
+    clean: (dir) => TOOLS.hugo!.clean(dir),
+    output: (dir) => TOOLS.hugo!.output(dir),
+    pages: (dir) => TOOLS.hugo!.pages(dir),
   },
   astro: {
     name: "Astro 5",
