@@ -290,7 +290,9 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   // run reads some of them) or made into the pages' readers; else a page is taken on its sum.
   if (checkOnly || (checked && !checked.readers)) await input.fill(routes ?? table.routes.map((route) => route.path));
   // A body with images is hashed with its images in place: its HTML is read for that.
-  await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
+  const withImages: string[] = [];
+  for (const [file, body] of sources.all) if (body.images.length > 0) withImages.push(file);
+  await sources.read(withImages);
   // The `routes` value (every route's kind, path and template, in order) as the last run hashed it, when no route moved.
   const routesKept = saved && last!.routesHash !== undefined && sameRoutes ? last!.routesHash : undefined;
   const values = pageValues(sources, theme, routesKept === undefined ? undefined : { [dep.routes()]: routesKept });
@@ -326,7 +328,8 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
 export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources, snapshot }: KeptPages): AsyncGenerator<RenderedFile> {
   const { content, table, redirects, checkOnly = false } = input;
   const { share, all: bodies } = sources;
-  const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
+  const paths: string[] = [];
+  for (const route of table.routes) if (!kept.has(route.path)) paths.push(route.path);
   // The bodies the pages to render show, read from the store when the cache kept them.
   await sources.read(paths.flatMap((p) => pageBodies(table.byPath.get(p)!).map((a) => a.file)));
   const { threads, site } = await pageThreads(paths.length);
