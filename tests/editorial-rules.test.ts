@@ -295,6 +295,22 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     }
   });
 
+  it("a save's run makes none of the rules' patterns again (the last run's are used), and finds what a run from scratch does", async () => {
+    const { content, value } = await laterLinksSite("Veja [a nova](/nova) e [a outra](/outra).");
+    const model = articleModel(theme);
+    const file = path.join(path.dirname(content!.articles[0]!.file), "outra.md");
+    const first = runEditorialRules(content!, value, theme.languages);
+    const saved = (parseArticle(article("Outra", "05/09/2025", "Um curso on-line, e-mail, post."), file, "outra.md", model) as { article: Article }).article;
+    const articles = [...content!.articles.filter((a) => a.file !== file), saved].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const next = { ...content!, articles };
+    const again = runEditorialRules(next, value, theme.languages, first.memory, first.state, { from: content!.articles, files: new Map([[file, saved]]) });
+    // The substitution's two patterns, the other rules' own: each the very one the first run made.
+    expect(again.state.patterns.size).toBeGreaterThanOrEqual(4);
+    expect([...again.state.patterns].filter(([key, made]) => first.state.patterns.get(key) !== made).map(([key]) => key)).toEqual([]);
+    expect(again.findings).toEqual(runEditorialRules(next, value, theme.languages).findings);
+    expect(again.findings.map((f) => `${path.basename(f.file)}:${f.rule}`)).toContain("outra.md:grafia");
+  });
+
   it("the site's other files the rules read (site.yaml, the collections, the data) are searched again only when their text changed", async () => {
     const dir = await editedFixture("basic", { "rules.yaml": "grafia:\n  kind: substitution\n  files: [site.yaml, 'articles/**']\n  swap:\n    on-line: online\n", ...SAVES_ARTICLES });
     const { content } = await loadContent(dir, theme, { projectRoot: dir });

@@ -229,6 +229,30 @@ describe("incremental rebuilds", () => {
     for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
   });
 
+  it("a save of one body that keeps every route goes over no whole record of pages, and the site still equals a full build; a new article goes over them", async () => {
+    const { article, edit, options, builder, writer, built } = await builtWithoutCards(300);
+    expect(built.routes.length).toBeGreaterThan(300);
+    // The first save makes the pages' readers from the whole record (the build read none of it): the next ones carry them.
+    await edit(150, "Texto novo.");
+    expect((await builder.update([article(150)], writer)).ok).toBe(true);
+    await edit(151, "Texto novo.");
+    const saved = await builder.update([article(151)], writer);
+    expect(saved.ok).toBe(true);
+    expect(saved.rendered).toBe(1);
+    // The readers' index, the files that went and the pages that went are known from the page made again: no pass over 300 routes.
+    expect(saved.walked).toBeLessThan(12);
+    // A new article moves the routes: the records are gone over, and what the next save carries is made from them.
+    await edit(300, "Texto 300.");
+    const added = await builder.update([article(300)], writer);
+    expect(added.walked).toBeGreaterThan(300);
+    await edit(152, "Texto novo.");
+    expect((await builder.update([article(152)], writer)).walked).toBeLessThan(12);
+    const fresh = new MemoryWriter();
+    await new SiteBuilder(options).build(fresh);
+    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
+    for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+  });
+
   it("saves that edit an article, retitle another and then undo both leave the pages a fresh build writes", async () => {
     const { article, edit, options } = await extraArticles(8);
     const builder = new SiteBuilder(options);

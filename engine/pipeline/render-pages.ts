@@ -128,11 +128,29 @@ export function readersOf(pages: Readonly<Record<string, PageEntry>>): PageReade
   return readers;
 }
 
-/** `readers`, made from `last`, changed in place to be those of `next`: only the pages whose entry is not the very same are gone over. */
-export function nextReaders(readers: PageReaders, last: Readonly<Record<string, PageEntry>>, next: Readonly<Record<string, PageEntry>>): PageReaders {
-  for (const route in last) if (next[route] !== last[route]) removeReader(readers, route, last[route]!.deps);
-  for (const route in next) if (next[route] !== last[route]) addReader(readers, route, next[route]!.deps);
-  return readers;
+/**
+ * `readers`, made from `last`, changed in place to be those of `next`: only the pages whose
+ * entry is not the very same are gone over. `made`: when `next` has a page at each of `last`'s
+ * routes and no other (`KeptPages.sameRoutes`), the routes whose page was made again, the only
+ * ones whose entry can differ: neither record is gone over whole (two `for in` over dictionaries
+ * of thousands of keys on every save). Returns how many routes it went over.
+ */
+export function nextReaders(readers: PageReaders, last: Readonly<Record<string, PageEntry>>, next: Readonly<Record<string, PageEntry>>, made?: readonly string[]): number {
+  let walked = 0;
+  const move = (route: string) => {
+    walked++;
+    const before = Object.hasOwn(last, route) ? last[route] : undefined;
+    const now = Object.hasOwn(next, route) ? next[route] : undefined;
+    if (before === now) return;
+    if (before) removeReader(readers, route, before.deps);
+    if (now) addReader(readers, route, now.deps);
+  };
+  if (made) for (const route of made) move(route);
+  else {
+    for (const route in last) if (!Object.hasOwn(next, route)) move(route);
+    for (const route in next) move(route);
+  }
+  return walked;
 }
 
 function addReader({ byId, shared }: PageReaders, route: string, deps: PageEntry["deps"] | undefined): void {
@@ -237,6 +255,14 @@ export interface KeptPages {
   compared?: number;
   /** The readers of `since`'s record when it was the very record checked (for the next run: `nextReaders`). */
   readers?: PageReaders;
+  /**
+   * The last build's record has a page at each of this run's routes and at no other, at the
+   * same file: it is the very record the last run checked, and this run's routes are that
+   * run's, in the same order (`sameOrder`). A page of it not kept is then made again, and none went.
+   */
+  sameRoutes: boolean;
+  /** How many routes of the last build's record were gone over whole to list them (none when `sameRoutes` lists them from the table). */
+  walked: number;
 }
 
 /**
@@ -255,15 +281,20 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const sources = pageSources(input, theme, saved && { bodies: last!.bodies, fresh: saved.fresh });
   const snapshot: PageSnapshot = { table, bodies: sources.all, cards: input.cards.byRoute, articles: input.content.articles, markdown: input.markdown, sitemap: since?.snapshot.sitemap };
   const kept = new Map<string, PageEntry>();
-  const routes = Object.keys(previous);
-  if (routes.length === 0) return { kept, snapshot, sources, hashed: 0 };
+  // The very record the last run checked, over the same routes in the same order: its routes are this table's (no `for in` over it).
+  const sameRoutes = checked !== undefined && sameOrder(checked.snapshot.table, table);
+  const routes = sameRoutes ? undefined : Object.keys(previous);
+  const walked = routes?.length ?? 0;
+  if (routes?.length === 0) return { kept, snapshot, sources, hashed: 0, sameRoutes, walked };
   // Every page's `deps` read from the store where they are compared one by one (a check-only
   // run reads some of them) or made into the pages' readers; else a page is taken on its sum.
-  if (checkOnly || (checked && !checked.readers)) await input.fill(routes);
+  if (checkOnly || (checked && !checked.readers)) await input.fill(routes ?? table.routes.map((route) => route.path));
   // A body with images is hashed with its images in place: its HTML is read for that.
-  await sources.read([...sources.all].filter(([, body]) => body.images.length > 0).map(([file]) => file));
+  const withImages: string[] = [];
+  for (const [file, body] of sources.all) if (body.images.length > 0) withImages.push(file);
+  await sources.read(withImages);
   // The `routes` value (every route's kind, path and template, in order) as the last run hashed it, when no route moved.
-  const routesKept = saved && last!.routesHash !== undefined && sameOrder(last!.table, table) ? last!.routesHash : undefined;
+  const routesKept = saved && last!.routesHash !== undefined && sameRoutes ? last!.routesHash : undefined;
   const values = pageValues(sources, theme, routesKept === undefined ? undefined : { [dep.routes()]: routesKept });
   // The core's word on every page, then the writer's, asked once for all of them. After the
   // very record the last run checked, each value that may have changed is checked once for the
@@ -274,20 +305,20 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const changed = checked && changedReaders(checked.readers ??= readersOf(previous), own!, values);
   snapshot.routesHash = values.known(dep.routes());
   // One pass over the routes, each page's entry looked up once (a record of thousands of routes is a dictionary).
-  const keepable: [string, PageEntry][] = [];
   const files = new Map<string, number>();
   for (const route of table.routes) {
     const entry = previous[route.path];
     // An entry whose `deps` the store has not read is taken on its sum (after a check-only run's or the readers' reading of them all, none is left).
     const onSum = entry !== undefined && entry.deps === undefined && !changed && !checkOnly;
     if (!entry || !(onSum ? entry.outFile === route.outFile && sumHolds(route, entry, values) : wouldKeep(route, entry, values, checkOnly, changed))) continue;
-    keepable.push([route.path, entry]);
+    kept.set(route.path, entry);
     files.set(route.outFile, entry.size);
   }
   const taken = await reuse(files);
-  for (const [path, entry] of keepable) if (taken.has(entry.outFile)) kept.set(path, entry);
+  // The writer takes them all but when the output lost some (rare): those are made again.
+  if (taken.size < kept.size) for (const [path, entry] of kept) if (!taken.has(entry.outFile)) kept.delete(path);
   const compared = narrowed ? narrowed.compared : checked ? table.routes.length + sources.all.size + input.cards.byRoute.size : undefined;
-  return { kept, snapshot, sources, hashed: values.hashed, compared, readers: checked?.readers };
+  return { kept, snapshot, sources, hashed: values.hashed, compared, readers: checked?.readers, sameRoutes, walked };
 }
 
 /**
@@ -297,7 +328,8 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
 export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources, snapshot }: KeptPages): AsyncGenerator<RenderedFile> {
   const { content, table, redirects, checkOnly = false } = input;
   const { share, all: bodies } = sources;
-  const paths = table.routes.map((r) => r.path).filter((p) => !kept.has(p));
+  const paths: string[] = [];
+  for (const route of table.routes) if (!kept.has(route.path)) paths.push(route.path);
   // The bodies the pages to render show, read from the store when the cache kept them.
   await sources.read(paths.flatMap((p) => pageBodies(table.byPath.get(p)!).map((a) => a.file)));
   const { threads, site } = await pageThreads(paths.length);

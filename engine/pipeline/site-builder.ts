@@ -119,6 +119,8 @@ export interface BuildResult {
   compared?: number;
   /** The items the render stage handed the write stage: each page made, each run of pages kept as they were, each other file. */
   handedOver?: number;
+  /** The routes of the last build's record and of this one's gone over to list the last build's pages, to carry the pages' readers and to find the files that went: after a save that kept every route, the pages made again alone (render-pages.ts, `KeptPages.sameRoutes`). */
+  walked?: number;
   /** The articles the editorial rules read in this run, and those whose findings were kept from the last run or the cache (none without a rules file). */
   rules?: { read: number; kept: number };
   /** How long each stage took, in milliseconds, in order (`--verbose` prints them). */
@@ -421,7 +423,10 @@ export class SiteBuilder {
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
     lap.split("render", checkedMs + rendering.ms, "write");
     // The pages taken as they were are checked again only where a page they link to changed (the last check's findings kept with the record).
-    const linkInput = { content, table, pages: written.pages, markdown, addresses, earlier, files: assets.record.files, themeCode, code, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon, last: output, fill: pageChecks };
+    // The last build's record at this build's routes (the very record checked): no page of it went, and only the pages made again are new.
+    const samePages = pagesKept.sameRoutes;
+    const made = samePages ? written.made : undefined;
+    const linkInput = { content, table, pages: written.pages, markdown, addresses, earlier, files: assets.record.files, themeCode, code, inlineScript: assets.record.manifest.inlineScript, favicon: theme.siteMeta(content.site.value).favicon, last: output, fill: pageChecks, made };
     const links = found.add(lap("rendered links", await renderedLinkStage(linkInput))).value;
     if (found.errors.length > 0) return stop();
     // Every page is written and checked: what is left is the cards and the feed.
@@ -439,15 +444,17 @@ export class SiteBuilder {
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
     const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources };
-    const gone = lap("commit", await commitStage(writer, { previous: output, next }));
+    const { gone, walked: committed } = lap("commit", await commitStage(writer, { previous: output, next, samePages }));
     cache.record(next);
-    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot, readers: pagesKept.readers && nextReaders(pagesKept.readers, output.pages, next.pages) } };
+    const { readers } = pagesKept;
+    const walked = pagesKept.walked + committed + (readers ? nextReaders(readers, output.pages, next.pages, made) : 0);
+    this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot, readers } };
     // The addresses published for the first time join the record, the retired derived pages leave it (never from a build with drafts).
     const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;
     const published = recorded ? await updatePublishedRoutes(recorded, addresses.answered, addresses.retired) : [];
     const retired = recorded ? addresses.retired : [];
     const changed = written.changed.concat(late, gone).sort(byCodePoint);
-    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, compared: pagesKept.compared, handedOver: rendering.items, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
+    return { ok: true, routes: table.routes, errors: [], warnings: found.warnings, changed, rendered: written.rendered, hashed: pagesKept.hashed, compared: pagesKept.compared, handedOver: rendering.items, walked, bodies, rules: ruleWork, timings: lap.laps, published, retired, assets: assets.source };
   }
 
   /** The content-addressed cache of the assets' bundles, for a builder told its code's version. */

@@ -119,6 +119,13 @@ export interface RenderedLinkInput extends CheckInput {
    * for the pages that need them). None: every page holds them.
    */
   fill?: (routes: readonly string[]) => Promise<void>;
+  /**
+   * The routes of the pages made in this run, when `pages` has a page at each route of the last
+   * build's record and at no other (render-pages.ts, `KeptPages.sameRoutes`): no page went,
+   * and every other page is the very entry of the last build, so neither record is gone over
+   * to find them (`toCheck`).
+   */
+  made?: readonly string[];
 }
 
 /**
@@ -151,7 +158,7 @@ export interface PageFindings {
  * and the kept pages whose links a change reaches (`toCheck`) are checked; the others'
  * findings are the last check's. Returns this check's findings, for the next.
  */
-export async function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, code, inlineScript, favicon, last, fill = async () => {} }: RenderedLinkInput): Promise<Staged<LinkCheckMemory>> {
+export async function renderedLinkStage({ content, table, pages, markdown, addresses, earlier, files, themeCode, code, inlineScript, favicon, last, made, fill = async () => {} }: RenderedLinkInput): Promise<Staged<LinkCheckMemory>> {
   const titleOf = (route: string) => {
     const article = articleOf(table.byPath.get(route)!)?.main;
     return article && { file: article.file, line: titleLine(article) };
@@ -168,7 +175,7 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
   const memory = key !== "" && last?.links?.key === key ? last.links : undefined;
   // A body no page of its own shows: every page is read for where it is shown (rare).
   const everyPage = !memory || site.unowned(markdown).length > 0;
-  const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!, fill);
+  const checking = everyPage ? undefined : await toCheck(site.routes, pages, last!.pages, memory!, fill, made);
   await fill(checking ? [...checking] : site.routes.map((route) => route.path));
   const checked = checkedPages(checking ? site.routes.filter((route) => checking.has(route.path)) : site.routes, pages);
   // The pages their #anchors lead to, for their ids.
@@ -219,19 +226,25 @@ function anchorsOf(checked: readonly CheckedPage[], last?: { anchors: Record<str
  * `anchors`); and, when a page is new, the kept pages warned of a file (its path may be that
  * page's). `fill`: what the check reads of the last build's pages is read for the pages made
  * again (their ids then), and for every kept page only when a page went (or the last check
- * did not say who links with an #anchor).
+ * did not say who links with an #anchor). `made`: the pages made again, when the two records
+ * have the same routes (`RenderedLinkInput.made`): no page went or is new, and the kept ones
+ * are listed only if a page's ids changed without the last check's `anchors`.
  */
-async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>, { found, anchors }: LinkCheckMemory, fill: (routes: readonly string[]) => Promise<void>): Promise<Set<string>> {
+async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>, before: Readonly<Record<string, PageEntry>>, { found, anchors }: LinkCheckMemory, fill: (routes: readonly string[]) => Promise<void>, made?: readonly string[]): Promise<Set<string>> {
   const changed = new Set<string>();
   const touched = new Set<string>();
-  for (const path in before) if (!Object.hasOwn(pages, path)) touched.add(path);
-  const kept: string[] = [];
+  let kept: string[] | undefined;
   let added = false;
-  for (const { path } of routes) {
-    const old = Object.hasOwn(before, path) ? before[path] : undefined;
-    if (pages[path] === old) kept.push(path);
-    else changed.add(path);
-    added ||= old === undefined;
+  if (made) for (const path of made) changed.add(path);
+  else {
+    for (const path in before) if (!Object.hasOwn(pages, path)) touched.add(path);
+    kept = [];
+    for (const { path } of routes) {
+      const old = Object.hasOwn(before, path) ? before[path] : undefined;
+      if (pages[path] === old) kept.push(path);
+      else changed.add(path);
+      added ||= old === undefined;
+    }
   }
   await fill([...changed].filter((path) => Object.hasOwn(before, path)));
   const linkers: string[] = [];
@@ -242,8 +255,12 @@ async function toCheck(routes: readonly Route[], pages: Readonly<Record<string, 
     else touched.add(path);
   }
   for (const path of linkers) if (Object.hasOwn(pages, path) && pages[path] === before[path]) changed.add(path);
-  if (added) for (const path of kept) if (found[path]?.warnings) changed.add(path);
+  // (`added` only where the records were gone over: `kept` is listed then.)
+  if (added) for (const path of kept!) if (found[path]?.warnings) changed.add(path);
   if (touched.size === 0) return changed;
+  // The pages taken as they were, when the two records were not gone over: every route but those made again.
+  const remade = new Set(made);
+  kept ??= routes.flatMap(({ path }) => (remade.has(path) ? [] : [path]));
   await fill(kept);
   const leadsThere = (address: string) => touched.has(pathOf(address));
   for (const path of kept) {

@@ -368,6 +368,13 @@ export interface RuleState {
   byRoute: ReadonlyMap<string, readonly Article[]>;
   /** The files among `texts` that are not articles (site.yaml, the collections, the data files). */
   others: readonly string[];
+  /**
+   * The rules' patterns the run made, by flags and source, for the next to use again: V8 lets
+   * go of what it parsed of a pattern at a full garbage collection, so the substitutions' ~50
+   * patterns (letter classes, case-insensitive) made anew at each save were parsed anew at each
+   * (~1.4 ms of a 4000-article save's profile), and those a saved text reads compiled again.
+   */
+  patterns: ReadonlyMap<string, RegExp>;
 }
 
 /**
@@ -463,6 +470,14 @@ function checkRules(
     return shown;
   };
   const notable = new Map<string, Set<string>>();
+  /** A rule's pattern: the last run's very one, when it made the same (a RegExp's `lastIndex` is not read: `test` of patterns without `g`, `matchAll`, which copies it). */
+  const patterns = new Map<string, RegExp>();
+  const pattern = (source: string, flags: string): RegExp => {
+    const key = `${flags}/${source}`;
+    const made = patterns.get(key) ?? since?.patterns?.get(key) ?? new RegExp(source, flags);
+    patterns.set(key, made);
+    return made;
+  };
   /** The texts a rule reads: every one it chooses; after a run of this process, those changed since and those it found something in (in any order: the findings are sorted). */
   const visited = (name: string, chooses: (text: Text) => boolean) => {
     if (!since) return texts.filter(chooses);
@@ -520,8 +535,8 @@ function checkRules(
         // searched with the whole pattern, whose letter classes cost V8 tens of milliseconds to compile, case-insensitive.
         return {
           right,
-          seen: new RegExp(escapeRegExp(wrong), caseOnly ? "u" : "iu"),
-          match: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(wrong)}(?![\\p{L}\\p{N}])`, caseOnly ? "gu" : "giu"),
+          seen: pattern(escapeRegExp(wrong), caseOnly ? "u" : "iu"),
+          match: pattern(`(?<![\\p{L}\\p{N}])${escapeRegExp(wrong)}(?![\\p{L}\\p{N}])`, caseOnly ? "gu" : "giu"),
         };
       });
       for (const text of chosen) {
@@ -545,8 +560,8 @@ function checkRules(
 
     const articles = chosen.filter((t) => t.article);
     if (rule.kind === "requires") {
-      const when = new RegExp(rule.when, "iu");
-      const needs = new RegExp(rule.needs, "iu");
+      const when = pattern(rule.when, "iu");
+      const needs = pattern(rule.needs, "iu");
       // What each article alone says: the line that speaks of `when` (-1: none, found only then) and whether it says `needs`.
       const learnt = (article: Article) =>
         ofArticle(article, name, isLearnt, () => {
@@ -565,10 +580,10 @@ function checkRules(
         if (!linked) report(text, at + 1, "missing", { found });
       }
     } else if (rule.kind === "block-field") {
-      const pattern = new RegExp(`^::${escapeRegExp(rule.block)}(\\{[^}\\n]*\\})?[ \\t]*$`);
+      const opening = pattern(`^::${escapeRegExp(rule.block)}(\\{[^}\\n]*\\})?[ \\t]*$`, "");
       eachArticle((text, article, found) => {
         bodyOf(article).forEach((line, index) => {
-          const directive = pattern.exec(line);
+          const directive = opening.exec(line);
           if (!directive) return;
           const attributes = attributesOf(directive[1]);
           const file = attributes.src === undefined ? undefined : content.data.get(attributes.src.replace(/\.json$/, ""));
@@ -586,8 +601,8 @@ function checkRules(
         });
       });
     } else if (rule.kind === "update-note") {
-      const title = new RegExp(rule.title, "u");
-      const date = new RegExp(rule.date, "u");
+      const title = pattern(rule.title, "u");
+      const date = pattern(rule.date, "u");
       eachArticle((text, article, found) => {
         for (const note of containersOf(bodyOf(article))) {
           if (note.name !== rule.container || note.title === undefined || !title.test(note.title)) continue;
@@ -605,7 +620,7 @@ function checkRules(
       });
     } else if (rule.kind === "later-links") {
       const notes = rule.notes === undefined ? undefined : rules[rule.notes];
-      const noteRule = notes?.kind === "update-note" ? { container: notes.container, title: new RegExp(notes.title, "u"), date: new RegExp(notes.date, "u") } : undefined;
+      const noteRule = notes?.kind === "update-note" ? { container: notes.container, title: pattern(notes.title, "u"), date: pattern(notes.date, "u") } : undefined;
       const dateOf = (route: string) => (byRoute.get(route) ?? []).map((a) => a.meta.date?.iso).find((d): d is string => d !== undefined);
       for (const text of articles) {
         const own = text.article!.meta.date?.iso;
@@ -646,7 +661,7 @@ function checkRules(
     return read.get(file) ?? read.set(file, sourceText(known)).get(file)!;
   };
   const sorted = findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: textAt(f.file) }));
-  return { findings: sorted, state: { prefix, texts: byFile, notable, articles: content.articles, byRoute, others: otherFiles } };
+  return { findings: sorted, state: { prefix, texts: byFile, notable, articles: content.articles, byRoute, others: otherFiles, patterns } };
 }
 
 /** What `requires` keeps of an article: the line that speaks of `when` (-1: none), its words, whether it says `needs`. */

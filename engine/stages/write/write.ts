@@ -26,6 +26,8 @@ export interface Written {
   pages: Record<string, PageEntry>;
   /** How many pages were rendered (the others were kept). */
   rendered: number;
+  /** The routes of the pages rendered, in order. */
+  made: string[];
   /** The old addresses' files (`_redirects`, a page at each old address). */
   redirectFiles: string[];
 }
@@ -35,7 +37,7 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
   try {
     const pages: Record<string, PageEntry> = {};
     const redirectFiles: string[] = [];
-    let rendered = 0;
+    const made: string[] = [];
     let changed = await writeFiles(writer, assets);
     // concat, not push(...): a site of 100,000 pages is more arguments than a call can take.
     changed = changed.concat(
@@ -49,7 +51,7 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
             }
             if (file.kind === "page") {
               pages[file.route] = file.entry;
-              rendered++;
+              made.push(file.route);
             } else if (file.redirect) redirectFiles.push(file.file);
             yield [file.file, file.html] as [string, string];
           }
@@ -59,7 +61,7 @@ export async function writeStage(writer: SiteWriter, files: AsyncIterable<Render
     changed = changed.concat(await writeMedia(writer, media));
     // public/, file by file as public-files.ts lists it (a link to a file is that file): a writer keeps what it holds already.
     for (const [file, source] of publicFiles(publicDir)) await writer.write(file, await readFile(source));
-    return { changed, pages, rendered, redirectFiles };
+    return { changed, pages, rendered: made.length, made, redirectFiles };
   } catch (error) {
     await writer.abort();
     throw error;
@@ -107,8 +109,14 @@ function* otherFilesOf({ assets, media, redirects }: WrittenFiles): Generator<st
   yield* redirects ?? [];
 }
 
-/** Publishes what was written: removes the last build's files this one does not make, then commits. Returns the files removed. */
-export async function commitStage(writer: SiteWriter, { previous, next }: { previous: WrittenFiles; next: WrittenFiles }): Promise<string[]> {
+/**
+ * Publishes what was written: removes the last build's files this one does not make, then
+ * commits. Returns the files removed, and how many of the last build's pages it went over.
+ * `samePages`: this build has a page at each route of the last one, at the same file (its
+ * routes are the last build's: `KeptPages.sameRoutes`), so none of them went and the last
+ * build's pages are not gone over.
+ */
+export async function commitStage(writer: SiteWriter, { previous, next, samePages = false }: { previous: WrittenFiles; next: WrittenFiles; samePages?: boolean }): Promise<{ gone: string[]; walked: number }> {
   try {
     // A page of the last build that this one has at the same file (its very record, or made
     // again) is not looked up: only the last build's pages are walked, once (a save of one page
@@ -119,15 +127,19 @@ export async function commitStage(writer: SiteWriter, { previous, next }: { prev
     const makes = (file: string) => made.has(file) || (every ??= new Set(filesOf(next))).has(file);
     // In the last build's order, each once: what this one does not make.
     const gone = new Set<string>();
-    for (const route in previous.pages) {
-      const entry = previous.pages[route]!;
-      const now = Object.hasOwn(next.pages, route) ? next.pages[route] : undefined;
-      if (now !== entry && now?.outFile !== entry.outFile && !makes(entry.outFile)) gone.add(entry.outFile);
+    let walked = 0;
+    if (!samePages) {
+      for (const route in previous.pages) {
+        walked++;
+        const entry = previous.pages[route]!;
+        const now = Object.hasOwn(next.pages, route) ? next.pages[route] : undefined;
+        if (now !== entry && now?.outFile !== entry.outFile && !makes(entry.outFile)) gone.add(entry.outFile);
+      }
     }
     for (const file of otherFilesOf(previous)) if (!makes(file)) gone.add(file);
     for (const file of gone) await writer.remove(file);
     await writer.commit();
-    return [...gone];
+    return { gone: [...gone], walked };
   } catch (error) {
     await writer.abort();
     throw error;
