@@ -50,6 +50,28 @@ export async function linkPackages(project: string): Promise<void> {
 export const countHtml = (dir: string) =>
   existsSync(dir) ? Number(execFileSync("bash", ["-c", `grep -RlF --include='*.html' '</html>' "${dir}" | wc -l`]).toString().trim()) : 0;
 
+/** templates/social-card.tsx's card for an article without a category or date, in the HTML eleventy-plugin-og-image draws (satori). */
+const ELEVENTY_CARD = `<div style="width: 100%; height: 100%; display: flex; background-color: #fffaf5; font-family: Inter; color: #3b2417;">
+  <div style="display: flex; width: 28px; height: 100%; background-color: #7c4a2d;"></div>
+  <div style="display: flex; flex-direction: column; justify-content: space-between; flex: 1; padding: 56px 72px 56px 64px;">
+    <div style="display: flex; align-items: center;">
+      <div style="display: flex; align-items: center; justify-content: center; width: 76px; height: 76px; border-radius: 38px; background-color: #7c4a2d; color: #fffaf5; font-family: 'Dancing Script'; font-size: 44px; font-weight: 700;">C</div>
+      <div style="display: flex; align-items: baseline; margin-left: 24px;">
+        <span style="font-size: 36px; font-weight: 700; margin-right: 12px;">Café com a</span>
+        <span style="font-family: 'Dancing Script'; font-size: 60px; font-weight: 700; color: #7c4a2d;">Cris</span>
+      </div>
+    </div>
+    <div style="display: flex; flex-direction: column;">
+      <div style="display: block; line-clamp: 5; font-size: {{ 72 if title.length <= 40 else (60 if title.length <= 75 else 50) }}px; font-weight: 700; line-height: 1.12; letter-spacing: -1px;">{{ title }}</div>
+    </div>
+    <div style="display: flex; justify-content: space-between; align-items: center; font-size: 28px; color: #5f5149;">
+      <span></span>
+      <div style="display: flex; width: 120px; height: 8px; border-radius: 4px; background-color: #7c4a2d;"></div>
+    </div>
+  </div>
+</div>
+`;
+
 export const TOOLS: Record<string, Tool> = {
   ours: {
     name: "this generator",
@@ -116,6 +138,42 @@ export const TOOLS: Record<string, Tool> = {
     async setup(dir, corpus) {
       await TOOLS.eleventy!.setup(dir, corpus);
       await writeFile(path.join(dir, "_includes/page.njk"), blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}"));
+    },
+    command: (dir) => TOOLS.eleventy!.command(dir),
+    clean: (dir) => TOOLS.eleventy!.clean(dir),
+    output: (dir) => TOOLS.eleventy!.output(dir),
+    pages: (dir) => TOOLS.eleventy!.pages(dir),
+  },
+  "eleventy-cards": {
+    name: "Eleventy 3.1.2, the blog's page and a social card an article (eleventy-plugin-og-image)",
+    // `eleventy-blog` with a 1200×630 PNG card for each article drawn as this generator draws its
+    // own with cards on (satori, resvg, sharp: the plugin's stack and ours), in the card's
+    // layout, colours and fonts (templates/social-card.tsx), named in each page's head.
+    async setup(dir, corpus) {
+      await TOOLS["eleventy-blog"]!.setup(dir, corpus);
+      await writeFile(path.join(dir, "_includes/page.njk"), blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}").replace("</head>", `{% ogImage "./card.og.njk", { title: title } %}</head>`));
+      // satori counts the white space between two tags as a child of their element (and an empty element
+      // as one with children: hence `display: flex` on the bar at the left, which React leaves without children).
+      await writeFile(path.join(dir, "card.og.njk"), ELEVENTY_CARD.replace(/>\s+</g, "><").trim());
+      const font = (file: string) => `fs.readFileSync(${JSON.stringify(path.join(root, "node_modules/@fontsource", file))})`;
+      await writeFile(
+        path.join(dir, "eleventy.config.mjs"),
+        `import fs from "node:fs";
+import EleventyPluginOgImage from ${JSON.stringify(path.join(peers, "eleventy-plugin-og-image/.eleventy.js"))};
+` +
+          `export default async function (eleventyConfig) {
+  eleventyConfig.addPlugin(EleventyPluginOgImage, { previewMode: false, satoriOptions: { fonts: [
+` +
+          `    { name: "Inter", data: ${font("inter/files/inter-latin-400-normal.woff")}, weight: 400, style: "normal" },
+` +
+          `    { name: "Inter", data: ${font("inter/files/inter-latin-700-normal.woff")}, weight: 700, style: "normal" },
+` +
+          `    { name: "Dancing Script", data: ${font("dancing-script/files/dancing-script-latin-700-normal.woff")}, weight: 700, style: "normal" },
+` +
+          `  ] } });
+}
+`,
+      );
     },
     command: (dir) => TOOLS.eleventy!.command(dir),
     clean: (dir) => TOOLS.eleventy!.clean(dir),
