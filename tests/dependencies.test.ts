@@ -21,21 +21,6 @@ describe("dependency values", () => {
     }
   });
 
-  it("hash a value one reader asks for (a kept page's own route, card, body) without holding it for a next asker, and give the same hash as one held", () => {
-    const fresh = new DepValues({ content: content!, table, listing: () => [], block: () => null });
-    const routes = table.routes.map((r) => dep.route(r.path));
-    const once = routes.map((id) => fresh.once(id));
-    expect(fresh.held).toBe(0);
-    expect(fresh.hashed).toBe(routes.length);
-    expect(once).toEqual(routes.map((id) => values.hash(id)));
-    // One held already is given as it is.
-    fresh.hash(dep.site());
-    expect(fresh.once(dep.site())).toBe(values.hash(dep.site()));
-    expect(fresh.held).toBe(1);
-    // An id without a value has none either way.
-    expect(fresh.once("unknown:x")).toBeUndefined();
-  });
-
   it("throw where a misspelt kind is recorded", () => {
     const recorder = new Recorder(values);
     expect(() => recorder.read("sitte" as DepId)).toThrow(/dependency 'sitte' has no value here/);

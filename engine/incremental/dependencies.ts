@@ -143,26 +143,7 @@ export class DepValues {
 
   /** How many ids this set has hashed (or found it has no value for). */
   get hashed(): number {
-    return this.memo.size + this.unkept;
-  }
-
-  /** How many ids this set holds the hash of for the next asker (`once` keeps none). */
-  get held(): number {
     return this.memo.size;
-  }
-
-  private unkept = 0;
-
-  /**
-   * The hash of an id one reader asks for (a page's own route, card and body, when a rebuild
-   * takes the page on its sum): made, and not kept for a next asker unless this set had it
-   * already. At 100,000 pages those were ~300,000 entries of the memo, each an id and its
-   * hash, held until the last page was taken.
-   */
-  once(id: string): string | undefined {
-    if (this.memo.has(id)) return this.memo.get(id);
-    this.unkept++;
-    return this.make(id);
   }
 
   /** The hash of an id; throws for an id this set of values cannot hash (a misspelt kind, a stage not run yet). */
@@ -191,16 +172,12 @@ export class DepValues {
 
   private lookup(id: string): string | undefined {
     if (this.memo.has(id)) return this.memo.get(id);
-    const value = this.make(id);
-    this.memo.set(id, value);
-    return value;
-  }
-
-  private make(id: string): string | undefined {
     const colon = id.indexOf(":");
     const kind = colon < 0 ? id : id.slice(0, colon);
     const hashKind = Object.hasOwn(KINDS, kind) ? KINDS[kind as Kind] : undefined;
-    return hashKind?.(this.sources, colon < 0 ? "" : id.slice(colon + 1));
+    const value = hashKind?.(this.sources, colon < 0 ? "" : id.slice(colon + 1));
+    this.memo.set(id, value);
+    return value;
   }
 }
 

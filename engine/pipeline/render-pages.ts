@@ -189,11 +189,10 @@ export function readsOf(route: Route, deps: Deps, lists?: Map<string, readonly s
  * length), in one call of the hash over one text: a hash object a page, and a list of its parts,
  * were most of the cost of a page's sum. Undefined when an id has no hash.
  */
-function sumOf(ids: readonly string[], hashOfId: (id: string, i: number) => string | undefined): string | undefined {
+function sumOf(ids: readonly string[], hashOfId: (id: string) => string | undefined): string | undefined {
   let text = "";
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    const value = hashOfId(id, i);
+  for (const id of ids) {
+    const value = hashOfId(id);
     if (value === undefined) return undefined;
     text += `${Buffer.byteLength(id)}:${id}${Buffer.byteLength(value)}:${value}`;
   }
@@ -222,11 +221,7 @@ function idsOf(route: Route, reads: readonly string[]): string[] | undefined {
 function sumHolds(route: Route, entry: PageEntry, values: DepValues): boolean {
   if (entry.reads === undefined || entry.sum === undefined) return false;
   const ids = idsOf(route, entry.reads);
-  if (!ids) return false;
-  // Its own values (its route's, its card's, its article's body: written relative in `reads`)
-  // are read by it alone: hashed, not kept for the pages after it (`once`).
-  const { reads } = entry;
-  const sum = sumOf(ids, (id, i) => (reads[i] === OWN_ROUTE || reads[i] === OWN_CARD || reads[i] === OWN_BODY ? values.once(id) : values.current(id)));
+  const sum = ids && sumOf(ids, (id) => values.current(id));
   return sum !== undefined && sum === entry.sum;
 }
 
