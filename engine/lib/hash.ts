@@ -1,31 +1,11 @@
 /** Hashes of content, and values sealed with the hash of their JSON (the cache's entries). */
-import { createHash, hash, type Hash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 
 export const hashOf = (...parts: (string | Uint8Array)[]): string => hashOfAll(parts);
 
 /** The hash of a list of parts of any length (a site's every article: no spread into a call). */
 export function hashOfAll(parts: Iterable<string | Uint8Array>): string {
-  // A few short texts (a route's kind, template, files and their hashes) in one call of the
-  // one-shot hash, the bytes `feed` gives: a hash object made for each was most of the cost of
-  // the ~200,000 small values a rebuild of 100,000 pages hashes to take them (bench/README.md,
-  // "Session 27"). A longer list, or bytes, go to a hash object as they come.
-  const each = parts[Symbol.iterator]();
-  let text = "";
-  for (let next = each.next(); !next.done; next = each.next()) {
-    const part = next.value;
-    if (typeof part === "string" && text.length < 65_536) {
-      text += `${Buffer.byteLength(part)}:${part}`;
-      continue;
-    }
-    return feed(createHash("sha1").update(text), rest(part, each)).digest("base64url");
-  }
-  return hash("sha1", text, "base64url");
-}
-
-/** A part, then the ones an iterator has left. */
-function* rest<T>(first: T, after: Iterator<T>): Generator<T> {
-  yield first;
-  for (let next = after.next(); !next.done; next = after.next()) yield next.value;
+  return feed(createHash("sha1"), parts).digest("base64url");
 }
 
 /**
