@@ -109,6 +109,38 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("says, before it reads its shards, how many article files it holds at the fewest: a large site's heap is set to grow less before their values fill it (lib/heap.ts)", async () => {
+    const dir = await savedSite();
+    try {
+      const told: number[] = [];
+      const cache = await BuildCache.open<Entry, Build>(dir, "code-1", empty(), { keyed: ["pages"], sized: (entries) => told.push(entries) });
+      expect(cache.files.size).toBe(ARTICLES);
+      // No more entries than it holds, and more than a small site's.
+      expect(told.length).toBe(1);
+      expect(told[0]).toBeGreaterThan(1000);
+      expect(told[0]).toBeLessThanOrEqual(ARTICLES);
+      // Told before the shards are read: a store one of whose shards is damaged says it too, then is ignored.
+      const shard = (await readdir(dir)).find((name) => name.startsWith("files-"))!;
+      await writeFile(path.join(dir, shard), "{}");
+      const damaged = await BuildCache.open<Entry, Build>(dir, "code-1", empty(), { keyed: ["pages"], sized: (entries) => told.push(entries) });
+      expect(damaged.files.size).toBe(0);
+      expect(told.length).toBe(2);
+      // A store of a few articles, or none, says nothing.
+      const small = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+      const few = await open(small);
+      few.replace(new Map([[file(1), { sourceHash: "h1", html: "<p>um</p>" }]]));
+      few.record({ pages: {}, media: [] });
+      await few.save();
+      const sizes: number[] = [];
+      await BuildCache.open<Entry, Build>(small, "code-1", empty(), { keyed: ["pages"], sized: (n) => sizes.push(n) });
+      await BuildCache.open<Entry, Build>(path.join(small, "none"), "code-1", empty(), { keyed: ["pages"], sized: (n) => sizes.push(n) });
+      expect(sizes).toEqual([]);
+      await rm(small, { recursive: true, force: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is read as empty when a shard it names is missing, cut short or changed (still JSON): nothing of it is used", async () => {
     for (const harm of ["missing", "cut short", "changed"] as const) {
       const dir = await savedSite();

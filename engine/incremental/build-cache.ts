@@ -264,14 +264,17 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
    * Opens the cache in `dir` for this version of the code. With `read: false` (`--force`) it
    * starts empty and is still saved. `keyed`: the paths of the record's parts that are records
    * by key (`"pages"`, `"rules.articles"`), each kept in shards of its own; `late`: fields of
-   * some of those parts' entries kept apart, read only when a run asks (`fill`). A store missing
-   * a shard or pack it names, or one that does not parse, is ignored whole (`ignored` says why).
+   * some of those parts' entries kept apart, read only when a run asks (`fill`); `sized`: told,
+   * before any shard is read, the fewest article files a store of more than one shard of them
+   * holds (a large site's heap is set to grow less before their values fill it: lib/heap.ts). A
+   * store missing a shard or pack it names, or one that does not parse, is ignored whole
+   * (`ignored` says why).
    */
   static async open<Entry extends CachedFile, Build extends CachedBuild>(
     dir: string,
     code: string,
     empty: Build,
-    { read = true, keyed = ["pages"], late = {} }: { read?: boolean; keyed?: readonly string[]; late?: Readonly<Record<string, readonly string[]>> } = {},
+    { read = true, keyed = ["pages"], late = {}, sized }: { read?: boolean; keyed?: readonly string[]; late?: Readonly<Record<string, readonly string[]>>; sized?: (entries: number) => void } = {},
   ): Promise<BuildCache<Entry, Build>> {
     const lateParts = () => new Map(Object.entries(late).map(([part, fields]): [string, LatePart] => [part, { fields, names: [], unfilled: new WeakSet() }]));
     const none = new BuildCache<Entry, Build>(dir, code, keyed, empty, new Map(), new Map(), {}, lateParts());
@@ -292,6 +295,9 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     for (const [pack, size] of Object.entries(store.packs)) {
       if (!PACK.test(pack) || (await stat(path.join(dir, pack)).then((s) => s.size, () => -1)) !== size) return ignored(`its pack ${pack} is missing or not the size store.json says`);
     }
+    // A part of n shards holds more than n/2 of a shard's entries (`shardCount`).
+    const articles = store.parts.files;
+    if (isRecord(articles) && typeof articles.count === "number" && articles.count > 1) sized?.((articles.count / 2) * PER_SHARD + 1);
     const known = new Map<string, KnownPart>();
     const lates = lateParts();
     for (const [part, stored] of Object.entries(store.parts)) {

@@ -8,6 +8,7 @@
  * shards holding a value that is not one it read.
  */
 import { BuildCache } from "../incremental/build-cache.js";
+import { heapFor } from "../lib/heap.js";
 import type { Sealed } from "../lib/hash.js";
 import type { KeptSources, ParsedArticle } from "../stages/load/content.js";
 import type { CachedBody } from "../stages/markdown/markdown-stage.js";
@@ -73,8 +74,15 @@ const KEYED = ["pages", "rules.articles", "links.found", "links.anchors"];
  */
 const PAGE_LATE = ["deps", "links", "ids", "files", "scripts", "handlers", "share"] as const;
 
-/** Opens a site's cache in `dir` for this version of the code (`read: false`: starts empty, still saved). */
-export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> => BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED, late: { pages: PAGE_LATE } });
+/**
+ * Opens a site's cache in `dir` for this version of the code (`read: false`: starts empty, still
+ * saved). A store of a large site sets the heap's growth (lib/heap.ts) before its shards are
+ * read: set after (by the build, from the articles' count), the collection in the middle of
+ * reading them had already let the heap grow to four times what it held (at 100,000 articles
+ * 195 MB alive, a limit of 796 MB: a one-article edit's peak; bench/README.md, "Session 27").
+ */
+export const openSiteCache = (dir: string, code: string, options?: { read?: boolean }): Promise<SiteCache> =>
+  BuildCache.open(dir, code, emptyRecord(), { ...options, keyed: KEYED, late: { pages: PAGE_LATE }, sized: (articles) => heapFor(articles) });
 
 /** No cache: nothing read, nothing saved. */
 export const noSiteCache = (): SiteCache => BuildCache.none(emptyRecord());
