@@ -72,6 +72,19 @@ const ELEVENTY_CARD = `<div style="width: 100%; height: 100%; display: flex; bac
 </div>
 `;
 
+/** The tool `base` with more done after its setup (another layout, a plugin): the same command, output and pages. */
+const after = (base: string, name: string, then: (dir: string) => Promise<void>): Tool => ({
+  name,
+  async setup(dir, corpus) {
+    await TOOLS[base]!.setup(dir, corpus);
+    await then(dir);
+  },
+  command: (dir) => TOOLS[base]!.command(dir),
+  clean: (dir) => TOOLS[base]!.clean(dir),
+  output: (dir) => TOOLS[base]!.output(dir),
+  pages: (dir) => TOOLS[base]!.pages(dir),
+});
+
 export const TOOLS: Record<string, Tool> = {
   ours: {
     name: "this generator",
@@ -131,55 +144,33 @@ export const TOOLS: Record<string, Tool> = {
     output: (dir) => path.join(dir, "_site"),
     pages: (dir) => countHtml(path.join(dir, "_site")),
   },
-  "eleventy-blog": {
-    name: "Eleventy 3.1.2, the blog's page",
-    // The same corpus, each article in the page the blog's theme makes of it (bench/blog-page.ts):
-    // ten times the bytes of the one-line layout, as `ours` writes them.
-    async setup(dir, corpus) {
-      await TOOLS.eleventy!.setup(dir, corpus);
-      await writeFile(path.join(dir, "_includes/page.njk"), blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}"));
-    },
-    command: (dir) => TOOLS.eleventy!.command(dir),
-    clean: (dir) => TOOLS.eleventy!.clean(dir),
-    output: (dir) => TOOLS.eleventy!.output(dir),
-    pages: (dir) => TOOLS.eleventy!.pages(dir),
-  },
-  "eleventy-cards": {
-    name: "Eleventy 3.1.2, the blog's page and a social card an article (eleventy-plugin-og-image)",
-    // `eleventy-blog` with a 1200×630 PNG card for each article drawn as this generator draws its
-    // own with cards on (satori, resvg, sharp: the plugin's stack and ours), in the card's
-    // layout, colours and fonts (templates/social-card.tsx), named in each page's head.
-    async setup(dir, corpus) {
-      await TOOLS["eleventy-blog"]!.setup(dir, corpus);
-      await writeFile(path.join(dir, "_includes/page.njk"), blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}").replace("</head>", `{% ogImage "./card.og.njk", { title: title } %}</head>`));
-      // satori counts the white space between two tags as a child of their element (and an empty element
-      // as one with children: hence `display: flex` on the bar at the left, which React leaves without children).
-      await writeFile(path.join(dir, "card.og.njk"), ELEVENTY_CARD.replace(/>\s+</g, "><").trim());
-      const font = (file: string) => `fs.readFileSync(${JSON.stringify(path.join(root, "node_modules/@fontsource", file))})`;
-      await writeFile(
-        path.join(dir, "eleventy.config.mjs"),
-        `import fs from "node:fs";
-import EleventyPluginOgImage from ${JSON.stringify(path.join(peers, "eleventy-plugin-og-image/.eleventy.js"))};
-` +
-          `export default async function (eleventyConfig) {
-  eleventyConfig.addPlugin(EleventyPluginOgImage, { previewMode: false, satoriOptions: { fonts: [
-` +
-          `    { name: "Inter", data: ${font("inter/files/inter-latin-400-normal.woff")}, weight: 400, style: "normal" },
-` +
-          `    { name: "Inter", data: ${font("inter/files/inter-latin-700-normal.woff")}, weight: 700, style: "normal" },
-` +
-          `    { name: "Dancing Script", data: ${font("dancing-script/files/dancing-script-latin-700-normal.woff")}, weight: 700, style: "normal" },
-` +
-          `  ] } });
-}
-`,
-      );
-    },
-    command: (dir) => TOOLS.eleventy!.command(dir),
-    clean: (dir) => TOOLS.eleventy!.clean(dir),
-    output: (dir) => TOOLS.eleventy!.output(dir),
-    pages: (dir) => TOOLS.eleventy!.pages(dir),
-  },
+  // The same corpus, each article in the page the blog's theme makes of it (bench/blog-page.ts):
+  // ten times the bytes of the one-line layout, as `ours` writes them.
+  "eleventy-blog": after("eleventy", "Eleventy 3.1.2, the blog's page", async (dir) => {
+    await writeFile(path.join(dir, "_includes/page.njk"), blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}"));
+  }),
+  // `eleventy-blog` with a 1200×630 PNG card for each article drawn as this generator draws its
+  // own with cards on (satori, resvg, sharp: the plugin's stack and ours), in the card's layout,
+  // colours and fonts (templates/social-card.tsx), named in each page's head.
+  "eleventy-cards": after("eleventy-blog", "Eleventy 3.1.2, the blog's page and a social card an article (eleventy-plugin-og-image)", async (dir) => {
+    const page = blogPage("{{ title }}", "{{ page.url }}", "{{ content | safe }}").replace("</head>", `{% ogImage "./card.og.njk", { title: title } %}</head>`);
+    await writeFile(path.join(dir, "_includes/page.njk"), page);
+    // satori counts the white space between two tags as a child of their element (and an empty
+    // element as one with children: hence `display: flex` on the bar at the left, which React
+    // leaves without children).
+    await writeFile(path.join(dir, "card.og.njk"), ELEVENTY_CARD.replace(/>\s+</g, "><").trim());
+    const font = (name: string, file: string, weight: number) =>
+      `{ name: ${JSON.stringify(name)}, data: fs.readFileSync(${JSON.stringify(path.join(root, "node_modules/@fontsource", file))}), weight: ${weight}, style: "normal" }`;
+    const fonts = [font("Inter", "inter/files/inter-latin-400-normal.woff", 400), font("Inter", "inter/files/inter-latin-700-normal.woff", 700), font("Dancing Script", "dancing-script/files/dancing-script-latin-700-normal.woff", 700)];
+    const config = [
+      `import fs from "node:fs";`,
+      `import EleventyPluginOgImage from ${JSON.stringify(path.join(peers, "eleventy-plugin-og-image/.eleventy.js"))};`,
+      `export default async function (eleventyConfig) {`,
+      `  eleventyConfig.addPlugin(EleventyPluginOgImage, { previewMode: false, satoriOptions: { fonts: [${fonts.join(", ")}] } });`,
+      `}`,
+    ];
+    await writeFile(path.join(dir, "eleventy.config.mjs"), `${config.join("\n")}\n`);
+  }),
   hugo: {
     name: "Hugo (Debian)",
     async setup(dir, corpus) {
@@ -196,17 +187,9 @@ import EleventyPluginOgImage from ${JSON.stringify(path.join(peers, "eleventy-pl
     output: (dir) => path.join(dir, "public"),
     pages: (dir) => countHtml(path.join(dir, "public")),
   },
-  "hugo-blog": {
-    name: "Hugo (Debian), the blog's page",
-    async setup(dir, corpus) {
-      await TOOLS.hugo!.setup(dir, corpus);
-      await writeFile(path.join(dir, "layouts/_default/single.html"), blogPage("{{ .Title }}", "{{ .RelPermalink }}", "{{ .Content }}"));
-    },
-    command: (dir) => TOOLS.hugo!.command(dir),
-    clean: (dir) => TOOLS.hugo!.clean(dir),
-    output: (dir) => TOOLS.hugo!.output(dir),
-    pages: (dir) => TOOLS.hugo!.pages(dir),
-  },
+  "hugo-blog": after("hugo", "Hugo (Debian), the blog's page", async (dir) => {
+    await writeFile(path.join(dir, "layouts/_default/single.html"), blogPage("{{ .Title }}", "{{ .RelPermalink }}", "{{ .Content }}"));
+  }),
   astro: {
     name: "Astro 5",
     async setup(dir, corpus) {
