@@ -17,7 +17,8 @@
  * removed too: what the first build after installing or editing the engine pays; a cold run
  * of `ours` keeps it, as an installed package keeps what it was built to); `starter` (the site `cafe init` writes, with the corpus among its
  * posts: the engine on pages as plain as the peers'); `eleventy`, `hugo`, `astro` (peers from
- * `npm run bench:peers`).
+ * `npm run bench:peers`), `eleventy-blog` and `hugo-blog` (the peers writing the blog's own page,
+ * bench/blog-page.ts), `eleventy-cards` (Eleventy drawing the blog's social card for each article).
  * Each run removes the variant's output and caches first (this generator's bundle of the
  * code too) by moving them aside: nothing is deleted while the series times, and it starts a
  * minute after what was deleted before it (bench/aside.ts says why: on ext4, each run was
@@ -49,7 +50,7 @@ const { values, positionals } = parseArgs({
 const work = path.resolve(values.dir ?? path.join(path.dirname(fileURLToPath(import.meta.url)), "out"));
 const size = Number(values.size);
 const runs = Number(values.runs);
-if (positionals.length === 0) throw new Error("name the variants: ours, ours:cards, ours:threads=N, ours:one-core, starter, eleventy, hugo, astro");
+if (positionals.length === 0) throw new Error("name the variants: ours, ours:cards, ours:threads=N, ours:one-core, starter, eleventy, eleventy-blog, eleventy-cards, hugo, hugo-blog, astro");
 
 interface Variant {
   name: string;
