@@ -53,6 +53,11 @@ async function storeFiles(dir: string): Promise<string[]> {
   return ["store.json", ...Object.values(store.parts).flatMap((part) => part.names), ...Object.keys(store.packs)];
 }
 
+/** A page whose `deps` and `links` are kept in the late shards; the store of such pages, as two builds of one site open it. */
+interface LatePage { deps: string; size: number; links?: string[] }
+const openLate = (dir: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, LatePage> }>(dir, "code-1", empty(), { keyed: ["pages"], late: { pages: ["deps", "links"] } });
+const latePage = (i: number, edit = ""): LatePage => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}`] });
+
 describe("the cache's store of a site of 5000 articles", () => {
   it("after a one-article edit, saves the few entries that changed without writing the rest again, and reads back every entry", async () => {
     const dir = await savedSite();
@@ -351,36 +356,30 @@ describe("the cache's store of a site of 5000 articles", () => {
   });
 
   it("lets a build that opened the store read its pages' fields after another build of the site saved a new one (two builds into two folders at once)", async () => {
-    interface Page { deps: string; size: number; links?: string[] }
-    const openLate = (dir: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(dir, "code-1", empty(), { keyed: ["pages"], late: { pages: ["deps", "links"] } });
-    const page = (i: number, edit = ""): Page => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}`] });
     const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
     try {
       const first = await openLate(dir);
-      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, latePage(i)])), media: [] });
       await first.save();
       // This build opens the store; another saves one with every page's fields changed meanwhile.
       const slow = await openLate(dir);
       const other = await openLate(dir);
-      other.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i, "-other")])), media: [] });
+      other.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, latePage(i, "-other")])), media: [] });
       await other.save();
       const pages = slow.lastRecord().pages;
       await slow.fill("pages", ["/8"]);
       // What the store this build opened said, not the other's, and no error.
-      expect(pages["/8"]).toEqual(page(8));
+      expect(pages["/8"]).toEqual(latePage(8));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
   it("lets a build that opened the store read its pages' fields and texts after two other builds of the site saved stores of their own, and lets go of what a build no longer running held", async () => {
-    interface Page { deps: string; size: number; links?: string[] }
-    const openLate = (dir: string) => BuildCache.open<Entry, CachedBuild & { pages: Record<string, Page> }>(dir, "code-1", empty(), { keyed: ["pages"], late: { pages: ["deps", "links"] } });
-    const page = (i: number, edit = ""): Page => ({ deps: `d${i}${edit}`, size: i, links: [`/${i + 1}`] });
     const entry = (i: number, edit = ""): Entry & { text: string } => ({ sourceHash: `h${i}${edit}`, html: "", text: `<p>${i}${edit}</p>` });
     const edited = async (dir: string, edit: string) => {
       const other = await openLate(dir);
-      other.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i, edit)])), media: [] });
+      other.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, latePage(i, edit)])), media: [] });
       other.replace(new Map(Array.from({ length: 20 }, (_, i) => [file(i), entry(i, edit)])));
       await other.save();
       await other.release();
@@ -388,7 +387,7 @@ describe("the cache's store of a site of 5000 articles", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
     try {
       const first = await openLate(dir);
-      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, page(i)])), media: [] });
+      first.record({ pages: Object.fromEntries(Array.from({ length: ARTICLES }, (_, i) => [`/${i}`, latePage(i)])), media: [] });
       first.replace(new Map(Array.from({ length: 20 }, (_, i) => [file(i), entry(i)])));
       await first.save();
       await first.release();
@@ -399,7 +398,7 @@ describe("the cache's store of a site of 5000 articles", () => {
       const pages = slow.lastRecord().pages;
       await slow.fill("pages", ["/8"]);
       // What the store this build opened said, not the others', and no error.
-      expect(pages["/8"]).toEqual(page(8));
+      expect(pages["/8"]).toEqual(latePage(8));
       expect(await slow.readTexts([file(3)])).toEqual(new Map([[file(3), "<p>3</p>"]]));
       await slow.release();
       // A process no longer running (a build killed before it let go) holds nothing: the next save removes its claim, and the save after it what only it read.

@@ -23,10 +23,7 @@ describe("incremental rebuilds", () => {
     expect(result.ok).toBe(true);
     expect(result.changed.filter((f) => f.endsWith(".html"))).toEqual(["guia/so-titulo.html"]);
 
-    const fresh = new MemoryWriter();
-    await new SiteBuilder({ codeVersion: testCode(), contentDir: content, projectRoot, theme }).build(fresh);
-    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
-    for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+    await expectFreshBuild({ codeVersion: testCode(), contentDir: content, projectRoot, theme }, writer);
   });
 
   it("an article edit asks the writer once for every page it keeps, not once a page (issue 38: 100,000 questions took 8 s)", async () => {
@@ -208,10 +205,7 @@ describe("incremental rebuilds", () => {
     expect((await builder.update([article(3)], writer)).compared).toBe(2 + others);
     await edit(40, "Texto 40.");
     expect((await builder.update([article(40)], writer)).compared).toBeGreaterThanOrEqual(pages);
-    const fresh = new MemoryWriter();
-    await new SiteBuilder(options).build(fresh);
-    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
-    for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+    await expectFreshBuild(options, writer);
   });
 
   it("a save of one body hands the write stage a few runs of kept pages, not each page, and the site still equals a full build", async () => {
@@ -223,10 +217,7 @@ describe("incremental rebuilds", () => {
     expect(saved.rendered).toBe(1);
     // The page made again, the runs of kept pages on either side of it and the site's other files (sitemap, 404, redirects): a handful, not 300.
     expect(saved.handedOver).toBeLessThan(12);
-    const fresh = new MemoryWriter();
-    await new SiteBuilder(options).build(fresh);
-    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
-    for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+    await expectFreshBuild(options, writer);
   });
 
   it("a save of one body that keeps every route goes over no whole record of pages, and the site still equals a full build; a new article goes over them", async () => {
@@ -247,10 +238,7 @@ describe("incremental rebuilds", () => {
     expect(added.walked).toBeGreaterThan(300);
     await edit(152, "Texto novo.");
     expect((await builder.update([article(152)], writer)).walked).toBeLessThan(12);
-    const fresh = new MemoryWriter();
-    await new SiteBuilder(options).build(fresh);
-    expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
-    for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
+    await expectFreshBuild(options, writer);
   });
 
   it("saves that edit an article, retitle another and then undo both leave the pages a fresh build writes", async () => {
@@ -258,18 +246,12 @@ describe("incremental rebuilds", () => {
     const builder = new SiteBuilder(options);
     const writer = new MemoryWriter();
     expect((await builder.build(writer)).ok).toBe(true);
-    const sameAsFresh = async () => {
-      const fresh = new MemoryWriter();
-      await new SiteBuilder(options).build(fresh);
-      expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
-      for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
-    };
     // Each save, then its undoing: a page made in one save is the one the next save's values are checked against.
     const saves: [number, string, string?][][] = [[[3, "Texto novo."]], [[3, "Texto 3."]], [[5, "Texto 5.", "Outro título"]], [[5, "Texto 5."], [3, "Mais um."]], [[3, "Texto 3."]]];
     for (const save of saves) {
       for (const [i, text, title] of save) await edit(i, text, title);
       expect((await builder.update(save.map(([i]) => article(i)), writer)).ok).toBe(true);
-      await sameAsFresh();
+      await expectFreshBuild(options, writer);
     }
   });
 
@@ -314,4 +296,12 @@ async function extraArticles(count: number) {
   for (let i = 0; i < count; i++) await edit(i, `Texto ${i}.`);
   const options = { codeVersion: testCode(), contentDir: content, projectRoot, theme, drafts: true };
   return { content, article, edit, options };
+}
+
+/** What `writer` holds is what a fresh build with `options` writes: the same files, byte for byte (but for what `comparable` leaves out). */
+async function expectFreshBuild(options: ConstructorParameters<typeof SiteBuilder>[0], writer: MemoryWriter): Promise<void> {
+  const fresh = new MemoryWriter();
+  await new SiteBuilder(options).build(fresh);
+  expect([...writer.files.keys()].sort()).toEqual([...fresh.files.keys()].sort());
+  for (const [name, data] of fresh.files) expect(comparable(writer.files.get(name)), name).toEqual(comparable(data));
 }
