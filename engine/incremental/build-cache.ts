@@ -447,8 +447,9 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     this.packs = packs;
     for (const [part, names] of lateNames) this.late.get(part)!.names = names;
     // This cache reads the store it wrote from now on (watch mode's next run).
-    await this.claim(storeNames(store));
-    const named = new Set([...storeNames(store), ...replaced, ...(await claimedByOthers(this.dir, this.claimed))]);
+    const names = storeNames(store);
+    await this.claim(names);
+    const named = new Set([...names, ...replaced, ...(await claimedByOthers(this.dir, this.claimed))]);
     // Shards and packs neither this store.json, nor the one it replaced, nor a running build's claim names (and the files of an older format).
     for (const name of await readdir(this.dir)) {
       const unnamed = name.endsWith(".json") ? name !== "store.json" && !named.has(name) : PACK.test(name) && !Object.hasOwn(packs, name) && !named.has(name);
