@@ -75,7 +75,7 @@ const CONFIG_FILES = ["cafe.config.ts", "cafe.config.mts", "cafe.config.tsx", "c
 /** Lock files of the libraries (npm, yarn, pnpm, bun). */
 const LOCK_FILES = ["package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
 /** Packages loaded from node_modules as they are: native code, WebAssembly, files beside their code; React and what renders with it (one copy, the one satori and the islands use; React and react-dom required: `requireCommonJs`). */
-const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "chokidar", "fsevents", "piscina", "react", "react-dom", "lucide-react"];
+const KEEP_EXTERNAL = ["sharp", "esbuild", "@resvg/resvg-js", "satori", "subset-font", "piscina", "react", "react-dom", "lucide-react"];
 /**
  * zod's messages in other languages than English (`z.locales`: some 60 files, half of the code
  * of zod a start loads) stand in the bundle only when the site's code names them: otherwise

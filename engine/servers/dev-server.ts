@@ -8,11 +8,10 @@ import type http from "node:http";
 import path from "node:path";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { stat } from "node:fs/promises";
-import { watch } from "chokidar";
 import { build } from "esbuild";
 import { isForeignOrigin, refuse, serve } from "./static-server.js";
 import { sharePreviewPage, type BuiltRoute } from "./share-preview.js";
+import { watchFolders } from "./watch.js";
 import { wordsFor } from "../lib/language.js";
 import {
   changedRoutes,
@@ -214,12 +213,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   let timer: NodeJS.Timeout | undefined;
   const changed = new Set<string>();
   let chain: Promise<unknown> = Promise.resolve();
-  const mtime = (file: string) => stat(file).then((s) => s.mtimeMs, () => -1);
   const rebuild = (files: string[]) => {
     const reason = files.map((f) => path.relative(options.projectRoot, f)).join(", ");
     chain = chain.then(async () => {
-      // Noted alongside the rebuild (which reads the files after this), not before it.
-      const seenNow = Promise.all(files.map(mtime));
       const saved = files.map((f) => path.relative(options.projectRoot, f));
       if (files.some(isCode) || !builder?.alive) {
         await startBuilder();
@@ -227,19 +223,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       } else {
         await request({ type: "update", files }, reason, { saved });
       }
-      const seen = await seenNow;
-      // chokidar drops a second change to a path within 50 ms of the first; look again
-      // once that window has passed so that no save is ever lost.
-      setTimeout(() => {
-        void Promise.all(files.map(mtime)).then((now) => {
-          const missed = files.filter((_, i) => now[i] !== seen[i]);
-          if (missed.length > 0) queue(missed);
-        });
-      }, 75);
     });
   };
-  const queue = (files: string[]) => {
-    for (const file of files) changed.add(file);
+  const queue = (file: string) => {
+    changed.add(file);
     clearTimeout(timer);
     timer = setTimeout(() => {
       const batch = [...changed];
@@ -248,19 +235,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     }, 2);
   };
   const publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
-  const watcher = watch(
+  // Every save is seen (engine/servers/watch.ts), and each batch reads the files as they are
+  // then: an editor's atomic save (a temporary file renamed over) is one change.
+  const watcher = await watchFolders(
     [options.contentDir, publicDir, options.themeModule, ...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)],
-    {
-      ignoreInitial: true,
-      // Not chokidar's atomic mode: every batch re-reads the files as they are now, so an
-      // editor's unlink-then-add (atomic save) arrives as one change anyway.
-      atomic: false,
-      // Editors' swap, backup and temporary files are not content.
-      ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)),
-    },
-  ).on("all", (_event, file) => queue([path.resolve(file)]));
+    // Editors' swap, backup and temporary files are not content.
+    { ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)), onChange: queue },
+  );
   // Said once the watcher has looked at every folder: a save made from then on is never missed.
-  await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
   log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
   log(`share preview: ${url}${SHARE_PREVIEW} (each page as WhatsApp, LinkedIn and X show it)`);
 
