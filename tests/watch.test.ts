@@ -71,6 +71,22 @@ describe("the dev server's watcher", () => {
     await until(path.join(dir, "guia/x.md"), path.join(dir, "guia/fundo/y.md"));
   });
 
+  it("follows a folder replaced by another of the same name (the first moved away, the second moved in)", async () => {
+    const dir = await folder({ "guia/x.md": "x" });
+    const outside = await folder({ "guia/y.md": "y" });
+    const { seen, until } = await watching([dir]);
+    await rename(path.join(dir, "guia"), path.join(outside, "velho"));
+    await rename(path.join(outside, "guia"), path.join(dir, "guia"));
+    await until(path.join(dir, "guia/x.md"), path.join(dir, "guia/y.md"));
+    seen.clear();
+    await writeFile(path.join(dir, "guia/y.md"), "y2");
+    await until(path.join(dir, "guia/y.md"));
+    // The folder moved away is not watched as if it were still here.
+    await writeFile(path.join(outside, "velho/x.md"), "x2");
+    await settle();
+    expect([...seen]).toEqual([path.join(dir, "guia/y.md")]);
+  });
+
   it("watches a single file without reporting the others beside it; never reports an ignored name", async () => {
     const dir = await folder({ "theme.tsx": "1", "other.tsx": "1", "content/a.md": "a" });
     const { seen, until } = await watching([path.join(dir, "theme.tsx"), path.join(dir, "content")]);

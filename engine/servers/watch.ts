@@ -9,7 +9,7 @@
  * folder, ~0.1–0.5 s of CPU a save beside the builder, and the save's reload ~0.6× as fast
  * without it (bench/README.md, session 28). The folders' listings are read once, at the start,
  * and followed from the events: a file added or removed, a folder moved in (its files reported)
- * or removed (each file it held reported).
+ * or removed (each file it held reported), a folder replaced by another of the same name.
  *
  * Nothing is missed silently: an event without a name lists its folder again, and a watcher
  * the system drops (its folder removed or renamed) is replaced while the folder is there.
@@ -36,8 +36,9 @@ interface Folder {
   dirs: Set<string>;
   /** Watched for these names alone (a single file watched, or a folder not there yet): its parent's other entries are not reported. */
   only?: Set<string>;
-  /** Its real path (a folder watched whole). */
+  /** Its real path and its inode (a folder watched whole): a folder of the same name moved in is another. */
   canonical?: string;
+  ino?: number;
 }
 
 /** Watches `paths` (folders, whole, and single files); resolves once every folder is being watched: a save from then on is reported. */
@@ -74,6 +75,7 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
     if (!folder) return;
     folder.only = undefined;
     folder.canonical = canonical;
+    folder.ino = (await stat(dir).catch(() => undefined))?.ino;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     const subfolders: string[] = [];
     for (const entry of entries) {
@@ -124,6 +126,9 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
     if (now?.isDirectory()) {
       folder.files.delete(name);
       folder.dirs.add(name);
+      // Another folder than the one watched at this path (that one moved away, this one moved in): the first's files are gone from here.
+      const watched = folders.get(full);
+      if (watched && !watched.only && watched.ino !== now.ino) gone(full);
       await add(full, true);
     } else if (now) {
       if (folder.dirs.delete(name)) gone(full);
