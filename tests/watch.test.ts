@@ -107,6 +107,16 @@ describe("the dev server's watcher", () => {
     await until(path.join(dir, "public/img/logo.svg"));
   });
 
+  it("watches a folder named to watch again once it is removed and made again", async () => {
+    const dir = await folder({ "public/a.css": "a" });
+    const { until } = await watching([path.join(dir, "public")]);
+    await rm(path.join(dir, "public"), { recursive: true });
+    await until(path.join(dir, "public/a.css"));
+    await mkdir(path.join(dir, "public"));
+    await writeFile(path.join(dir, "public/b.css"), "b");
+    await until(path.join(dir, "public/b.css"));
+  });
+
   it("reports nothing once closed", async () => {
     const dir = await folder({ "a.md": "a" });
     const { seen, close } = await watching([dir]);

@@ -93,8 +93,11 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
     for (const sub of subfolders) await add(sub, report);
   };
 
-  /** Watches the folder of `file` for that name alone (a single file, or a folder watched whole once it is there). */
-  const addOnly = (file: string) => {
+  /**
+   * Watches the folder of `file` for that name alone: a single file, or a folder watched
+   * whole, so that it is watched again once removed and made again (or made at all).
+   */
+  const addOnly = (file: string, isDir: boolean) => {
     const dir = path.dirname(file);
     const known = folders.get(dir);
     if (known && !known.only) return;
@@ -102,7 +105,7 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
     if (!folder) return;
     folder.only ??= new Set();
     folder.only.add(path.basename(file));
-    folder.files.add(path.basename(file));
+    (isDir ? folder.dirs : folder.files).add(path.basename(file));
   };
 
   const event = (dir: string, type: string, name: string | null) => {
@@ -169,7 +172,7 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
     if (!here) return gone(dir);
     folder.watcher.close();
     folders.delete(dir);
-    if (folder.only) for (const name of folder.only) addOnly(path.join(dir, name));
+    if (folder.only) for (const name of folder.only) addOnly(path.join(dir, name), folder.dirs.has(name));
     else await add(dir, false);
     // What went while it was not watched.
     const now = folders.get(dir);
@@ -179,7 +182,7 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
   // Folders first: a single file inside one of them is watched with it.
   const kinds = await Promise.all(paths.map(async (p) => ({ at: path.resolve(p), dir: (await stat(p).catch(() => undefined))?.isDirectory() === true })));
   for (const { at } of kinds.filter((k) => k.dir)) await add(at, false);
-  for (const { at } of kinds.filter((k) => !k.dir)) addOnly(at);
+  for (const { at, dir } of kinds) addOnly(at, dir);
 
   return {
     async close() {
