@@ -28,7 +28,7 @@ async function folder(files: Record<string, string> = {}): Promise<string> {
 /** Watches `paths`; `seen` collects what is reported, `until` waits for every one of `files` to be. */
 async function watching(paths: string[], ignored = (file: string) => path.basename(file).startsWith(".")) {
   const seen = new Set<string>();
-  const w = await watchFolders(paths, { ignored, onChange: (file) => seen.add(file) });
+  const w = await watchFolders(paths, { ignored, onChange: (file) => seen.add(file), onError: (folder, error) => seen.add(`error ${folder} ${error.code}`) });
   open.push(w);
   const until = async (...files: string[]) => {
     await expect.poll(() => files.filter((f) => !seen.has(f)), { timeout: 10_000 }).toEqual([]);
@@ -115,6 +115,25 @@ describe("the dev server's watcher", () => {
     await mkdir(path.join(dir, "public"));
     await writeFile(path.join(dir, "public/b.css"), "b");
     await until(path.join(dir, "public/b.css"));
+  });
+
+  it("says which folder the system would not watch (its limit of watched folders reached), and watches the others", async () => {
+    const dir = await folder({ "a/x.md": "x", "b/y.md": "y" });
+    const real = fs.watch;
+    fs.watch = ((at: string, ...rest: unknown[]) => {
+      if (at === path.join(dir, "b")) throw Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), { code: "ENOSPC" });
+      return (real as (...args: unknown[]) => fs.FSWatcher)(at, ...rest);
+    }) as typeof fs.watch;
+    syncBuiltinESMExports();
+    try {
+      const { seen, until } = await watching([dir]);
+      expect([...seen]).toEqual([`error ${path.join(dir, "b")} ENOSPC`]);
+      await writeFile(path.join(dir, "a/x.md"), "x2");
+      await until(path.join(dir, "a/x.md"));
+    } finally {
+      fs.watch = real;
+      syncBuiltinESMExports();
+    }
   });
 
   it("reports nothing once closed", async () => {

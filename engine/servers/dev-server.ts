@@ -240,7 +240,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const watcher = await watchFolders(
     [options.contentDir, publicDir, options.themeModule, ...options.themeFolders.map((d) => path.join(options.projectRoot, d)), engineDir(options)],
     // Editors' swap, backup and temporary files are not content.
-    { ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)), onChange: queue },
+    {
+      ignored: (file: string) => /^\.|~$|\.(swp|swx|tmp)$/.test(path.basename(file)),
+      onChange: queue,
+      onError: (folder, error) => log(`warning: cannot watch ${path.relative(options.projectRoot, folder) || "."}: ${error.message}. Saves in it are not seen until the dev server starts again; ${watchHint(error)}`),
+    },
   );
   // Said once the watcher has looked at every folder: a save made from then on is never missed.
   log(`dev server: ${url} (drafts included; rebuilds on save; Ctrl+C to stop)`);
@@ -255,6 +259,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** What to do when the system would not watch a folder. */
+function watchHint(error: NodeJS.ErrnoException): string {
+  if (error.code === "ENOSPC" || error.code === "EMFILE") return "raise the system's limit of watched folders (on Linux: sudo sysctl fs.inotify.max_user_watches=524288) and start it again.";
+  if (error.code === "EACCES" || error.code === "EPERM") return "give your user the right to read that folder and start it again.";
+  return "start it again.";
 }
 
 /** The page served while no page could be built: the errors as text, and the overlay, in the site's language. */

@@ -27,6 +27,8 @@ export interface WatchOptions {
   ignored: (file: string) => boolean;
   /** Called with each path that changed (absolute): saved, added or removed. */
   onChange: (file: string) => void;
+  /** A folder the system would not watch (its limit of watched folders reached, its rights): its saves are not seen. */
+  onError: (folder: string, error: NodeJS.ErrnoException) => void;
 }
 
 interface Folder {
@@ -42,7 +44,7 @@ interface Folder {
 }
 
 /** Watches `paths` (folders, whole, and single files); resolves once every folder is being watched: a save from then on is reported. */
-export async function watchFolders(paths: readonly string[], { ignored, onChange }: WatchOptions): Promise<FolderWatch> {
+export async function watchFolders(paths: readonly string[], { ignored, onChange, onError }: WatchOptions): Promise<FolderWatch> {
   const folders = new Map<string, Folder>();
   let closed = false;
 
@@ -52,7 +54,9 @@ export async function watchFolders(paths: readonly string[], { ignored, onChange
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, (type, name) => event(dir, type, name));
-    } catch {
+    } catch (error) {
+      // Gone in the meantime: its removal is reported by its parent's watcher.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" && !closed) onError(dir, error as NodeJS.ErrnoException);
       return undefined;
     }
     watcher.on("error", () => void recover(dir));
