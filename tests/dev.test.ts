@@ -266,6 +266,42 @@ describe("npm run dev on a theme being edited", () => {
   }, 60_000);
 });
 
+describe("npm run dev across a template's save, with a page open", () => {
+  it("renders the open page first and reloads it as soon as it is written, then the others, each page reloaded once", async () => {
+    // With a cache folder, as `npm run dev` has: the new builder keeps the assets (without one it writes them again, and every page reloads for them).
+    const { project, server, lines } = await devOnCopy({ cache: true });
+    const stream = new AbortController();
+    try {
+      // An open page's live-reload channel, as the dev client opens it: the last route in the site's order.
+      const events: { event: string; routes: string[] }[] = [];
+      const res = await fetch(`${server.url}/__cafe/events?page=${encodeURIComponent("/primeiro")}`, { signal: stream.signal });
+      void (async () => {
+        const decoder = new TextDecoder();
+        let buffer = "";
+        for await (const chunk of res.body!) {
+          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+          for (let end; (end = buffer.indexOf("\n\n")) >= 0; buffer = buffer.slice(end + 2)) {
+            const block = buffer.slice(0, end);
+            const event = /^event: (.*)$/m.exec(block)?.[1];
+            if (event === "ok") events.push({ event, routes: JSON.parse(/^data: (.*)$/m.exec(block)![1]!).routes });
+          }
+        }
+      })().catch(() => {});
+      await new Promise((r) => setTimeout(r, 100));
+      const template = path.join(project, "templates/footer.tsx");
+      await writeFile(template, (await readFile(template, "utf8")).replace("</footer>", "<p>Rodapé novo</p></footer>"));
+      await expect.poll(() => lines.some((l) => l.startsWith("templates/footer.tsx: 4 pages updated")), { timeout: 30_000 }).toBe(true);
+      await expect.poll(() => events.length, { timeout: 5_000 }).toBe(2);
+      expect(events[0]!.routes).toEqual(["/primeiro"]);
+      expect(events[1]!.routes.sort()).toEqual(["/", "/404", "/guia/so-titulo"]);
+      expect(await (await fetch(`${server.url}/primeiro`)).text()).toContain("<p>Rodapé novo</p></footer>");
+    } finally {
+      stream.abort();
+      await server.close();
+    }
+  }, 60_000);
+});
+
 describe("npm run dev across a template's save", () => {
   it("renders again only the pages whose template reaches the saved module, starting from the last builder's work", async () => {
     // With a cache folder, as `npm run dev` has.

@@ -54,6 +54,12 @@ export interface RenderInput {
    * file is made.
    */
   checkOnly?: boolean;
+  /**
+   * Routes whose pages, when they are rendered, are rendered and handed on before every other
+   * page (watch mode: the pages open in a browser, reloaded once written, while the others are
+   * made). A path that is not a route, or whose page is kept, is passed over.
+   */
+  first?: readonly string[];
 }
 
 /** Where the pages are rendered: the threads for `count` pages, and the run's site share for them. */
@@ -328,8 +334,10 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
 export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources, snapshot }: KeptPages): AsyncGenerator<RenderedFile> {
   const { content, table, redirects, checkOnly = false } = input;
   const { share, all: bodies } = sources;
-  const paths: string[] = [];
-  for (const route of table.routes) if (!kept.has(route.path)) paths.push(route.path);
+  // The pages asked for first, then the others in route order.
+  const first = new Set(input.first?.filter((p) => table.byPath.has(p) && !kept.has(p)));
+  const paths: string[] = [...first];
+  for (const route of table.routes) if (!kept.has(route.path) && !first.has(route.path)) paths.push(route.path);
   // The bodies the pages to render show, read from the store when the cache kept them.
   await sources.read(paths.flatMap((p) => pageBodies(table.byPath.get(p)!).map((a) => a.file)));
   const { threads, site } = await pageThreads(paths.length);
@@ -340,16 +348,8 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const made = streamSlices(threads, paths, task);
   // The pages' lists of what they read, one for those alike (`readsOf`).
   const lists = new Map<string, readonly string[]>();
-  // The kept pages go to the write stage a run at a time, not one each: a save of one page in thousands hands over a few runs.
-  let run: [string, PageEntry][] = [];
-  for (const route of table.routes) {
-    const entry = kept.get(route.path);
-    if (entry) {
-      run.push([route.path, entry]);
-      continue;
-    }
-    if (run.length > 0) yield { kind: "kept", pages: run };
-    run = [];
+  /** The next page made (in the order of `paths`), which is `route`'s; undefined when it is left out. */
+  const next = async (route: Route): Promise<RenderedFile | undefined> => {
     let page = (await made.next()).value!;
     // It reads the body of another article than its own: rendered here, where every body is
     // (read from the store first when the cache kept it, as often as the page asks for one).
@@ -365,8 +365,26 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
       page = again;
     }
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
-    if ("left" in page) continue;
-    yield { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps, lists) } };
+    if ("left" in page) return undefined;
+    return { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps, lists) } };
+  };
+  for (const path of first) {
+    const page = await next(table.byPath.get(path)!);
+    if (page) yield page;
+  }
+  // The kept pages go to the write stage a run at a time, not one each: a save of one page in thousands hands over a few runs.
+  let run: [string, PageEntry][] = [];
+  for (const route of table.routes) {
+    const entry = kept.get(route.path);
+    if (entry) {
+      run.push([route.path, entry]);
+      continue;
+    }
+    if (first.has(route.path)) continue;
+    if (run.length > 0) yield { kind: "kept", pages: run };
+    run = [];
+    const page = await next(route);
+    if (page) yield page;
   }
   if (run.length > 0) yield { kind: "kept", pages: run };
   if (checkOnly) return;

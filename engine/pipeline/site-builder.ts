@@ -139,6 +139,12 @@ export interface BuildResult {
 export type Loaded = Staged<LoadedContent>;
 
 /** What a run's stages made for the cache to keep, stored once the run is over. */
+/** What a caller asks of one run beside its input. */
+export interface RunOptions {
+  /** Routes (paths) rendered and handed to the writer before every other page (render-pages.ts, `RenderInput.first`). */
+  first?: readonly string[];
+}
+
 interface Kept {
   articles?: ArticleStore;
   /** A whole load's article files: the cache lets go of every other's entry. */
@@ -237,8 +243,12 @@ export class SiteBuilder {
     await this.cache.release();
   }
 
-  /** Builds the whole site into `writer`, reading the whole content folder; saves the cache when it succeeds. */
-  async build(writer: SiteWriter): Promise<BuildResult> {
+  /**
+   * Builds the whole site into `writer`, reading the whole content folder; saves the cache when
+   * it succeeds. `first`: routes to render and hand to the writer before the others (watch mode:
+   * the pages open in a browser, reloaded as soon as they are written).
+   */
+  async build(writer: SiteWriter, { first }: RunOptions = {}): Promise<BuildResult> {
     // The size of the site, before reading it: the workers start while this thread reads the
     // content, when there is every body and page to make (else a stage starts them if it needs them).
     const cachedFiles = this.cache.files.size;
@@ -247,7 +257,7 @@ export class SiteBuilder {
     if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) this.startPool(articles());
     // A large site's heap grows by less than V8's default past what it holds alive (lib/heap.ts).
     heapFor(articles());
-    const result = await this.run(() => this.loadAll(), writer);
+    const result = await this.run(() => this.loadAll(), writer, { first });
     if (result.ok) {
       const lap = stopwatch();
       lap("cache save", await this.saveCache());
@@ -260,7 +270,7 @@ export class SiteBuilder {
    * One run of the stages. What the cache should keep of the articles parsed and the bodies
    * rendered is stored once the run is over (the cache is what earlier runs read while it lasts).
    */
-  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: { newAssets?: boolean; articlesOnly?: boolean } = {}): Promise<BuildResult> {
+  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: RunOptions & { newAssets?: boolean; articlesOnly?: boolean } = {}): Promise<BuildResult> {
     const kept: Kept = {};
     this.threadsUsed = 1;
     try {
@@ -282,7 +292,7 @@ export class SiteBuilder {
    * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
    * found wrong, and the build stops before anything is published if any of it is an error.
    */
-  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false }): Promise<BuildResult> {
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false, first }: RunOptions & { newAssets?: boolean; articlesOnly?: boolean }): Promise<BuildResult> {
     const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
     const { publicDir, cache, previous } = this;
     const pass = this.handOver;
@@ -419,7 +429,7 @@ export class SiteBuilder {
     const delta = touched && { ...touched, bodiesFrom, fresh };
     const pagesKept = await keptPages(renderInput, theme, (files) => writer.reuse(files), previous.checked, delta);
     const checkedMs = performance.now() - checking;
-    const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
+    const rendering = timed(renderStage({ ...renderInput, first }, theme, pageThreads, pagesKept), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
     lap.split("render", checkedMs + rendering.ms, "write");
     // The pages taken as they were are checked again only where a page they link to changed (the last check's findings kept with the record).
@@ -490,10 +500,10 @@ export class SiteBuilder {
    * file of public/ is copied (or removed) on its own, unless an article shows it as an image.
    * The pages' dependencies decide which are rendered.
    */
-  async update(changed: readonly string[], writer: SiteWriter): Promise<BuildResult> {
+  async update(changed: readonly string[], writer: SiteWriter, { first }: RunOptions = {}): Promise<BuildResult> {
     const before = this.previous.loaded;
     // A settings, collection or data file that did not load: read the whole content again.
-    if (!before?.value.content || before.value.content.unavailable.length > 0) return this.build(writer);
+    if (!before?.value.content || before.value.content.unavailable.length > 0) return this.build(writer, { first });
     const { contentDir } = this.options;
     const inside = (dir: string, file: string) => !path.relative(dir, file).startsWith("..");
     const articlesDir = path.join(contentDir, "articles");
@@ -509,11 +519,11 @@ export class SiteBuilder {
       result = { ok: true, routes: this.previous.routes, errors: [], warnings: this.warnings, changed: [], rendered: 0 };
     } else if (!rest.some((f) => inside(contentDir, f))) {
       // The content as it was, and what its settings said (a placeholder address): said again by this run.
-      result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() } }), writer, { newAssets: true });
+      result = await this.run(() => ({ ...before, value: { ...before.value, parsed: new Map() } }), writer, { newAssets: true, first });
     } else if (!rest.every((f) => inside(articlesDir, f) && f.endsWith(".md"))) {
-      result = await this.build(writer);
+      result = await this.build(writer, { first });
     } else {
-      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer, { articlesOnly: true });
+      result = await this.run(() => this.reloadArticles(before, rest, articlesDir), writer, { articlesOnly: true, first });
     }
     return { ...result, changed: [...copied, ...result.changed].sort(byCodePoint) };
   }

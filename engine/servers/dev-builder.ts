@@ -13,7 +13,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContentError } from "../lib/errors.js";
 import { shownFrom } from "../lib/code-location.js";
-import { crashReply, reportCrash, reportError, reportWarning, type BuilderReply, type BuilderRequest, type BuilderSetup } from "./dev-protocol.js";
+import { changedRoutes, crashReply, reportCrash, reportError, reportWarning, type BuilderReply, type BuilderRequest, type BuilderSetup } from "./dev-protocol.js";
 
 const send = (reply: BuilderReply) => process.send?.(reply);
 
@@ -90,14 +90,18 @@ export function runBuilder(setup: BuilderSetup): void {
       const started = performance.now();
       try {
         const { builder, writer, formatError, mistakes, language } = await loaded;
+        // The pages open in a browser: each told as soon as it is written, so it reloads while the others are made.
+        const first = new Set(request.first);
+        writer.onWritten = first.size === 0 ? undefined : (file) => void (changedRoutes([file]).some((route) => first.has(route)) && send({ type: "written", changed: [file] }));
         const result =
           mistakes.length > 0
             ? { ok: false, errors: mistakes, warnings: [], changed: [], routes: [], rendered: 0 }
-            : await (request.type === "build" ? builder.build(writer) : builder.update(request.files, writer)).catch((error: unknown) => {
+            : await (request.type === "build" ? builder.build(writer, { first: request.first }) : builder.update(request.files, writer, { first: request.first })).catch((error: unknown) => {
                 // A mistake of the theme's found while rendering (a listing it does not have): an error like the content's.
                 if (error instanceof ContentError) return { ok: false, errors: [shownFrom(projectRoot, error)], warnings: [], changed: [], routes: [], rendered: 0 };
                 throw error;
               });
+        writer.onWritten = undefined;
         if (result.ok && request.type === "update") saveWhenIdle(builder);
         send({
           type: "result",

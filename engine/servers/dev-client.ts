@@ -106,7 +106,8 @@ function showOverlay(errors: ReportedError[], language: string | undefined): voi
   document.body.append(overlay);
 }
 
-const events = new EventSource("/__cafe/events");
+// The page says where it is: a rebuild renders the pages open in a browser first, and reloads each as soon as it is written.
+const events = new EventSource(`/__cafe/events?page=${encodeURIComponent(location.pathname)}`);
 events.addEventListener("open", () => {
   document.documentElement.dataset.devServer = "connected";
 });

@@ -56,13 +56,14 @@ export interface BuilderSetup {
   threads?: number;
 }
 
-/** A build, or an update after files changed. */
-export type BuildRequest = { type: "build" } | { type: "update"; files: string[] };
+/** A build, or an update after files changed. `first`: the routes open in a browser, rendered and written before the others (each told as it is: `written`). */
+export type BuildRequest = { type: "build"; first?: string[] } | { type: "update"; files: string[]; first?: string[] };
 
 /** `save`: write the persistent cache now (the builder is about to be replaced: the new one starts from it). */
 export type BuilderRequest = BuildRequest | { type: "save" };
 
-export type BuilderReply = { type: "ready" } | { type: "saved" } | BuildReply;
+/** `written`: a page of a request's `first` is in place, its new bytes written, while the build goes on (not the request's reply). */
+export type BuilderReply = { type: "ready" } | { type: "saved" } | { type: "written"; changed: string[] } | BuildReply;
 
 export type BuildReply = {
       type: "result";

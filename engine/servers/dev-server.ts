@@ -87,7 +87,12 @@ async function devClient(options: DevOptions): Promise<string> {
 
 export async function startDev(options: DevOptions): Promise<DevServer> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const clients = new Set<http.ServerResponse>();
+  /** The open pages' event streams, each with the route of its page (the dev client says it: `?page=`). */
+  const clients = new Map<http.ServerResponse, string | undefined>();
+  /** The routes open in a browser: rendered first by a rebuild, and reloaded as soon as they are written. */
+  const openRoutes = () => [...new Set([...clients.values()].filter((route): route is string => route !== undefined))].slice(0, 20);
+  /** The routes a rebuild already reloaded while it went on (`written`): its final reload leaves them out. */
+  let reloaded = new Set<string>();
   let lastErrors: ReportedError[] | undefined;
   /** The routes of the last build that succeeded: the share preview lists them. */
   let lastRoutes: BuiltRoute[] = [];
@@ -100,7 +105,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 
   const send = (res: http.ServerResponse, event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const broadcast = (event: string, data: unknown) => {
-    for (const res of clients) send(res, event, data);
+    for (const res of clients.keys()) send(res, event, data);
   };
 
   // The builder process; a fresh one when code it has loaded (theme, engine) changes, or
@@ -111,13 +116,20 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // the bodies and pages whose code changed (a template's save, its pages).
     if (builder?.alive) await builder.save();
     builder?.stop();
-    builder = new BuilderProcess(options);
+    builder = new BuilderProcess(options, (changed) => {
+      // A page open in a browser is written: reloaded now, not when every page is.
+      const routes = changedRoutes(changed).filter((route) => !reloaded.has(route));
+      for (const route of routes) reloaded.add(route);
+      if (routes.length > 0) broadcast("ok", { routes });
+    });
     if (options.signal?.aborted) builder.stop();
   };
   options.signal?.addEventListener("abort", () => builder?.stop(), { once: true });
   /** Asks the builder; prints what a rebuild changed (`quiet`: the first build, whose line is "N pages ready"). */
   const request = async (message: BuildRequest, reason: string, { quiet = false, saved }: { quiet?: boolean; saved?: readonly string[] } = {}) => {
-    const reply = await builder!.request(message);
+    reloaded = new Set();
+    const first = openRoutes();
+    const reply = await builder!.request(first.length > 0 ? { ...message, first } : message);
     if (reply.language) language = reply.language;
     // The terminal shows the warnings of the files just saved (all of them at the start); the pages, every one.
     const shown = saved ? reply.warnings.filter((w) => saved.includes(w.file)) : reply.warnings;
@@ -142,8 +154,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     if (reply.routes) lastRoutes = reply.routes;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
     if (reply.changed.length === 0 && !recovered) return;
-    const routes = changedRoutes(reply.changed);
-    broadcast("ok", { routes });
+    // The pages reloaded as they were written (`written`) are not reloaded again; the overlay cleared is every page's.
+    const routes = changedRoutes(reply.changed).filter((route) => recovered || !reloaded.has(route));
+    if (routes.length > 0 || recovered) broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
     // How many were rendered, when not all: a template's save renders only the pages whose template reaches it.
     const kept = reply.rendered < reply.pages ? ` (${reply.rendered} of ${reply.pages} rendered, the others kept)` : "";
@@ -165,7 +178,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     dev: true,
     injectHtml: (html) => html.replace("</body>", '<script type="module" src="/__cafe/dev-client.js"></script></body>'),
     before(req, res) {
-      if (req.url === "/__cafe/events") {
+      if (req.url?.split("?")[0] === "/__cafe/events") {
         // Drafts and error frames go down this channel: only to pages of this server (the
         // Host check has run already), never to a page of another origin that opens it.
         if (isForeignOrigin(req)) {
@@ -174,7 +187,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         }
         res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" });
         res.write(": connected\n\n");
-        clients.add(res);
+        clients.set(res, routeOfPage(new URL(req.url, "http://localhost").searchParams.get("page")));
         if (lastErrors) send(res, "build-error", { errors: lastErrors, language });
         if (lastWarnings.length > 0) send(res, "warnings", { warnings: lastWarnings, language });
         // The response closes when the page goes away (the request "closes" once read).
@@ -254,11 +267,19 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     url,
     async close() {
       await watcher.close();
-      for (const res of clients) res.end();
+      for (const res of clients.keys()) res.end();
       builder?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The route of a page as its address names it (`/guia/`, `/guia.html` and `/guia` are one page); undefined for none. */
+function routeOfPage(page: string | null): string | undefined {
+  if (!page?.startsWith("/")) return undefined;
+  let route = page.replace(/(\/index)?\.html$/, "");
+  if (route.length > 1 && route.endsWith("/")) route = route.slice(0, -1);
+  return route || "/";
 }
 
 /** What to do when the system would not watch a folder. */
@@ -288,7 +309,11 @@ class BuilderProcess {
   private stderr = "";
   private ended?: BuildReply;
 
-  constructor(options: DevOptions) {
+  /** `onWritten`: a page of a request's `first` written while its build goes on. */
+  constructor(
+    options: DevOptions,
+    private readonly onWritten: (changed: string[]) => void = () => {},
+  ) {
     // Through the launcher, as every command runs: a new builder runs the code as it is now.
     const setup: BuilderSetup = {
       contentDir: options.contentDir,
@@ -315,6 +340,7 @@ class BuilderProcess {
     this.ready = new Promise((resolve) => {
       this.child.on("message", (reply: BuilderReply) => {
         if (reply.type === "ready") resolve();
+        else if (reply.type === "written") this.onWritten(reply.changed);
         else this.pending.shift()?.(reply);
       });
       // "close", not "exit": the process may be gone before its last words on stderr are read.

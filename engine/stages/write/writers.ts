@@ -613,6 +613,9 @@ export class LiveWriter implements SiteWriter {
   /** Sizes of the files this writer wrote or found in place this session. */
   private readonly sizes = new Map<string, number>();
 
+  /** Told of each file once its new bytes are in place (the dev server reloads a page open in a browser before the build ends). */
+  onWritten?: (file: string) => void;
+
   /**
    * The file is already in place: it stays as the last build (or the last session) wrote it.
    * Looked at once a session (a save in a site of thousands of pages asks this of every page;
@@ -645,6 +648,7 @@ export class LiveWriter implements SiteWriter {
     await writeFileAtomic(target, contents, { mkdirs: false });
     this.hashes.set(file, hash);
     this.sizes.set(file, typeof contents === "string" ? Buffer.byteLength(contents) : contents.length);
+    this.onWritten?.(file);
     return true;
   }
 
