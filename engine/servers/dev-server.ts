@@ -154,9 +154,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     if (reply.routes) lastRoutes = reply.routes;
     // Nothing written and nothing to clear (a save that changed no byte): the pages are as they were.
     if (reply.changed.length === 0 && !recovered) return;
-    // The pages reloaded as they were written (`written`) are not reloaded again; the overlay cleared is every page's.
+    // The pages reloaded as they were written (`written`) are not reloaded again (nothing is sent when they were all); the overlay cleared is every page's.
     const routes = changedRoutes(reply.changed).filter((route) => recovered || !reloaded.has(route));
-    if (routes.length > 0 || recovered) broadcast("ok", { routes });
+    if (routes.length > 0 || recovered || reloaded.size === 0) broadcast("ok", { routes });
     const pages = reply.changed.filter((f) => f.endsWith(".html")).length;
     // How many were rendered, when not all: a template's save renders only the pages whose template reaches it.
     const kept = reply.rendered < reply.pages ? ` (${reply.rendered} of ${reply.pages} rendered, the others kept)` : "";
