@@ -219,7 +219,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
     // The record of published addresses changed (commit it): so did the content, by that file alone (`again`).
-    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs);
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs, writer.publishedState);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);
