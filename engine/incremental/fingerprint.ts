@@ -40,6 +40,57 @@ export function lockFileOf(projectRoot: string): string | undefined {
 export interface InputFingerprint {
   value: string;
   again(): string;
+  /**
+   * The stats it took of the inputs' files, handed over once (the next call gives none): a
+   * build's load takes an article's evidence from them instead of a stat of its own (at
+   * 100,000 articles the same 100,000 stats again, ~3% of a one-article edit's CPU).
+   */
+  seen?(): SeenFiles | undefined;
+}
+
+/** What a stat says of a file that a build's load reads (stages/load/content.ts: an article's evidence). */
+export interface SeenFile {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+/** The stats of the inputs' files as the fingerprint took them, by path as it listed them; `at`: the clock before the first. */
+export interface SeenFiles {
+  at: number;
+  of(file: string): SeenFile | undefined;
+}
+
+/** Each field of a file's stat that a load reads: five numbers a file, in one array (not an object a file, held while the store is read). */
+const SEEN_FIELDS = 5;
+
+/** Notes the stats of files as they are taken (`note`), and gives them back by path (`files`). */
+function seenFiles(at: number) {
+  const index = new Map<string, number>();
+  let values = new Float64Array(SEEN_FIELDS * 1024);
+  return {
+    note(file: string, s: SeenFile) {
+      const i = index.size;
+      if ((i + 1) * SEEN_FIELDS > values.length) {
+        const more = new Float64Array(values.length * 2);
+        more.set(values);
+        values = more;
+      }
+      values.set([s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev], i * SEEN_FIELDS);
+      index.set(file, i);
+    },
+    files: (): SeenFiles => ({
+      at,
+      of(file) {
+        const i = index.get(file);
+        if (i === undefined) return undefined;
+        const [size, mtimeMs, ctimeMs, ino, dev] = values.subarray(i * SEEN_FIELDS, (i + 1) * SEEN_FIELDS) as unknown as number[];
+        return { size: size!, mtimeMs: mtimeMs!, ctimeMs: ctimeMs!, ino: ino!, dev: dev! };
+      },
+    }),
+  };
 }
 
 /**
@@ -53,9 +104,21 @@ export async function inputFingerprint(projectRoot: string, contentDir: string, 
   const record = path.join(contentDir, RECORD_FILE);
   const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])].filter((file) => file !== record);
   // Every input but the record, fed once; the record's state after them, each time it is asked for.
-  const before = feed(createHash("sha1"), statesOf(all, options, projectRoot));
+  // Each stat noted for the build's load (`seen`): the clock first, as the load reads it before its own stats.
+  let seen: ReturnType<typeof seenFiles> | undefined = seenFiles(Date.now());
+  const noted = (file: string) => {
+    const s = statSync(file, { throwIfNoEntry: false });
+    if (s?.isFile()) seen!.note(file, s);
+    return s;
+  };
+  const before = feed(createHash("sha1"), statesOf(all, options, projectRoot, noted));
   const withRecord = () => feed(before.copy(), statesOf([record], "", projectRoot)).digest("base64url");
-  return { value: withRecord(), again: withRecord };
+  const handOver = () => {
+    const files = seen?.files();
+    seen = undefined;
+    return files;
+  };
+  return { value: withRecord(), again: withRecord, seen: handOver };
 }
 
 function describe(list: string[], seed: string, relativeTo?: string, state?: (file: string) => FileState | undefined): string {

@@ -163,7 +163,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const early = options.onPagesWritten;
     const onPagesWritten = early && (() => early({ dir: writer.folder, holds: (file: string) => writer.holds(file) }));
     const builder = new SiteBuilder({
-      contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
+      contentDir, seen: fingerprint.seen?.(), projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
       engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
     });
     try {
