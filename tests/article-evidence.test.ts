@@ -19,7 +19,6 @@ import { articleModel, displayPath, loadArticleFile, loadContent, markdownOf, ty
 import { sourceText } from "../engine/lib/source-text.js";
 import { ContentError } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
-import { inputFingerprint } from "../engine/incremental/fingerprint.js";
 
 /** A command-line build: a new builder over the cache folder (none: a cold build), as `npm run build` opens it. */
 async function commandLineBuild(contentDir: string, cacheDir: string | undefined) {
@@ -77,27 +76,6 @@ describe("an article taken on its file's evidence", () => {
     expect(String(cold.writer.files.get("primeiro.html") ?? cold.writer.files.get("primeiro/index.html"))).toContain("Seção INICIAL");
     expect(filesOf(warm.writer)).toEqual(filesOf(cold.writer));
   }, 60_000);
-
-  it("takes a file's stat from the up-to-date check's when it took one (one stat a file a build), handed over once", async () => {
-    const file = path.join(dir, "articles/guia/so-titulo.md");
-    const model = articleModel(theme);
-    const display = displayPath(projectRoot);
-    const articles = path.join(dir, "articles");
-    const fingerprint = await inputFingerprint(projectRoot, dir, [], "");
-    const seen = fingerprint.seen!()!;
-    expect(fingerprint.seen!()).toBeUndefined();
-    const { size, mtimeMs, ctimeMs, ino, dev } = await stat(file);
-    expect(seen.of(file)).toEqual({ size, mtimeMs, ctimeMs, ino, dev });
-    // Told another inode than the file has: the evidence kept is of what the load was told, not of a stat of its own.
-    const told = { at: seen.at, of: (f: string) => ({ ...seen.of(f)!, ino: ino + 1 }) };
-    const store: ArticleStore = new Map();
-    const read = loadArticleFile(articles, file, model, display, undefined, store, told);
-    expect(read && "article" in read && read.article.source).toBeTypeOf("string");
-    const taken = loadArticleFile(articles, file, model, display, store, new Map(), told);
-    expect(taken && "article" in taken && taken.article.source).toBeUndefined();
-    const ownStat = loadArticleFile(articles, file, model, display, store, new Map());
-    expect(ownStat && "article" in ownStat && ownStat.article.source).toBeTypeOf("string");
-  });
 
   it("has its text read when a stage needs it, and a file changed since stops with its name and what to do", async () => {
     const file = path.join(dir, "articles/guia/so-titulo.md");

@@ -148,22 +148,6 @@ describe("bad input fails the build and keeps the last good output", () => {
     expect((await readdir(path.join(root, "dist.builds"))).filter((name) => name.startsWith(".cafe-build.json-"))).toEqual([]);
   });
 
-  it("the up-to-date note is made from what the build's writer says its published folder holds, not by going over the folder again", async () => {
-    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-note-")), "dist");
-    const writer = new FolderWriter(out);
-    await writer.begin();
-    expect(writer.publishedState).toBeUndefined();
-    expect((await buildSite({ codeVersion: testCode(), contentDir: fixture("basic"), projectRoot, theme, writer })).ok).toBe(true);
-    const held = writer.publishedState!;
-    expect(held.has("index.html")).toBe(true);
-    // What the writer holds is what the folder has: the note says the site is up to date.
-    await recordBuild(out, "inputs", held);
-    expect(await isUpToDate(out, "inputs")).toBe(true);
-    // Told of a folder without one of its files, the note is of that folder, not of this one: a build would run.
-    await recordBuild(out, "inputs", new Map([...held].filter(([file]) => file !== "index.html")));
-    expect(await isUpToDate(out, "inputs")).toBe(false);
-  });
-
   it("a data row whose link is not http(s) names the data file and line", async () => {
     const dir = await editedFixture("basic", {
       "data/tools.json": (s) => s.replace("https://keep.google.com", "javascript:alert(1)"),

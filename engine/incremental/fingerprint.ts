@@ -40,57 +40,6 @@ export function lockFileOf(projectRoot: string): string | undefined {
 export interface InputFingerprint {
   value: string;
   again(): string;
-  /**
-   * The stats it took of the inputs' files, handed over once (the next call gives none): a
-   * build's load takes an article's evidence from them instead of a stat of its own (at
-   * 100,000 articles the same 100,000 stats again, ~3% of a one-article edit's CPU).
-   */
-  seen?(): SeenFiles | undefined;
-}
-
-/** What a stat says of a file that a build's load reads (stages/load/content.ts: an article's evidence). */
-export interface SeenFile {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  dev: number;
-}
-
-/** The stats of the inputs' files as the fingerprint took them, by path as it listed them; `at`: the clock before the first. */
-export interface SeenFiles {
-  at: number;
-  of(file: string): SeenFile | undefined;
-}
-
-/** Each field of a file's stat that a load reads: five numbers a file, in one array (not an object a file, held while the store is read). */
-const SEEN_FIELDS = 5;
-
-/** Notes the stats of files as they are taken (`note`), and gives them back by path (`files`). */
-function seenFiles(at: number) {
-  const index = new Map<string, number>();
-  let values = new Float64Array(SEEN_FIELDS * 1024);
-  return {
-    note(file: string, s: SeenFile) {
-      const i = index.size;
-      if ((i + 1) * SEEN_FIELDS > values.length) {
-        const more = new Float64Array(values.length * 2);
-        more.set(values);
-        values = more;
-      }
-      values.set([s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev], i * SEEN_FIELDS);
-      index.set(file, i);
-    },
-    files: (): SeenFiles => ({
-      at,
-      of(file) {
-        const i = index.get(file);
-        if (i === undefined) return undefined;
-        const [size, mtimeMs, ctimeMs, ino, dev] = values.subarray(i * SEEN_FIELDS, (i + 1) * SEEN_FIELDS) as unknown as number[];
-        return { size: size!, mtimeMs: mtimeMs!, ctimeMs: ctimeMs!, ino: ino!, dev: dev! };
-      },
-    }),
-  };
 }
 
 /**
@@ -104,35 +53,17 @@ export async function inputFingerprint(projectRoot: string, contentDir: string, 
   const record = path.join(contentDir, RECORD_FILE);
   const all = [...dirs.flatMap(files), ...(lock ? [lock] : [])].filter((file) => file !== record);
   // Every input but the record, fed once; the record's state after them, each time it is asked for.
-  // Each stat noted for the build's load (`seen`): the clock first, as the load reads it before its own stats.
-  let seen: ReturnType<typeof seenFiles> | undefined = seenFiles(Date.now());
-  const noted = (file: string) => {
-    const s = statSync(file, { throwIfNoEntry: false });
-    if (s?.isFile()) seen!.note(file, s);
-    return s;
-  };
-  const before = feed(createHash("sha1"), statesOf(all, options, projectRoot, noted));
+  const before = feed(createHash("sha1"), statesOf(all, options, projectRoot));
   const withRecord = () => feed(before.copy(), statesOf([record], "", projectRoot)).digest("base64url");
-  const handOver = () => {
-    const files = seen?.files();
-    seen = undefined;
-    return files;
-  };
-  return { value: withRecord(), again: withRecord, seen: handOver };
+  return { value: withRecord(), again: withRecord };
 }
 
-function describe(list: string[], seed: string, relativeTo?: string, state?: (file: string) => FileState | undefined): string {
-  return hashOfAll(statesOf(list, seed, relativeTo, state));
+function describe(list: string[], seed: string, relativeTo?: string): string {
+  return hashOfAll(statesOf(list, seed, relativeTo));
 }
 
-/** A file's size and modification time, as a stat gives them. */
-export interface FileState {
-  size: number;
-  mtimeMs: number;
-}
-
-/** `seed`, then each file's name (from `relativeTo`), size and modification time (stat'ed, unless `state` knows them). */
-function* statesOf(list: readonly string[], seed: string, relativeTo?: string, state: (file: string) => FileState | undefined = (file) => statSync(file, { throwIfNoEntry: false })): Generator<string> {
+/** `seed`, then each file's name (from `relativeTo`), size and modification time. */
+function* statesOf(list: readonly string[], seed: string, relativeTo?: string): Generator<string> {
   // A file inside the folder (listed by its folder, so normalized) is named by cutting the folder off: what path.relative
   // says, without normalizing both paths again for each of thousands of files.
   const base = relativeTo === undefined ? undefined : path.resolve(relativeTo);
@@ -140,25 +71,15 @@ function* statesOf(list: readonly string[], seed: string, relativeTo?: string, s
   const named = (file: string) => (base === undefined ? file : file.startsWith(inside) && !file.includes(`${path.sep}..`) ? file.slice(inside.length) : path.relative(base, file));
   yield seed;
   for (const file of list) {
-    const s = state(file);
+    const s = statSync(file, { throwIfNoEntry: false });
     yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
   }
 }
 
-/**
- * Paths, sizes and modification times of the output: cheap to check, hard to fake by accident.
- * `held`: each file's state by its path in the output, as the build that wrote it left it (the
- * writer's record: `FolderWriter.publishedState`): the same fingerprint, the folder not gone
- * over (at 100,000 pages a walk and a stat a file, ~5% of a one-article edit's CPU). A file
- * that differs from what it says makes the next check go over the folder and find it changed:
- * a build runs.
- */
-function outputFingerprint(outDir: string, held?: ReadonlyMap<string, FileState>): string {
-  if (!held) return describe(files(outDir).filter((f) => path.basename(f) !== MANIFEST), "", outDir);
-  // Named and ordered as the walk names them (listFiles: absolute paths, sorted).
-  const byPath = new Map<string, FileState>();
-  for (const [file, state] of held) if (path.basename(file) !== MANIFEST) byPath.set(path.join(outDir, file), state);
-  return describe([...byPath.keys()].sort(), "", outDir, (file) => byPath.get(file));
+/** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
+function outputFingerprint(outDir: string): string {
+  const list = files(outDir).filter((f) => path.basename(f) !== MANIFEST);
+  return describe(list, "", outDir);
 }
 
 /** True when `outDir` holds the build of exactly these inputs, untouched since. */
@@ -171,9 +92,9 @@ export async function isUpToDate(outDir: string, inputs: string): Promise<boolea
   }
 }
 
-/** Records what `outDir` was built from, after a successful build; `held`: what its writer says the folder holds (`outputFingerprint`). */
-export async function recordBuild(outDir: string, inputs: string, held?: ReadonlyMap<string, FileState>): Promise<void> {
-  const output = outputFingerprint(outDir, held);
+/** Records what `outDir` was built from, after a successful build. */
+export async function recordBuild(outDir: string, inputs: string): Promise<void> {
+  const output = outputFingerprint(outDir);
   // Aside and renamed over the old one: never half a note, and a read-only old one is replaced.
   // Written first into the build folders beside the site (swept there if a kill leaves it), never into the published site.
   const builds = `${path.resolve(outDir)}.builds`;

@@ -163,7 +163,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const early = options.onPagesWritten;
     const onPagesWritten = early && (() => early({ dir: writer.folder, holds: (file: string) => writer.holds(file) }));
     const builder = new SiteBuilder({
-      contentDir, seen: fingerprint.seen?.(), projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
+      contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
       engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
     });
     try {
@@ -219,7 +219,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
     // The record of published addresses changed (commit it): so did the content, by that file alone (`again`).
-    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs, writer.publishedState);
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

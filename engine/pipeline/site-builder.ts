@@ -37,7 +37,6 @@ import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChec
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
 import { heapFor } from "../lib/heap.js";
-import type { SeenFiles } from "../incremental/fingerprint.js";
 import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
@@ -52,8 +51,6 @@ export interface BuildOptions {
   contentDir: string;
   projectRoot: string;
   theme: Theme;
-  /** The stats the up-to-date check took of the content's files (incremental/fingerprint.ts): the first run's load takes its articles' evidence from them. */
-  seen?: SeenFiles;
   /** Build `draft: true` articles too (dev mode). */
   drafts?: boolean;
   /** Files copied into the site as they are; `public/` of the project unless told otherwise. */
@@ -199,11 +196,7 @@ export class SiteBuilder {
   /** How many articles the last run loaded: the size of the site a stage's pool is started for (`threadsFor`). */
   private articleCount = 0;
 
-  /** The stats of the content's files the up-to-date check took (`BuildOptions.seen`), until the first run's load takes them. */
-  private seen?: SeenFiles;
-
   constructor(readonly options: BuildOptions) {
-    this.seen = options.seen;
     this.cache = options.cache ?? noSiteCache();
     this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
@@ -479,13 +472,10 @@ export class SiteBuilder {
   /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
   private loadAll(): Promise<Loaded> {
     const { contentDir, theme, drafts, projectRoot } = this.options;
-    // The up-to-date check's stats are of the files as they were before the first run: only it takes them.
-    const seen = this.seen;
-    this.seen = undefined;
     // The settings, collections, rules and data as the last build validated them: valid for the same text and the same code
     // (the keys of the theme's parts here; the cache's version, for the rest, empties a store of another).
     const kept = { sources: this.previous.output.sources, code: JSON.stringify(Object.entries(this.options.code ?? {}).sort()) };
-    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept, seen }, theme);
+    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept }, theme);
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */

@@ -2,9 +2,8 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, type Stats } from "node:fs";
 import { listFiles } from "../../lib/files.js";
-import type { SeenFile, SeenFiles } from "../../incremental/fingerprint.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -164,7 +163,7 @@ export function frontMatterKeys(theme: Pick<ContentModel, "frontMatter">): strin
 export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
   root: string,
   theme: ContentModel<Site, Shape, Collections>,
-  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom; seen?: SeenFiles } = {},
+  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom } = {},
 ): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
@@ -194,7 +193,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const rules = existsSync(rulesFile) ? orUnavailable((await kept.load(rulesFile, display, errors, "rules", (source, shown) => loadYamlFile(source, shown, editorialRulesSchema, errors)))?.file, rulesFile) : undefined;
   const failed = new Map<string, FailedArticle>();
   const parsed: ArticleStore = new Map();
-  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed, options.seen);
+  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
   if (siteLoad?.warnings) warnings.push(...siteLoad.warnings);
@@ -237,7 +236,7 @@ export interface LoadedContent {
  * validated from the same text with the same code (`kept`).
  */
 export async function loadStage(
-  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom; seen?: SeenFiles },
+  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom },
   theme: ContentModel,
 ): Promise<Staged<LoadedContent>> {
   const { content, errors, failed, warnings, parsed, sources, present } = await loadContent(input.contentDir, theme, input);
@@ -452,14 +451,13 @@ function loadArticles(
   failed: Map<string, FailedArticle>,
   previous: ReadonlyArticleStore | undefined,
   parsed: ArticleStore,
-  seen?: SeenFiles,
 ): Article[] {
   const files = filesOf(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFile(dir, file, model, display, previous, parsed, seen);
+    const result = loadArticleFile(dir, file, model, display, previous, parsed);
     if (!result) continue;
     if ("errors" in result) failed.set(display(file), result);
     else articles.push(result.article);
@@ -498,18 +496,15 @@ export function loadArticleFile(
   display: (p: string) => string,
   previous: ReadonlyArticleStore | undefined,
   parsed: ArticleStore,
-  taken?: SeenFiles,
 ): ArticleLoad {
   const shown = display(file);
   const failed = (errors: ContentError[], body?: Article): FailedArticle => ({ route: body?.route ?? routeFromPath(path.relative(articlesDir, file), model.languages).route, errors, ...(body ? { body } : {}) });
   const entry = previous?.get(shown);
   // The clock before the file's times are read: a time close to it may be shared by a write still to come (`settled`).
-  // The stat the up-to-date check took of it, when it took one (with its clock): one stat a file a build, not two.
-  const known = taken?.of(file);
-  const now = known ? taken!.at : Date.now();
-  let stat: SeenFile | undefined = known;
+  const now = Date.now();
+  let stat: Stats | undefined;
   try {
-    stat ??= statSync(file, { throwIfNoEntry: false });
+    stat = statSync(file, { throwIfNoEntry: false });
     if (!stat) return undefined;
   } catch {
     // Said by the read below.
@@ -557,7 +552,7 @@ export function loadArticleFile(
  * entry whose hash was damaged does not match). Any write changes the change time, which no
  * tool sets back (`touch -r` and a copy that keeps times set the modification time only).
  */
-function evidenceOf(stat: SeenFile, sourceHash: string): string {
+function evidenceOf(stat: Stats, sourceHash: string): string {
   return hashOf("evidence-1", `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`, sourceHash);
 }
 
@@ -565,7 +560,7 @@ function evidenceOf(stat: SeenFile, sourceHash: string): string {
 const SETTLED_MS = 3000;
 
 /** Whether a write after `now` could leave the file with these times: if it could, its evidence is not kept, and the next build reads it. */
-const settled = (stat: SeenFile, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
+const settled = (stat: Stats, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
 
 /**
  * The hash of an article's text up to its body (its front matter between the `---` lines,

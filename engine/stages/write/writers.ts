@@ -179,16 +179,6 @@ export class FolderWriter implements SiteWriter {
     return this.liveFiles && [...this.liveFiles.keys()];
   }
 
-  /**
-   * What the published folder holds, file by file (the state of each as this build left it,
-   * as its record says), once this build's commit published it; undefined before. The
-   * up-to-date note is made from it (incremental/fingerprint.ts) without going over the folder
-   * again: at 100,000 pages a walk and a stat of each file.
-   */
-  get publishedState(): ReadonlyMap<string, HeldFile> | undefined {
-    return this.switched ? this.held : undefined;
-  }
-
   /** True once this build's site is the one `<outDir>` names (whatever fails after that, it is published). */
   get published(): boolean {
     return this.switched;
