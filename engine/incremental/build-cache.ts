@@ -392,13 +392,13 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     }
     const packs = await this.saveTexts();
     const build = { ...this.build } as unknown as Record<string, unknown>;
-    const parts = new Map<string, Entries>([["files", this.entries]]);
+    const parts = new Map<string, Iterable<[string, unknown]>>([["files", this.entries]]);
     for (const part of this.keyed) {
       // The record without its keyed parts: each path copied down to the part, which is taken out.
       const parent = parentOf(build, part, { copy: true });
       if (!parent) continue;
       const value = parent.object[parent.key];
-      if (isRecord(value)) parts.set(part, value);
+      if (isRecord(value)) parts.set(part, entriesOf(value));
       delete parent.object[parent.key];
     }
     const known = new Map<string, KnownPart>();
@@ -411,48 +411,26 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       await writeFileAtomic(path.join(this.dir, name), text, { mkdirs: false });
       return name;
     };
-    for (const [part, all] of parts) {
-      const entries = listed(all);
-      const count = shardCount(entries.size);
+    for (const [part, entries] of parts) {
+      const all = [...entries];
+      const count = shardCount(all.length);
       const before = this.known.get(part);
+      const shards = Array.from({ length: count }, (): Shard => ({}));
+      for (const [key, value] of all) shards[shardOf(key, count)]![key] = value;
       const late = this.late.get(part);
-      // The shards as read or last saved, when this save shards the same way.
-      const old = before?.count === count && (!late || late.names.length === count) ? before.shards : undefined;
-      // A shard is written again when one of its entries is not the very value read or last saved,
-      // or it holds another number of them. Only those shards' entries are gathered: every entry
-      // in a shard of its own, and a pair of each made first, was ~100 MB allocated by a
-      // one-article edit's save at 100,000 articles, most of it for the shards kept as they were.
-      const again = new Array<boolean>(count).fill(old === undefined);
-      if (old) {
-        const sizes = new Array<number>(count).fill(0);
-        entries.each((key, value) => {
-          const i = shardOf(key, count);
-          sizes[i]!++;
-          if (!again[i] && (old[i]!.values[key] !== value || !Object.hasOwn(old[i]!.values, key))) again[i] = true;
-        });
-        for (let i = 0; i < count; i++) if (!again[i] && sizes[i] !== Object.keys(old[i]!.values).length) again[i] = true;
-      }
-      const shards = new Map<number, Shard>();
-      for (let i = 0; i < count; i++) if (again[i]) shards.set(i, {});
-      if (shards.size > 0) {
-        entries.each((key, value) => {
-          const shard = shards.get(shardOf(key, count));
-          if (shard) shard[key] = value;
-        });
-      }
+      const kept = shards.map((values, i) => {
+        const old = before?.count === count ? before.shards[i] : undefined;
+        return old && sameValues(old.values, values) && (!late || late.names.length === count) ? old : undefined;
+      });
       // A shard written again is written whole: its entries' late fields are read into them first.
-      if (late) await this.fill(part, [...shards.values()].flatMap((values) => Object.keys(values)));
+      if (late) await this.fill(part, shards.flatMap((values, i) => (kept[i] ? [] : Object.keys(values))));
       const saved: KnownPart["shards"] = [];
       const lates: string[] = [];
-      for (let i = 0; i < count; i++) {
-        const values = shards.get(i);
-        if (!values) {
-          saved.push(old![i]!);
-          if (late) lates.push(late.names[i]!);
-          continue;
-        }
-        saved.push({ name: await write(part, i, late ? encodeShard(fieldsOf(values, late.fields, false), true) : encodeShard(values, part !== "files")), values });
-        if (late) lates.push(await write(`${part}${LATE}`, i, encodeShard(fieldsOf(values, late.fields, true), true)));
+      for (const [i, values] of shards.entries()) {
+        const old = kept[i];
+        if (old) saved.push({ name: old.name, values });
+        else saved.push({ name: await write(part, i, late ? encodeShard(fieldsOf(values, late.fields, false), true) : encodeShard(values, part !== "files")), values });
+        if (late) lates.push(old ? late.names[i]! : await write(`${part}${LATE}`, i, encodeShard(fieldsOf(values, late.fields, true), true)));
       }
       known.set(part, { count, shards: saved });
       if (late) lateNames.set(part, lates);
@@ -493,11 +471,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     const used = byUse.reduce((sum, [, bytes]) => sum + bytes, 0);
     // Packs whose texts are copied into the new one: all of them when more than half their bytes are dead, else the smaller ones past MAX_PACKS.
     const merged = new Set(used * 2 < total ? live.keys() : byUse.length > MAX_PACKS ? byUse.slice(1).map(([pack]) => pack) : []);
-    // Gathered from the map, not from a pair made for each of its entries (at 100,000 articles, 100,000 of them a save).
-    const moved: [string, Entry][] = [];
-    this.entries.forEach((entry, key) => {
-      if (entry.text !== undefined || (entry.textAt && merged.has(entry.textAt[0]))) moved.push([key, entry]);
-    });
+    const moved = [...this.entries].filter(([, entry]) => entry.text !== undefined || (entry.textAt && merged.has(entry.textAt[0])));
     const packs: Record<string, number> = {};
     for (const [pack] of live) if (!merged.has(pack)) packs[pack] = this.packs[pack]!;
     if (moved.length === 0) return packs;
@@ -711,24 +685,20 @@ function shardOf(key: string, count: number): number {
   return (hash >>> 0) % count;
 }
 
-/** A part's entries: the files' (a map), or a keyed part of the record (an object by key). */
-type Entries = ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>;
+/** True when both hold the same keys with the very same values (a shard no entry of which a run replaced). */
+function sameValues(a: Shard, b: Shard): boolean {
+  let size = 0;
+  for (const key in b) {
+    if (a[key] !== b[key] || !Object.hasOwn(a, key)) return false;
+    size++;
+  }
+  for (const _ in a) if (--size < 0) return false;
+  return size === 0;
+}
 
-/**
- * A part's entries, gone over without a pair made for each (a map's iterator and a generator
- * make one an entry), a record's keys listed once (`for…in` over a record of 100,000 keys is
- * several times slower than its `Object.keys`).
- */
-function listed(entries: Entries): { size: number; each(visit: (key: string, value: unknown) => void): void } {
-  if (entries instanceof Map) return { size: entries.size, each: (visit) => entries.forEach((value, key) => visit(key, value)) };
-  const record = entries as Readonly<Record<string, unknown>>;
-  const keys = Object.keys(record);
-  return {
-    size: keys.length,
-    each(visit) {
-      for (const key of keys) visit(key, record[key]);
-    },
-  };
+/** A record's entries, without an array of every one made first. */
+function* entriesOf(record: Record<string, unknown>): Generator<[string, unknown]> {
+  for (const key in record) yield [key, record[key]];
 }
 
 /** The object holding the part at `dotted` (`"rules.articles"`: the record's `rules`), copying the objects on the way when `copy`; undefined when one is missing. */
