@@ -17,34 +17,38 @@ let dev: DevServer;
 let content = "";
 let outDir = "";
 const logs: string[] = [];
-const events: { event: string; data: { routes?: string[]; errors?: { location: string; message: string; hint?: string; frame?: string }[] } }[] = [];
+type ServerEvent = { event: string; data: { routes?: string[]; errors?: { location: string; message: string; hint?: string; frame?: string }[] } };
+const events: ServerEvent[] = [];
 let stream: AbortController;
+
+/** Opens a live-reload channel as an open page does (resolves once it is open), then reads each event into `into` until `signal` aborts it; a failure before that goes to `failed`. */
+async function listen(url: string, signal: AbortSignal, into: ServerEvent[], failed: (error: unknown) => void = () => {}): Promise<void> {
+  const res = await fetch(url, { signal });
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of res.body!) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event && data) into.push({ event, data: JSON.parse(data) });
+      }
+    }
+  })().catch((error: unknown) => {
+    if (!signal.aborted) failed(error);
+  });
+}
 
 beforeAll(async () => {
   content = await editedFixture("basic", {});
   outDir = path.join(await mkdtemp(path.join(tmpdir(), "cafe-dev-")), "out");
   dev = await startDev({ projectRoot, contentDir: content, outDir, port: 0, host: "127.0.0.1", ...devTheme, log: (l) => logs.push(l) });
   stream = new AbortController();
-  const res = await fetch(`${dev.url}/__cafe/events`, { signal: stream.signal });
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = "";
-    try {
-      for await (const chunk of res.body!) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-        }
-      }
-    } catch (error) {
-      if (!stream.signal.aborted) logs.push(`event stream failed: ${error}`);
-    }
-  })();
+  await listen(`${dev.url}/__cafe/events`, stream.signal, events, (error) => logs.push(`event stream failed: ${error}`));
 }, 60_000);
 afterAll(async () => {
   stream?.abort();
@@ -273,27 +277,16 @@ describe("npm run dev across a template's save, with a page open", () => {
     const stream = new AbortController();
     try {
       // An open page's live-reload channel, as the dev client opens it: the last route in the site's order.
-      const events: { event: string; routes: string[] }[] = [];
-      const res = await fetch(`${server.url}/__cafe/events?page=${encodeURIComponent("/primeiro")}`, { signal: stream.signal });
-      void (async () => {
-        const decoder = new TextDecoder();
-        let buffer = "";
-        for await (const chunk of res.body!) {
-          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-          for (let end; (end = buffer.indexOf("\n\n")) >= 0; buffer = buffer.slice(end + 2)) {
-            const block = buffer.slice(0, end);
-            const event = /^event: (.*)$/m.exec(block)?.[1];
-            if (event === "ok") events.push({ event, routes: JSON.parse(/^data: (.*)$/m.exec(block)![1]!).routes });
-          }
-        }
-      })().catch(() => {});
+      const received: ServerEvent[] = [];
+      await listen(`${server.url}/__cafe/events?page=${encodeURIComponent("/primeiro")}`, stream.signal, received);
+      const events = () => received.filter((e) => e.event === "ok").map((e) => e.data.routes!);
       await new Promise((r) => setTimeout(r, 100));
       const template = path.join(project, "templates/footer.tsx");
       await writeFile(template, (await readFile(template, "utf8")).replace("</footer>", "<p>Rodapé novo</p></footer>"));
       await expect.poll(() => lines.some((l) => l.startsWith("templates/footer.tsx: 4 pages updated")), { timeout: 30_000 }).toBe(true);
-      await expect.poll(() => events.length, { timeout: 5_000 }).toBe(2);
-      expect(events[0]!.routes).toEqual(["/primeiro"]);
-      expect(events[1]!.routes.sort()).toEqual(["/", "/404", "/guia/so-titulo"]);
+      await expect.poll(() => events().length, { timeout: 5_000 }).toBe(2);
+      expect(events()[0]).toEqual(["/primeiro"]);
+      expect(events()[1]!.sort()).toEqual(["/", "/404", "/guia/so-titulo"]);
       expect(await (await fetch(`${server.url}/primeiro`)).text()).toContain("<p>Rodapé novo</p></footer>");
     } finally {
       stream.abort();

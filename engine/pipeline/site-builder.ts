@@ -138,13 +138,16 @@ export interface BuildResult {
 /** What the load stage gives the others: the content, and the articles that did not load. */
 export type Loaded = Staged<LoadedContent>;
 
-/** What a run's stages made for the cache to keep, stored once the run is over. */
 /** What a caller asks of one run beside its input. */
 export interface RunOptions {
   /** Routes (paths) rendered and handed to the writer before every other page (render-pages.ts, `RenderInput.first`). */
   first?: readonly string[];
 }
 
+/** A run as the builder starts it: the caller's options, and what the builder knows of the change (`update`). */
+type StageOptions = RunOptions & { newAssets?: boolean; articlesOnly?: boolean };
+
+/** What a run's stages made for the cache to keep, stored once the run is over. */
 interface Kept {
   articles?: ArticleStore;
   /** A whole load's article files: the cache lets go of every other's entry. */
@@ -270,7 +273,7 @@ export class SiteBuilder {
    * One run of the stages. What the cache should keep of the articles parsed and the bodies
    * rendered is stored once the run is over (the cache is what earlier runs read while it lasts).
    */
-  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: RunOptions & { newAssets?: boolean; articlesOnly?: boolean } = {}): Promise<BuildResult> {
+  private async run(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, options: StageOptions = {}): Promise<BuildResult> {
     const kept: Kept = {};
     this.threadsUsed = 1;
     try {
@@ -292,7 +295,7 @@ export class SiteBuilder {
    * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
    * found wrong, and the build stops before anything is published if any of it is an error.
    */
-  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false, first }: RunOptions & { newAssets?: boolean; articlesOnly?: boolean }): Promise<BuildResult> {
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false, first }: StageOptions): Promise<BuildResult> {
     const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
     const { publicDir, cache, previous } = this;
     const pass = this.handOver;
@@ -420,7 +423,7 @@ export class SiteBuilder {
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
     // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
-    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, fill: pageChecks };
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, fill: pageChecks, first };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();
@@ -429,7 +432,7 @@ export class SiteBuilder {
     const delta = touched && { ...touched, bodiesFrom, fresh };
     const pagesKept = await keptPages(renderInput, theme, (files) => writer.reuse(files), previous.checked, delta);
     const checkedMs = performance.now() - checking;
-    const rendering = timed(renderStage({ ...renderInput, first }, theme, pageThreads, pagesKept), pass);
+    const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
     const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
     lap.split("render", checkedMs + rendering.ms, "write");
     // The pages taken as they were are checked again only where a page they link to changed (the last check's findings kept with the record).
