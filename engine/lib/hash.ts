@@ -36,6 +36,16 @@ export function seal<T>(value: T): Sealed<T> {
   return { value, check: hashOf(JSON.stringify(value)) };
 }
 
+/**
+ * `seal` of a copy of `value` read back from its JSON (one text, hashed and parsed): a value
+ * of JSON's kind whose strings are its own. A value parsed out of a larger text holds slices of
+ * it, and V8 keeps a slice's whole text alive: an article's title kept its file's whole text.
+ */
+export function sealCopy<T>(value: T): Sealed<T> {
+  const text = JSON.stringify(value);
+  return { value: JSON.parse(text) as T, check: hashOf(text) };
+}
+
 /** Marks a sealed value read from bytes checked whole: a property of its own that JSON and structuredClone leave behind. */
 const CHECKED = Symbol("cafe.sealed-bytes-checked");
 

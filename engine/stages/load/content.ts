@@ -9,7 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
-import { exactJson, hashOf, hashOfAll, isJsonSafe, isRecord, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { exactJson, hashOf, hashOfAll, isJsonSafe, isRecord, seal, sealCopy, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, simpleYamlMap, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
@@ -31,9 +31,11 @@ export interface Article<Meta extends object = Record<string, unknown>> {
   /** The file's absolute path. */
   path: string;
   /**
-   * The file's whole text, when this build read it. An article the build took as the last
-   * one parsed it, on its file's evidence (`evidenceOf`), has none: `sourceText(article)`
-   * reads it then (and stops the build if the file changed since).
+   * The file's whole text: only on an article parsed from a text given to it (`parseArticle`).
+   * An article a build loads has none, read or taken on its file's evidence (`evidenceOf`):
+   * `sourceText(article)` reads it when a stage needs it (its body made, a rule, an error's
+   * lines), and stops the build if the file changed since. At 100,000 articles the texts
+   * held from the load to the end were ~0.5 GB of a cold build's peak, in both threads.
    */
   source?: string;
   /** The hash of the file's text: the article's identity in caches and dependencies. */
@@ -487,7 +489,7 @@ type ArticleLoad = { article: Article } | FailedArticle | undefined;
  * Reads and parses one article file; undefined when it no longer exists. An article `previous`
  * parsed from the same text is taken as it was; one parsed here is added to `parsed`. A file
  * whose evidence (`evidenceOf`) is what the last build recorded with its entry is not read:
- * its article is the entry's, without its text (`Article.source`).
+ * its article is the entry's. Either way the article holds no text (`Article.source`).
  */
 export function loadArticleFile(
   articlesDir: string,
@@ -528,20 +530,27 @@ export function loadArticleFile(
   if (parsedBefore) {
     // The same text with other evidence (a file touched, copied, checked out again): the entry as it was, with this evidence.
     if (evidence.seen !== undefined && evidence.seen !== entry!.seen) parsed.set(shown, { ...entry!, ...evidence });
-    return { article: articleFrom(parsedBefore as ParsedArticle, source, sourceHash, shown, file) };
+    return { article: articleFrom(parsedBefore as ParsedArticle, undefined, sourceHash, shown, file) };
   }
   // Only the body edited: the front matter as the last build parsed it, with the entry of this text.
   const sameHead = entry && sameFrontMatter(source, entry);
   if (sameHead) {
     parsed.set(shown, { sourceHash, head: entry.head, article: entry.article, ...evidence });
-    return { article: articleFrom(sameHead, source, sourceHash, shown, file) };
+    return { article: articleFrom(sameHead, undefined, sourceHash, shown, file) };
   }
   const result = parseArticle(source, shown, path.relative(articlesDir, file), model, sourceHash, file);
   if ("article" in result) {
     // Kept only when JSON gives back exactly what was parsed.
     const { parsed: parts } = result;
-    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) parsed.set(shown, { sourceHash, head: headHash(source, parts.bodyOffset), article: seal(parts), ...evidence });
-    return { article: result.article };
+    if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) {
+      // Its parts as the cache keeps them: a copy whose strings are not slices of the text (which they would keep whole).
+      const kept = sealCopy(parts);
+      parsed.set(shown, { sourceHash, head: headHash(source, parts.bodyOffset), article: kept, ...evidence });
+      return { article: articleFrom(kept.value, undefined, sourceHash, shown, file) };
+    }
+    // Not kept (not JSON's kind): the article as parsed, without its text all the same.
+    const { source: _text, ...article } = result.article;
+    return { article };
   }
   return failed(result.errors, result.body);
 }
