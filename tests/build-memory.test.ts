@@ -15,27 +15,29 @@ import { loadContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { siteValues } from "../engine/lib/site-values.js";
 import { markdownStage } from "../engine/stages/markdown/markdown-stage.js";
+import type { PageEntry } from "../engine/stages/checks/rendered-links.js";
 import { theme } from "../templates/theme.js";
 
 const made: string[] = [];
 afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 /** A copy of the `basic` fixture (with `more` short articles of its own) and a cache folder its first build was saved into. */
-async function builtOnce(more = 0): Promise<{ dir: string; cacheDir: string; writer: MemoryWriter }> {
+async function builtOnce(more = 0): Promise<{ dir: string; cacheDir: string; writer: MemoryWriter; cache: Awaited<ReturnType<typeof openSiteCache>> }> {
   const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
   made.push(root);
   const dir = path.join(root, "content");
   const cacheDir = path.join(root, "cache");
   await cp(fixture("basic"), dir, { recursive: true });
   for (let i = 0; i < more; i++) await writeFile(path.join(dir, `articles/guia/mais-${i}.md`), `---\ntitle: Mais ${i}\n---\n\nUm artigo curto, o ${i}.\n`);
-  const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: await openSiteCache(cacheDir, testCode()) });
+  const cache = await openSiteCache(cacheDir, testCode());
+  const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache });
   const writer = new MemoryWriter();
   try {
     expect((await builder.build(writer)).ok).toBe(true);
   } finally {
     await builder.close();
   }
-  return { dir, cacheDir, writer };
+  return { dir, cacheDir, writer, cache };
 }
 
 describe("the bodies the cache kept", () => {
@@ -131,6 +133,28 @@ describe("a page taken on its sum", () => {
         await scratch.close();
       }
       expect(pages(writer.files)).toEqual(pages(cold.files));
+    }
+  });
+});
+
+describe("the pages' records a build makes", () => {
+  it("hold one list of links, ids, files and scripts for the pages that have the same (each page's came from its thread as a copy of its own), frozen", async () => {
+    const { cache } = await builtOnce(6);
+    // The record this build made, in memory (not read back from the store, whose shards hold each list once).
+    const pages = Object.values(cache.lastRecord().pages) as PageEntry[];
+    expect(pages.length).toBeGreaterThan(6);
+    for (const field of ["links", "ids", "files", "scripts"] as const) {
+      const byText = new Map<string, unknown[]>();
+      for (const page of pages) {
+        const list = page[field];
+        if (list === undefined) continue;
+        const same = byText.get(JSON.stringify(list));
+        if (same) expect(list, field).toBe(same);
+        else byText.set(JSON.stringify(list), list);
+        expect(Object.isFrozen(list), field).toBe(true);
+      }
+      // Some pages have the same (the six short articles load the same files and scripts, and link alike).
+      expect(byText.size, field).toBeLessThan(pages.length);
     }
   });
 });

@@ -19,6 +19,7 @@ import type { SiteCards } from "../stages/cards/cards.js";
 import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
 import { changedAfter, changedSince, otherFiles, sameOrder, type SaveDelta, ownId, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js";
+import type { ShareText } from "../stages/checks/share-text.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
@@ -197,15 +198,79 @@ function ownIds(route: Route): { route: string; card: string; body?: string } {
  * list, one value in the store's shard: `encodeShard`), and the hash of every id with the hash
  * it recorded. The store keeps `deps` apart, read only for the pages a run renders again.
  */
-export function readsOf(route: Route, deps: Deps, lists?: Map<string, readonly string[]>): { reads: readonly string[]; sum: string } {
+export function readsOf(route: Route, deps: Deps, alike?: AlikeParts): { reads: readonly string[]; sum: string } {
   const own = ownIds(route);
   const ids = Object.keys(deps);
   const reads = ids.map((id) => (id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id));
-  // One list for the pages of a run that read alike (`lists`), as the store gives them back.
-  const key = reads.join("\0");
-  const list = lists?.get(key) ?? Object.freeze(reads);
-  lists?.set(key, list);
-  return { reads: list, sum: sumOf(ids, (id) => deps[id])! };
+  // One list for the pages of a run that read alike (`alike`), as the store gives them back.
+  return { reads: alike ? alike.list("reads", reads) : Object.freeze(reads), sum: sumOf(ids, (id) => deps[id])! };
+}
+
+/**
+ * One value for what the pages of a run hold alike. A page's record comes from the thread that
+ * rendered it as a copy of its own: its lists of links, ids, files and scripts (the same on
+ * most pages: the site's menu, its stylesheet, its inline script), the site's name and the
+ * card's kind in its share text, its title written twice there, the hashes of the values every
+ * page reads. At 20,000 pages that was ~35 short strings a page held to the end of the build
+ * (bench/README.md, "Session 29"). The lists are frozen: no page changes another's.
+ */
+export class AlikeParts {
+  private readonly lists = new Map<string, readonly unknown[]>();
+  private readonly texts = new Map<string, string>();
+  /** The last hash of each id read by pages as written in `reads` (none of a route's own: those are the route's), to give the next page that reads the same the same string. */
+  private readonly hashes = new Map<string, string>();
+
+  /** `list`, or the frozen one of an earlier page with the same items (`kind`: which of a page's lists). */
+  list<T>(kind: string, list: readonly T[]): readonly T[] {
+    const key = `${kind}\0${JSON.stringify(list)}`;
+    const same = this.lists.get(key) as readonly T[] | undefined;
+    if (same) return same;
+    Object.freeze(list);
+    this.lists.set(key, list);
+    return list;
+  }
+
+  /** A text many pages repeat (the site's name, a card's kind): one string. */
+  private text(text: string): string {
+    const same = this.texts.get(text);
+    if (same !== undefined) return same;
+    this.texts.set(text, text);
+    return text;
+  }
+
+  /** The record of a page rendered now, with what it holds alike with other pages made one value. */
+  entry(route: Route, entry: PageEntry): PageEntry {
+    const { links, ids, files, scripts, handlers, share, deps } = entry;
+    const own = ownIds(route);
+    for (const id in deps) {
+      const read = id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id;
+      // Another route's value (a listing reads every article's) is that route's: not held here.
+      if (read.includes("/")) continue;
+      const last = this.hashes.get(read);
+      if (last !== undefined && last === deps[id]) deps[id] = last;
+      else this.hashes.set(read, deps[id]!);
+    }
+    return {
+      ...entry,
+      ...readsOf(route, deps, this),
+      ...(links && { links: this.list("links", links) as string[] }),
+      ...(ids && { ids: this.list("ids", ids) as string[] }),
+      ...(files && { files: this.list("files", files) as string[] }),
+      ...(scripts && { scripts: this.list("scripts", scripts) as [string, string][] }),
+      ...(handlers && { handlers: this.list("handlers", handlers) as string[] }),
+      ...(share && { share: this.share(share) }),
+    };
+  }
+
+  /** A page's share text with the site's name and the card's kind as other pages have them, and X's title and description the page's when they are the same text (most often). */
+  private share(share: ShareText): ShareText {
+    const same: ShareText = { ...share };
+    if (same.siteName !== undefined) same.siteName = this.text(same.siteName);
+    if (same.card !== undefined) same.card = this.text(same.card);
+    if (same.xTitle !== undefined && same.xTitle === same.title) same.xTitle = same.title;
+    if (same.xDescription !== undefined && same.xDescription === same.description) same.xDescription = same.description;
+    return same;
+  }
 }
 
 /**
@@ -346,8 +411,8 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
   const bodiesOf = (routes: string[]) => new Map(routes.flatMap((p) => pageBodies(table.byPath.get(p)!).flatMap((a) => (bodies.has(a.file) ? [[a.file, bodies.get(a.file)!] as const] : []))));
   const task = (routes: string[], here: boolean) => ({ kind: "pages", site: site(), pages: pagesShared!, bodies: here ? bodies : bodiesOf(routes), every: here, routes, checkOnly }) as const;
   const made = streamSlices(threads, paths, task);
-  // The pages' lists of what they read, one for those alike (`readsOf`).
-  const lists = new Map<string, readonly string[]>();
+  // What pages hold alike, one value for them all.
+  const alike = new AlikeParts();
   /** The next page made (in the order of `paths`), which is `route`'s; undefined when it is left out. */
   const next = async (route: Route): Promise<RenderedFile | undefined> => {
     let page = (await made.next()).value!;
@@ -366,7 +431,7 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
     }
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
     if ("left" in page) return undefined;
-    return { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: { ...page.entry, ...readsOf(route, page.entry.deps, lists) } };
+    return { kind: "page", route: page.route, file: route.outFile, html: page.html, entry: alike.entry(route, page.entry) };
   };
   for (const path of first) {
     const page = await next(table.byPath.get(path)!);
