@@ -250,16 +250,18 @@ export class AlikeParts {
       if (last !== undefined && last === deps[id]) deps[id] = last;
       else this.hashes.set(read, deps[id]!);
     }
-    return {
-      ...entry,
-      ...readsOf(route, deps, this),
-      ...(links && { links: this.list("links", links) as string[] }),
-      ...(ids && { ids: this.list("ids", ids) as string[] }),
-      ...(files && { files: this.list("files", files) as string[] }),
-      ...(scripts && { scripts: this.list("scripts", scripts) as [string, string][] }),
-      ...(handlers && { handlers: this.list("handlers", handlers) as string[] }),
-      ...(share && { share: this.share(share) }),
-    };
+    // A literal and its fields added in the page's order, not `{ ...entry, … }`: an object that
+    // begins with a spread and gains fields after it gets a hidden class of its own in V8 (every
+    // page's record had one: ~340 bytes a page).
+    const record = { outFile: entry.outFile, deps, ...readsOf(route, deps, this), size: entry.size } as PageEntry;
+    for (const field in entry) if (!Object.hasOwn(record, field)) (record as unknown as Record<string, unknown>)[field] = entry[field as keyof PageEntry];
+    if (links) record.links = this.list("links", links) as string[];
+    if (ids) record.ids = this.list("ids", ids) as string[];
+    if (files) record.files = this.list("files", files) as string[];
+    if (scripts) record.scripts = this.list("scripts", scripts) as [string, string][];
+    if (handlers) record.handlers = this.list("handlers", handlers) as string[];
+    if (share) record.share = this.share(share);
+    return record;
   }
 
   /** A page's share text with the site's name and the card's kind as other pages have them, and X's title and description the page's when they are the same text (most often). */
