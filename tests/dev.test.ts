@@ -82,7 +82,8 @@ describe("npm run dev", () => {
     const from = events.length;
     await writeFile(file, "---\ntitle: Só título\n---\n\nUm artigo mínimo, agora editado.\n");
     const event = await nextEvent(from);
-    expect(event.event).toBe("ok");
+    // What the build said, when it is not ok (once in a full run on a busy machine, session 29: the save's truncation seen alone?).
+    expect(event.event, JSON.stringify(event.data)).toBe("ok");
     expect(event.data.routes).toEqual(["/guia/so-titulo"]);
     expect((await page("/guia/so-titulo")).html).toContain("agora editado");
     expect(await mtimeOf("index.html")).toBe(homeBefore);
