@@ -220,9 +220,14 @@ export class AlikeParts {
   /** The last hash of each id read by pages as written in `reads` (none of a route's own: those are the route's), to give the next page that reads the same the same string. */
   private readonly hashes = new Map<string, string>();
 
-  /** `list`, or the frozen one of an earlier page with the same items (`kind`: which of a page's lists). */
+  /**
+   * `list`, or the frozen one of an earlier page with the same items (`kind`: which of a page's
+   * lists). A long one is known by the hash of its JSON, not by the JSON: a list no other page
+   * has (a page's own links and heading ids) would be held twice, once as its key.
+   */
   list<T>(kind: string, list: readonly T[]): readonly T[] {
-    const key = `${kind}\0${JSON.stringify(list)}`;
+    const text = `${kind}\0${JSON.stringify(list)}`;
+    const key = text.length <= 64 ? text : hash("sha1", text, "base64url");
     const same = this.lists.get(key) as readonly T[] | undefined;
     if (same) return same;
     Object.freeze(list);
