@@ -85,7 +85,7 @@ describe("an article taken on its file's evidence", () => {
     // The first load reads it and keeps its evidence; the next takes it on that evidence.
     const store: ArticleStore = new Map();
     const read = loadArticleFile(articles, file, model, display, undefined, store);
-    // Read, it keeps no copy of its text either (issue 38: at 100,000 articles the texts were ~0.5 GB of a cold build's peak, in both threads).
+    // Read, it keeps no copy of its text either (issue 38: at 100,000 articles the texts were ~0.4 GB of a cold build's peak, in both threads).
     if (!read || !("article" in read)) throw new Error("not loaded");
     expect(read.article.source).toBeUndefined();
     expect(read.article.meta.title).toBe("Só título");

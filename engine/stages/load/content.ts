@@ -35,7 +35,7 @@ export interface Article<Meta extends object = Record<string, unknown>> {
    * An article a build loads has none, read or taken on its file's evidence (`evidenceOf`):
    * `sourceText(article)` reads it when a stage needs it (its body made, a rule, an error's
    * lines), and stops the build if the file changed since. At 100,000 articles the texts
-   * held from the load to the end were ~0.5 GB of a cold build's peak, in both threads.
+   * held from the load to the end were ~0.4 GB of a cold build's peak, in both threads.
    */
   source?: string;
   /** The hash of the file's text: the article's identity in caches and dependencies. */
