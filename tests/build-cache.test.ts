@@ -222,6 +222,42 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("writes texts to a pack of the process's own as a run makes them, read back before any save; the save names it, a cache let go unsaved leaves nothing, and an edit's text replaces the kept one", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    try {
+      const body = (i: number, edit = "") => `<p>${"corpo ".repeat(40)}${i}${edit} — é</p>`;
+      const first = await open(dir);
+      const places = (await first.appendTexts(Array.from({ length: ARTICLES }, (_, i) => body(i))))!;
+      // Written as they came, read back by their places before anything is saved: under the process's name, which no store names.
+      const pending = (await readdir(dir)).filter((name) => name.endsWith(".tmp"));
+      expect(pending).toEqual([expect.stringMatching(new RegExp(`^texts\\.[0-9a-f]{16}\\.pack\\.${process.pid}\\.tmp$`))]);
+      const read = await first.readTextsAt(new Map([[file(3), places[3]!], [file(4999), places[4999]!]]));
+      expect([...read]).toEqual([[file(3), body(3)], [file(4999), body(4999)]]);
+      expect(first.readTextAtSync(places[42]!)).toBe(body(42));
+      first.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), { sourceHash: `h${i}`, html: "" }])));
+      first.add(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), { sourceHash: `h${i}`, textAt: places[i]! }])));
+      // A text made again in the same run, held by the run (the entry's kept place no longer its text).
+      first.add(new Map([[file(9), { sourceHash: "h9", text: body(9, " editado") }]]));
+      await first.save();
+      await first.release();
+      // One pack, named by the store; no file of the process's own left.
+      expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+      const again = await open(dir);
+      expect(again.files.size).toBe(ARTICLES);
+      const texts = await again.readTexts([file(0), file(9), file(4999)]);
+      expect(Object.fromEntries(texts)).toEqual({ [file(0)]: body(0), [file(9)]: body(9, " editado"), [file(4999)]: body(4999) });
+
+      // A run whose texts no save names (a build that failed, then stopped): its pack goes with it.
+      await again.appendTexts([body(1, " de novo")]);
+      expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toHaveLength(1);
+      await again.release();
+      expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+      expect((await (await open(dir)).readTexts([file(1)])).get(file(1))).toBe(body(1));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads the texts of every page a template edit renders again in a few reads of their pack, not one read a text", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
     const body = (i: number) => `<p>${"corpo ".repeat(40)}${i} — é</p>`;

@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fixture, projectRoot, testCode } from "./helpers.js";
@@ -14,7 +15,7 @@ import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { siteValues } from "../engine/lib/site-values.js";
-import { markdownStage } from "../engine/stages/markdown/markdown-stage.js";
+import { markdownStage, type MarkdownEntry } from "../engine/stages/markdown/markdown-stage.js";
 import type { PageEntry } from "../engine/stages/checks/rendered-links.js";
 import { theme } from "../templates/theme.js";
 
@@ -71,6 +72,44 @@ describe("the bodies the cache kept", () => {
     expect(bySignature.size).toBeLessThan(kept.length);
     expect(new Set(kept.map(({ result }) => result.errors)).size).toBe(1);
     expect(Object.isFrozen(kept[0]!.result.errors) && Object.isFrozen(kept[0]!.result.reads)).toBe(true);
+  });
+});
+
+describe("the bodies a build makes", () => {
+  it("are written to the store as they are made and held without their HTML until the save: the pages read them back, and are the pages a build without a cache writes", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
+    made.push(root);
+    const dir = path.join(root, "content");
+    const cacheDir = path.join(root, "cache");
+    await cp(fixture("basic"), dir, { recursive: true });
+    for (let i = 0; i < 6; i++) await writeFile(path.join(dir, `articles/guia/mais-${i}.md`), `---\ntitle: Mais ${i}\n---\n\nUm artigo curto, o ${i}.\n`);
+    const cache = await openSiteCache(cacheDir, testCode());
+    let held: MarkdownEntry[] = [];
+    let written = 0;
+    // Once the pages are written and checked, before the store is saved.
+    const onPagesWritten = () => {
+      held = [...builder["previous"].markdown.values()];
+      const packs = readdirSync(cacheDir, { recursive: true, encoding: "utf8" }).filter((name) => /texts\.[0-9a-f]{16}\.pack\.\d+\.tmp$/.test(name));
+      written = packs.reduce((sum, name) => sum + statSync(path.join(cacheDir, name)).size, 0);
+    };
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache, onPagesWritten });
+    const scratch = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
+    const writer = new MemoryWriter();
+    const cold = new MemoryWriter();
+    try {
+      expect((await builder.build(writer)).ok).toBe(true);
+      expect((await scratch.build(cold)).ok).toBe(true);
+    } finally {
+      await builder.close();
+      await scratch.close();
+    }
+    expect(held.length).toBeGreaterThan(6);
+    // No body's HTML held; every one of them in the store already, as it was made (the pack is named once the store is saved).
+    expect(held.filter((entry) => entry.result.html !== undefined)).toEqual([]);
+    const texts = await cache.readTexts(Object.keys(Object.fromEntries(cache.files)));
+    expect(texts.size).toBe(held.length);
+    expect(written).toBe([...texts.values()].reduce((sum, text) => sum + Buffer.byteLength(text), 0));
+    expect(writer.files).toEqual(cold.files);
   });
 });
 

@@ -5,7 +5,7 @@
  * the whole site's HTML (engine/pipeline/threads.ts).
  */
 import { describe, expect, it } from "vitest";
-import { runSlices, slicesOf, streamSlices, type Threads } from "../engine/pipeline/threads.js";
+import { slicesOf, streamSlices, type SliceOptions, type Threads } from "../engine/pipeline/threads.js";
 
 /** One thread that runs a task by computing each entry of its slice, noting which it computed. */
 function oneLane(computed: number[]): Threads {
@@ -32,6 +32,14 @@ function withWorker(byMain: number[], byWorker: number[], free: Promise<unknown>
   };
 }
 
+
+/** Every result of a stage's slices, in order, taken as they come (as the Markdown stage takes its bodies). */
+async function allSlices(threads: Threads, entries: number[], task: (routes: number[]) => never, options: SliceOptions = {}): Promise<unknown[]> {
+  const all: unknown[] = [];
+  for await (const result of streamSlices(threads, entries, task, { ...options, ahead: Number.POSITIVE_INFINITY })) all.push(result);
+  return all;
+}
+
 describe("slices of a stage's entries", () => {
   it("a worker busy with other work (the editorial rules) is handed no slice until it is free: the build's thread takes them meanwhile", async () => {
     // A slice handed to a busy worker waits behind its task while the build's thread has
@@ -42,7 +50,7 @@ describe("slices of a stage's entries", () => {
     const byWorker: number[] = [];
     let done!: () => void;
     const busy = new Promise<void>((resolve) => (done = resolve));
-    const all = runSlices(withWorker(byMain, byWorker, busy), entries, (routes) => ({ kind: "pages", routes }) as never, { workersFrom: busy });
+    const all = allSlices(withWorker(byMain, byWorker, busy), entries, (routes) => ({ kind: "pages", routes }) as never, { workersFrom: busy });
     // The build's thread computes slice after slice while the worker is busy: all of them.
     for (let i = 0; i < 100 && byMain.length < entries.length; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(byMain).toEqual(entries);
@@ -55,7 +63,7 @@ describe("slices of a stage's entries", () => {
     const entries = Array.from({ length: 2000 }, (_, i) => i);
     const byMain: number[] = [];
     const byWorker: number[] = [];
-    expect(await runSlices(withWorker(byMain, byWorker), entries, (routes) => ({ kind: "pages", routes }) as never)).toEqual(entries);
+    expect(await allSlices(withWorker(byMain, byWorker), entries, (routes) => ({ kind: "pages", routes }) as never)).toEqual(entries);
     expect(byWorker.length).toBeGreaterThan(0);
   });
 

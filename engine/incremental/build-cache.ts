@@ -30,8 +30,9 @@ by one (at 100,000 articles that was seconds of every build).
  * checks what it reads against the hash it knows; a pack missing or shorter than store.json
  * says makes the whole store ignored.
  */
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { isRecord, vouchForSealed } from "../lib/hash.js";
 import { writeFileAtomic } from "../lib/files.js";
@@ -142,6 +143,13 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   private claimed?: string;
 
   /**
+   * The pack the texts of this process's runs are written to as they are made (`appendTexts`),
+   * under a name with the process's id until a save names it in store.json: no other build of
+   * the site removes it while this process runs, and one that finds it after a crash does.
+   */
+  private open?: { name: string; temp: string; handle: FileHandle; size: number; writing: Promise<unknown> };
+
+  /**
    * Reads the late fields (`open`'s `late`) of the entries of `part` at `keys` into them, for
    * those read from the store without them: the record's very entries are completed, so a run
    * holding them sees the fields. A shard that cannot be read (removed, damaged) stops the build.
@@ -201,10 +209,42 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       const entry = this.entries.get(file);
       if (entry?.sourceHash !== part.sourceHash) continue;
       const added = { ...entry, ...part };
-      // A new text replaces the one kept in a pack.
+      // A new text replaces the one kept in a pack; a text written to this process's pack (`appendTexts`), the one held.
       if (part.text !== undefined) delete added.textAt;
+      else if (part.textAt !== undefined) delete added.text;
       this.entries.set(file, added);
     }
+  }
+
+  /**
+   * Writes texts to this process's pack as a run makes them (a body, once rendered), and gives
+   * each one's place there: the run holds the place, not the text (at 100,000 articles ~90 MB
+   * of HTML was held from the Markdown to the save), and reads it back when it needs it
+   * (`readTextsAt`); entries added with it (`add`) are saved with it. Undefined without a store.
+   */
+  async appendTexts(texts: readonly string[]): Promise<TextAt[] | undefined> {
+    if (!this.enabled) return undefined;
+    if (!this.open) {
+      const name = `texts.${randomBytes(8).toString("hex")}.pack`;
+      const temp = path.join(this.dir, `${name}.${process.pid}.tmp`);
+      // A folder the cache cannot write to: the run holds its texts, and the save says why it cannot keep them.
+      const handle = await mkdir(this.dir, { recursive: true }).then(() => open(temp, "w+")).catch(() => undefined);
+      if (!handle) return undefined;
+      this.open = { name, temp, handle, size: 0, writing: Promise.resolve() };
+    }
+    const pack = this.open;
+    const places: TextAt[] = [];
+    const bytes = texts.map((text) => {
+      const buffer = Buffer.from(text, "utf8");
+      places.push([pack.name, pack.size, buffer.length]);
+      pack.size += buffer.length;
+      return buffer;
+    });
+    // One write after another, each at the end of the last (places are given in the order asked).
+    const written = pack.writing.then(() => pack.handle.writev(bytes, places[0]?.[1] ?? pack.size));
+    pack.writing = written.catch(() => {});
+    await written;
+    return places;
   }
 
   /**
@@ -214,18 +254,46 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
    */
   async readTexts(keys: Iterable<string>): Promise<Map<string, string>> {
     const texts = new Map<string, string>();
-    const byPack = new Map<string, [string, number, number][]>();
+    const places = new Map<string, TextAt>();
     for (const key of keys) {
       const entry = this.entries.get(key);
       if (entry?.text !== undefined) texts.set(key, entry.text);
-      else if (entry?.textAt) {
-        const [pack, offset, length] = entry.textAt;
-        byPack.get(pack)?.push([key, offset, length]) ?? byPack.set(pack, [[key, offset, length]]);
-      }
+      else if (entry?.textAt) places.set(key, entry.textAt);
     }
+    for (const [key, text] of await this.readTextsAt(places)) texts.set(key, text);
+    return texts;
+  }
+
+  /**
+   * The text at a place of a pack, read at once (a page rendered again, on the build's thread,
+   * that reads bodies no one knew it would: `BodyOf` is synchronous), or undefined when the
+   * pack cannot give it. Every write to this process's pack must be in (`appendTexts` awaited).
+   */
+  readTextAtSync([pack, offset, length]: TextAt): string | undefined {
+    const own = this.open?.name === pack ? this.open.handle.fd : undefined;
+    let fd: number | undefined;
+    try {
+      fd = own ?? openSync(path.join(this.dir, pack), "r");
+      const bytes = Buffer.allocUnsafe(length);
+      return readSync(fd, bytes, 0, length, offset) === length ? bytes.toString("utf8") : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined && own === undefined) closeSync(fd);
+    }
+  }
+
+  /** The texts at these places of the packs (`appendTexts`' or an entry's), by key: the caller checks each against the hash it knows of it. */
+  async readTextsAt(places: ReadonlyMap<string, TextAt>): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    const byPack = new Map<string, [string, number, number][]>();
+    for (const [key, [pack, offset, length]] of places) byPack.get(pack)?.push([key, offset, length]) ?? byPack.set(pack, [[key, offset, length]]);
     for (const [pack, wanted] of byPack) {
+      // This process's pack, being written: read through its own handle once its writes are in.
+      const own = this.open?.name === pack ? this.open : undefined;
+      if (own) await own.writing;
       // A pack gone since it was read (removed by hand): its texts are missing, which the caller makes again.
-      const handle = await open(path.join(this.dir, pack), "r").catch(() => undefined);
+      const handle = own?.handle ?? (await open(path.join(this.dir, pack), "r").catch(() => undefined));
       if (!handle) continue;
       try {
         // In the pack's order, a run of texts at a time in one read (a template edit reads every
@@ -249,7 +317,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
           first = last + 1;
         }
       } finally {
-        await handle.close();
+        if (!own) await handle.close();
       }
     }
     return texts;
@@ -357,6 +425,21 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     const claimed = this.claimed;
     this.claimed = undefined;
     if (claimed) await rm(path.join(this.dir, claimed), { force: true });
+    // Texts written since the last save that no save named: no store will read them.
+    const pack = this.open;
+    this.open = undefined;
+    if (pack) await pack.writing.then(() => pack.handle.close()).then(() => rm(pack.temp, { force: true }), () => {});
+  }
+
+  /** This process's pack, its writes done, under its own name: the store about to be saved can name it. */
+  private async closePack(): Promise<void> {
+    const pack = this.open;
+    if (!pack) return;
+    this.open = undefined;
+    await pack.writing;
+    await pack.handle.close();
+    await rename(pack.temp, path.join(this.dir, pack.name));
+    this.packs = { ...this.packs, [pack.name]: pack.size };
   }
 
   /** Why the store found in its folder was not used (damaged, or another program's or format's), when it was not: the build says so in a line and makes it again. */
@@ -464,6 +547,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
    * Returns the packs the entries use, by size.
    */
   private async saveTexts(): Promise<Record<string, number>> {
+    await this.closePack();
     const live = new Map<string, number>();
     for (const entry of this.entries.values()) if (entry.text === undefined && entry.textAt) live.set(entry.textAt[0], (live.get(entry.textAt[0]) ?? 0) + entry.textAt[2]);
     const byUse = [...live].sort((a, b) => b[1] - a[1]);

@@ -44,8 +44,10 @@ export interface RenderInput {
   redirects: readonly Redirect[];
   /** The pages of the last build, by route. */
   previous: Readonly<Record<string, PageEntry>>;
-  /** The HTML of bodies the persistent cache kept (the store's texts, by article file): read only for the pages this run renders. */
+  /** The HTML of bodies the persistent cache kept or that this run wrote there (the store's texts, by article file): read only for the pages this run renders. */
   storedBodies?: (files: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+  /** The same for one body, read at once (a page on the build's thread that reads a body it did not name); undefined when the store cannot give it. */
+  storedBody?: (file: string) => string | undefined;
   /** Reads into the last build's pages at these routes what the store keeps apart (their `deps`…: build-record.ts), where a run needs every page's (a page the store gave without them is taken on its sum). */
   fill: (routes: readonly string[]) => Promise<void>;
   /**
@@ -80,19 +82,55 @@ function pageSources(input: RenderInput, theme: Theme, last?: { bodies: Readonly
   }
   const absent = content.articles.map((a) => a.file).filter((file) => !bodies.has(file));
   const share: PageShare = { images: { resolved: images.resolved, ready: images.ready, sizes: images.sizes }, cards: cards.byRoute, assets: assets.manifest, csp, absent };
-  /** Reads the HTML of those of `files` whose body the cache kept, from the store: each must be the HTML its hash says. */
-  const read = async (files: Iterable<string>) => {
-    const wanted = [...new Set(files)].filter((file) => bodies.get(file)?.html === undefined && bodies.has(file));
-    if (wanted.length === 0) return;
+  /** The bodies of `files` with their HTML, read from the store for those held without it (the cache kept it, or it was written there as it was made): each must be the HTML its hash says. */
+  const withHtml = async (files: Iterable<string>): Promise<Map<string, PageBody>> => {
+    const given = new Map<string, PageBody>();
+    const wanted: string[] = [];
+    for (const file of new Set(files)) {
+      const body = bodies.get(file);
+      if (body?.html !== undefined) given.set(file, body);
+      else if (body) wanted.push(file);
+    }
+    if (wanted.length === 0) return given;
     const texts = (await input.storedBodies?.(wanted)) ?? new Map<string, string>();
     for (const file of wanted) {
       const body = bodies.get(file)!;
       const html = texts.get(file);
       if (html === undefined || hashOf(html) !== body.htmlHash) throw new Error(`the build cache's copy of the body of ${file} is missing or damaged: run the build again with --force`);
-      bodies.set(file, { ...body, html });
+      given.set(file, { ...body, html });
     }
+    return given;
   };
-  return { content, table, values, code, share, bodies: (file: string) => bodies.get(file), all: bodies, read };
+  /** Reads into the run's bodies the HTML of those of `files` held without it (for the rest of the run). */
+  const read = async (files: Iterable<string>) => {
+    for (const [file, body] of await withHtml(files)) bodies.set(file, body);
+  };
+  /** Every body, for the build's thread: `files`' read at once, any other read from the store when a page asks for it. */
+  const every = async (files: Iterable<string>) => new EveryBody(await withHtml(files), bodies, input.storedBody);
+  return { content, table, values, code, share, bodies: (file: string) => bodies.get(file), all: bodies, read, withHtml, every };
+}
+
+/**
+ * The bodies of a task on the build's thread: those its pages show, read before it, and any
+ * other a page asks for (a tag's page that shows its articles' bodies), read from the store
+ * then, one at a time (a template's `bodyOf` is synchronous), and let go once the page has it.
+ * A body the store cannot give is given without its HTML: the page comes back for it (`needs`).
+ */
+class EveryBody extends Map<string, PageBody> {
+  constructor(
+    given: ReadonlyMap<string, PageBody>,
+    private readonly all: ReadonlyMap<string, PageBody>,
+    private readonly storedBody?: (file: string) => string | undefined,
+  ) {
+    super(given);
+  }
+
+  override get(file: string): PageBody | undefined {
+    const body = super.get(file) ?? this.all.get(file);
+    if (body === undefined || body.html !== undefined) return body;
+    const html = this.storedBody?.(file);
+    return html !== undefined && hashOf(html) === body.htmlHash ? { ...body, html } : body;
+  }
 }
 
 /**
@@ -405,36 +443,39 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
  */
 export async function* renderStage(input: RenderInput, theme: Theme, pageThreads: PageThreads, { kept, sources, snapshot }: KeptPages): AsyncGenerator<RenderedFile> {
   const { content, table, redirects, checkOnly = false } = input;
-  const { share, all: bodies } = sources;
+  const { share } = sources;
   // The pages asked for first, then the others in route order.
   const first = new Set(input.first?.filter((p) => table.byPath.has(p) && !kept.has(p)));
   const paths: string[] = [...first];
   for (const route of table.routes) if (!kept.has(route.path) && !first.has(route.path)) paths.push(route.path);
-  // The bodies the pages to render show, read from the store when the cache kept them.
-  await sources.read(paths.flatMap((p) => pageBodies(table.byPath.get(p)!).map((a) => a.file)));
   const { threads, site } = await pageThreads(paths.length);
   const pagesShared = paths.length > 0 ? threads.share(share) : undefined;
-  // A worker is handed the bodies its pages show; the build's thread has them all.
-  const bodiesOf = (routes: string[]) => new Map(routes.flatMap((p) => pageBodies(table.byPath.get(p)!).flatMap((a) => (bodies.has(a.file) ? [[a.file, bodies.get(a.file)!] as const] : []))));
-  const task = (routes: string[], here: boolean) => ({ kind: "pages", site: site(), pages: pagesShared!, bodies: here ? bodies : bodiesOf(routes), every: here, routes, checkOnly }) as const;
+  // Each slice is handed the bodies its pages show (and `also`), read from the store when it is
+  // taken, where they are kept: the run holds a slice's bodies' HTML at a time, not every one.
+  // On the build's thread a page may read any other body too (`EveryBody`).
+  const task = async (routes: string[], here: boolean, also: Iterable<string> = []) => {
+    const files = [...routes.flatMap((p) => pageBodies(table.byPath.get(p)!).map((a) => a.file)), ...also];
+    const bodies = here ? await sources.every(files) : await sources.withHtml(files);
+    return { kind: "pages", site: site(), pages: pagesShared!, bodies, every: here, routes, checkOnly } as const;
+  };
   const made = streamSlices(threads, paths, task);
   // What pages hold alike, one value for them all.
   const alike = new AlikeParts();
   /** The next page made (in the order of `paths`), which is `route`'s; undefined when it is left out. */
   const next = async (route: Route): Promise<RenderedFile | undefined> => {
     let page = (await made.next()).value!;
-    // It reads the body of another article than its own: rendered here, where every body is
-    // (read from the store first when the cache kept it, as often as the page asks for one).
+    // It reads the body of another article than its own: rendered again here, where a page may
+    // read any body (a body the store could not give at once is read, or made again, first).
+    const also = new Set<string>();
     while ("needs" in page) {
       const missing = page.needs;
+      if (also.has(missing)) throw new Error(`${route.path} reads the body of ${missing}, which it was handed`);
+      also.add(missing);
       // With the bodies its last render read (a tag's page shows many): read at once, not one by one.
       const last = input.previous[route.path];
       const read = last?.deps ? Object.keys(last.deps) : last?.reads ? (idsOf(route, last.reads) ?? []) : [];
-      const before = read.flatMap((id) => (id.startsWith("body:") ? [id.slice("body:".length)] : []));
-      await sources.read([missing, ...before]);
-      const again = (await threads.lanes[0]!(task([route.path], true)))[0]!;
-      if ("needs" in again && again.needs === missing) throw new Error(`${route.path} reads the body of ${missing}, which this thread has`);
-      page = again;
+      for (const id of read) if (id.startsWith("body:")) also.add(id.slice("body:".length));
+      page = (await threads.lanes[0]!(await task([route.path], true, also)))[0]!;
     }
     if ("failed" in page) throw new ContentError(page.failed as ContentIssue);
     if ("left" in page) return undefined;
@@ -476,6 +517,7 @@ export interface UnwrittenInput extends CheckInput {
   /** What the stages before found: a place already reported (a link with a malformed address) is not reported again. */
   reported: readonly ContentIssue[];
   storedBodies?: RenderInput["storedBodies"];
+  storedBody?: RenderInput["storedBody"];
   /** Reads into the last build's pages what the check reads of them (`RenderedLinkInput.fill`): every page is checked here. */
   fill: (routes: readonly string[]) => Promise<void>;
 }
@@ -498,7 +540,7 @@ export async function unwrittenLinkStage(input: UnwrittenInput, theme: Theme, pa
   if (content.unavailable.includes(content.site.file)) return staged(null);
   const assets = bundled.value?.record ?? NO_ASSETS;
   const cards = { byRoute: new Map() };
-  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true, storedBodies: input.storedBodies, fill: input.fill };
+  const renderInput = { content, table, values, code, markdown, images, cards, assets, redirects: addresses.redirects.redirects, previous: previous.pages, checkOnly: true, storedBodies: input.storedBodies, storedBody: input.storedBody, fill: input.fill };
   const pages: Record<string, PageEntry> = {};
   const kept = await keptPages(renderInput, theme, async (files) => new Set(files.keys()));
   for await (const page of renderStage(renderInput, theme, pageThreads, kept)) {

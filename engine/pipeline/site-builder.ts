@@ -23,7 +23,7 @@ import { buildRoutes, byCodePoint, type Route } from "../stages/routes/routes.js
 import { addressStage, type EarlierArticles } from "../stages/routes/addresses.js";
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
 import type { ThemeSources } from "../stages/checks/rendered-links.js";
-import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
+import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type RenderedBody, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
 import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
 import type { RuleMemory, RuleState } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
@@ -37,7 +37,7 @@ import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChec
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
 import { heapFor } from "../lib/heap.js";
-import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, runSlices, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
+import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type FileEntry, type SiteCache } from "./build-record.js";
@@ -185,6 +185,9 @@ export interface PreviousBuild {
   checked?: PagesChecked;
 }
 
+/** Bodies whose HTML is written to the store in one write as they come (`renderBodies`). */
+const STORED_AT_ONCE = 256;
+
 /** How stage data crosses from one stage to the next: as it is, or (tests) through `structuredClone`, as a thread would see it. */
 type HandOver = <T>(value: T) => T;
 
@@ -331,7 +334,13 @@ export class SiteBuilder {
     const code = this.options.code;
     const shares = new Map<Threads, Shared<SiteShare>>();
     const site = (threads: Threads) => shares.get(threads) ?? shares.set(threads, threads.share<SiteShare>({ content, table, values, code })).get(threads)!;
-    const renderBodies = async (articles: readonly Article[], { aside = false, valid }: { aside?: boolean; valid?: ValidBlockData } = {}) => {
+    /**
+     * The bodies of `articles`, rendered on the threads. Each one the cache keeps has its HTML
+     * written to the store as it comes and is held without it (`RenderedBody.textAt`): the pages
+     * read it back when they are rendered. `held`: the HTML stays in the entries (bodies made
+     * again for the pages that asked for them).
+     */
+    const renderBodies = async (articles: readonly Article[], { aside = false, valid, held = aside }: { aside?: boolean; valid?: ValidBlockData; held?: boolean } = {}): Promise<RenderedBody[]> => {
       // Articles that are not in the content (their front matter failed) are rendered here, where they are.
       const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
       // Each slice with what the last parse of its bodies found valid among their blocks' data.
@@ -339,7 +348,25 @@ export class SiteBuilder {
       // Sealing a body for the cache costs a hash: only when there is one.
       // A worker running the editorial rules (below) takes bodies once it is done with them: this thread parses them meanwhile.
       const task = (files: string[]) => ({ kind: "bodies" as const, site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) });
-      return runSlices(threads, articles.map((a) => a.file), task, { workersFrom: rulesAside });
+      const made: RenderedBody[] = [];
+      let from = 0;
+      /** The HTML of the bodies made since the last call that the cache keeps, into the store. */
+      const store = async () => {
+        const kept = made.slice(from).filter((body) => body.check !== undefined && body.entry.result.html !== undefined);
+        from = made.length;
+        const places = kept.length > 0 ? await cache.appendTexts(kept.map((body) => body.entry.result.html!)) : undefined;
+        if (!places) return;
+        for (const [i, body] of kept.entries()) {
+          body.textAt = places[i];
+          body.entry.result.html = undefined;
+        }
+      };
+      for await (const body of streamSlices(threads, articles.map((a) => a.file), task, { workersFrom: rulesAside, ahead: Number.POSITIVE_INFINITY })) {
+        made.push(body);
+        if (!held && made.length - from >= STORED_AT_ONCE) await store();
+      }
+      if (!held) await store();
+      return made;
     };
     // With workers and no memory of the editorial rules to start from (a first or forced build: every text to read),
     // a worker runs them while this thread parses bodies; the checks take what it found (any failure: run here).
@@ -363,8 +390,12 @@ export class SiteBuilder {
     // its article, and kept again: the store can only save work, never change a page.
     // What the check reads of the last build's pages (their links, ids…), read from the store for the routes it asks.
     const pageChecks = (routes: readonly string[]) => cache.fill("pages", routes);
+    // A body this run made is where it wrote it (`keep`: the cache's entries take it once the run is over); any other, where the cache kept it.
+    const placeOf = (file: string) => keep.get(file)?.textAt;
     const storedBodies = async (files: readonly string[]) => {
-      const texts = await cache.readTexts(files);
+      const made = new Map(files.flatMap((file) => (placeOf(file) ? [[file, placeOf(file)!] as const] : [])));
+      const texts = await cache.readTexts(files.filter((file) => !made.has(file)));
+      for (const [file, text] of await cache.readTextsAt(made)) texts.set(file, text);
       if (files.every((file) => texts.has(file) && hashOf(texts.get(file)!) === markdown.get(file)?.htmlHash)) return texts;
       const byFile = new Map(content.articles.map((a) => [a.file, a]));
       const lost = files.flatMap((file) => {
@@ -373,13 +404,18 @@ export class SiteBuilder {
         return article && (text === undefined || hashOf(text) !== markdown.get(file)?.htmlHash) ? [article] : [];
       });
       const again = new Map<string, FileEntry>();
-      for (const [i, { entry }] of (await renderBodies(lost)).entries()) {
+      for (const [i, { entry }] of (await renderBodies(lost, { held: true })).entries()) {
         if (entry.result.html === undefined) continue;
         texts.set(lost[i]!.file, entry.result.html);
         again.set(lost[i]!.file, { sourceHash: entry.sourceHash, text: entry.result.html });
       }
       cache.add(again);
       return texts;
+    };
+    const storedBody = (file: string) => {
+      const entry = cache.files.get(file);
+      const at = placeOf(file) ?? (entry?.text === undefined ? entry?.textAt : undefined);
+      return at ? cache.readTextAtSync(at) : entry?.text;
     };
     const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
@@ -395,7 +431,7 @@ export class SiteBuilder {
       const settingsLoaded = !content.unavailable.includes(content.site.file);
       if ("error" in assetsDone && settingsLoaded) throw assetsDone.error;
       const assets = "error" in assetsDone ? staged(undefined) : pass(assetsDone.value);
-      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies, fill: pageChecks };
+      const unwritten = { content, table, values, code, markdown, addresses, earlier, images: images.images, assets, previous: previous.output, themeCode, reported: found.errors, storedBodies, storedBody, fill: pageChecks };
       found.add(lap("rendered links", await unwrittenLinkStage(unwritten, theme, pageThreads)));
       return stop();
     }
@@ -423,7 +459,7 @@ export class SiteBuilder {
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
     // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
-    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, fill: pageChecks, first };
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, storedBody, fill: pageChecks, first };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();

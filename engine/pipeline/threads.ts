@@ -186,13 +186,6 @@ export interface SliceOptions {
   workersFrom?: Promise<unknown>;
 }
 
-/** Runs one task per slice on the threads and gives every result back in the order of the entries. */
-export async function runSlices<K extends SlicedKind, T>(threads: Threads, items: readonly T[], task: (slice: T[], here: boolean) => TaskOf<K>, options: Omit<SliceOptions, "ahead"> = {}): Promise<TaskResults[K]> {
-  const all: TaskResults[K][number][] = [];
-  for await (const result of streamSlices(threads, items, task, { ...options, ahead: Number.POSITIVE_INFINITY })) all.push(result);
-  return all as TaskResults[K];
-}
-
 /**
  * Runs one task per slice and yields the results in the order of the entries as they are
  * ready. Each thread takes the next slice when it is done with one (this thread between its
@@ -205,8 +198,8 @@ export async function runSlices<K extends SlicedKind, T>(threads: Threads, items
 export async function* streamSlices<K extends SlicedKind, T>(
   threads: Threads,
   items: readonly T[],
-  /** The task of a slice; `here`: for the build's own thread, which has every value at hand. */
-  task: (slice: T[], here: boolean) => TaskOf<K>,
+  /** The task of a slice; `here`: for the build's own thread. Made when a thread takes the slice (it may read what the slice needs first). */
+  task: (slice: T[], here: boolean) => TaskOf<K> | Promise<TaskOf<K>>,
   {
     // On one thread a slice rendered ahead is only HTML held in memory: the writes go on
     // while this thread renders the next slice anyway (13 MiB of the 4000 build's peak with the
@@ -235,7 +228,7 @@ export async function* streamSlices<K extends SlicedKind, T>(
       }
       const i = taken++;
       try {
-        done[i] = (await run(task(slices[i]!, lane === 0))) as TaskResults[K];
+        done[i] = (await run(await task(slices[i]!, lane === 0))) as TaskResults[K];
       } catch (error) {
         failure ??= { error };
       }

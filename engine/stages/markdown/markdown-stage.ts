@@ -13,7 +13,7 @@ import { dep, DepValues, type Deps, type DepId } from "../../incremental/depende
 import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
 import type { InternalLink, MarkdownResult } from "./article-markdown.js";
 import { siteBlockData, type MarkdownSession } from "./markdown-context.js";
-import type { CachedFile } from "../../incremental/build-cache.js";
+import type { CachedFile, TextAt } from "../../incremental/build-cache.js";
 import { loadPackage } from "../../lib/packages.js";
 import type { SiteValues } from "../../lib/site-values.js";
 import type { RouteTable } from "../routes/routes.js";
@@ -97,6 +97,11 @@ export interface MarkdownStageOutput {
 export interface RenderedBody {
   entry: MarkdownEntry;
   check?: string;
+  /**
+   * Where its HTML was written in the store as it came (pipeline/site-builder.ts), when it is
+   * kept: `entry.result.html` is then undefined, read back for the pages that show it.
+   */
+  textAt?: TextAt;
 }
 
 /** What the cache keeps of a body, sealed by the hash its worker made. */
@@ -194,7 +199,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
       continue;
     }
     bodies.set(article.file, body.entry);
-    if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check), text: body.entry.result.html });
+    if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check), ...(body.textAt ? { textAt: body.textAt } : { text: body.entry.result.html }) });
   }
   // The bodies of the articles whose front matter failed: checked in the same run, never kept.
   const aside = [...(failed?.values() ?? [])].flatMap((f) => (f.body ? [f.body] : []));
