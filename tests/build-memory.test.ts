@@ -177,6 +177,26 @@ describe("a page taken on its sum", () => {
 });
 
 describe("the pages' records a build makes", () => {
+  it("hold what a link to the page loses when shared, said, for the pages that lose some, not every page's title and description", async () => {
+    const { cache, dir } = await builtOnce(6);
+    const long = "Um título longo demais para caber inteiro no cartão que o X mostra quando alguém compartilha";
+    await writeFile(path.join(dir, "articles/guia/longo.md"), `---\ntitle: ${long}\n---\n\nUm artigo de título longo.\n`);
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache });
+    try {
+      const result = await builder.build(new MemoryWriter());
+      expect(result.ok).toBe(true);
+      const pages = cache.lastRecord().pages as Record<string, PageEntry & { share?: unknown }>;
+      expect(Object.values(pages).filter((page) => page.share !== undefined)).toEqual([]);
+      const says = Object.entries(pages).flatMap(([route, page]) => (page.shareSays === undefined ? [] : [[route, page.shareSays]]));
+      // The long title's page, and what the build said of it.
+      expect(says.map(([route]) => route)).toContain("/guia/longo");
+      expect(says.length).toBeLessThan(Object.keys(pages).length / 2);
+      for (const [route, message] of says) expect(result.warnings.map((w) => w.message), route).toContain(message);
+    } finally {
+      await builder.close();
+    }
+  });
+
   it("hold one list of links, ids, files and scripts for the pages that have the same (each page's came from its thread as a copy of its own), frozen", async () => {
     const { cache } = await builtOnce(6);
     // The record this build made, in memory (not read back from the store, whose shards hold each list once).

@@ -19,7 +19,6 @@ import type { SiteCards } from "../stages/cards/cards.js";
 import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
 import { changedAfter, changedSince, otherFiles, sameOrder, type SaveDelta, ownId, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js";
-import type { ShareText } from "../stages/checks/share-text.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
@@ -247,14 +246,12 @@ export function readsOf(route: Route, deps: Deps, alike?: AlikeParts): { reads: 
 /**
  * One value for what the pages of a run hold alike. A page's record comes from the thread that
  * rendered it as a copy of its own: its lists of links, ids, files and scripts (the same on
- * most pages: the site's menu, its stylesheet, its inline script), the site's name and the
- * card's kind in its share text, its title written twice there, the hashes of the values every
- * page reads. At 20,000 pages that was ~35 short strings a page held to the end of the build
- * (bench/README.md, "Session 29"). The lists are frozen: no page changes another's.
+ * most pages: the site's menu, its stylesheet, its inline script) and the hashes of the values
+ * every page reads. At 20,000 pages that was ~35 short strings a page held to the end of the
+ * build (bench/README.md, "Session 29"). The lists are frozen: no page changes another's.
  */
 export class AlikeParts {
   private readonly lists = new Map<string, readonly unknown[]>();
-  private readonly texts = new Map<string, string>();
   /** The last hash of each id read by pages as written in `reads` (none of a route's own: those are the route's), to give the next page that reads the same the same string. */
   private readonly hashes = new Map<string, string>();
 
@@ -273,17 +270,9 @@ export class AlikeParts {
     return list;
   }
 
-  /** A text many pages repeat (the site's name, a card's kind): one string. */
-  private text(text: string): string {
-    const same = this.texts.get(text);
-    if (same !== undefined) return same;
-    this.texts.set(text, text);
-    return text;
-  }
-
   /** The record of a page rendered now, with what it holds alike with other pages made one value. */
   entry(route: Route, entry: PageEntry): PageEntry {
-    const { links, ids, files, scripts, handlers, share, deps } = entry;
+    const { links, ids, files, scripts, handlers, deps } = entry;
     const own = ownIds(route);
     for (const id in deps) {
       const read = id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id;
@@ -303,18 +292,7 @@ export class AlikeParts {
     if (files) record.files = this.list("files", files) as string[];
     if (scripts) record.scripts = this.list("scripts", scripts) as [string, string][];
     if (handlers) record.handlers = this.list("handlers", handlers) as string[];
-    if (share) record.share = this.share(share);
     return record;
-  }
-
-  /** A page's share text with the site's name and the card's kind as other pages have them, and X's title and description the page's when they are the same text (most often). */
-  private share(share: ShareText): ShareText {
-    const same: ShareText = { ...share };
-    if (same.siteName !== undefined) same.siteName = this.text(same.siteName);
-    if (same.card !== undefined) same.card = this.text(same.card);
-    if (same.xTitle !== undefined && same.xTitle === same.title) same.xTitle = same.title;
-    if (same.xDescription !== undefined && same.xDescription === same.description) same.xDescription = same.description;
-    return same;
   }
 }
 

@@ -17,7 +17,7 @@ import { checkedPages, markdownLinkErrors, pageWarningCheck, renderedLinkErrors,
 import { linkTargets, type Addresses, type EarlierArticles } from "../routes/addresses.js";
 import type { MarkdownBodies } from "../markdown/markdown-stage.js";
 import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
-import { shareMessage, shareWarning } from "./share-text.js";
+import { shareWarning } from "./share-text.js";
 import { hashOf } from "../../lib/hash.js";
 import { locate, type LocatableSource } from "../../lib/yaml-source.js";
 import { sourceText } from "../../lib/source-text.js";
@@ -184,7 +184,7 @@ export async function renderedLinkStage({ content, table, pages, markdown, addre
   const check = pageWarningCheck(targets, { inlineScript, favicon }, themeCode);
   const now: Record<string, PageFindings> = {};
   for (const page of checked) {
-    const share = shareMessage(page.route.path, page.share);
+    const share = page.shareSays;
     const warnings = check.page(page);
     if (share !== undefined || warnings.length > 0) now[page.route.path] = { ...(share === undefined ? {} : { share }), ...(warnings.length > 0 ? { warnings } : {}) };
   }

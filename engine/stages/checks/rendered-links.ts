@@ -55,8 +55,8 @@ export interface PageEntry {
   files?: string[];
   scripts?: [string, string][];
   handlers?: string[];
-  /** What a link to it shows when shared (share-text.ts): its title and description are checked too. */
-  share?: ShareText;
+  /** What a link to it loses when shared (share-text.ts, `shareMessage`), said where it was rendered; none for a page that loses nothing. */
+  shareSays?: string;
 }
 
 export interface PageLinks {
@@ -217,8 +217,8 @@ export interface CheckedPage {
   ids: readonly string[];
   /** The dependency ids the page read (`body:<file>`, `site`, `collection:cards`…). */
   reads: readonly string[];
-  /** What a link to it shows when shared. */
-  share?: ShareText;
+  /** What a link to it loses when shared (`PageEntry.shareSays`). */
+  shareSays?: string;
   /** The site's files it loads, its inline scripts and handlers (`pageWarningCheck`). */
   files?: readonly string[];
   scripts?: readonly (readonly [string, string])[];
@@ -235,7 +235,7 @@ export interface ThemeSources {
 export function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
   return routes.flatMap((route) => {
     const entry = pages[route.path];
-    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), share: entry.share, files: entry.files, scripts: entry.scripts, handlers: entry.handlers }] : [];
+    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), shareSays: entry.shareSays, files: entry.files, scripts: entry.scripts, handlers: entry.handlers }] : [];
   });
 }
 

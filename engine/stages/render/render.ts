@@ -25,6 +25,7 @@ import { articleOf, type Route, type RouteTable } from "../routes/routes.js";
 import { contentSecurityPolicy, siteFiles, type SitemapMemo } from "./site-files.js";
 import type { Redirect } from "../routes/aliases.js";
 import { pageFindings, type PageEntry } from "../checks/rendered-links.js";
+import { shareMessage } from "../checks/share-text.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";
 import { codeError, siteCodePlace } from "../../lib/code-location.js";
@@ -391,8 +392,11 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
   // Copied (structuredClone makes new strings): read out of the page, each is a slice of its
   // HTML and would keep the whole page alive as long as the record (156 MB at 4000 articles).
-  const found = structuredClone(pageFindings(html));
-  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found } };
+  const { share: shown, ...found } = structuredClone(pageFindings(html));
+  // What a link to it loses when shared, said here: the record holds the sentence of the few
+  // pages that lose some, not every page's title and description (~0.3 KB a page).
+  const shareSays = shareMessage(route.path, shown);
+  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found, ...(shareSays === undefined ? {} : { shareSays }) } };
 }
 
 /** A page's dependencies but its card and the assets: what its links and ids are made of. */
