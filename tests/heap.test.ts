@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { heapFor, LEAN_HEAP_FLAG, LEAN_HEAP_FROM } from "../engine/lib/heap.js";
+import { heapFor, LEAN_HEAP_FLAG, LEAN_HEAP_FROM, leanerWhile, RENDER_HEAP_FLAG } from "../engine/lib/heap.js";
 
 /** A way of setting flags that records them (V8's own is the process's: a test must not change it). */
 const recorder = () => {
@@ -32,5 +32,18 @@ describe("V8's heap growth for a large build (engine/lib/heap.ts)", () => {
     expect(heapFor(100_000, { flags: ["--heap-growing-percent=30"], setFlags })).toBe(false);
     expect(heapFor(100_000, { flags: ["--max-old-space-size=4096", "--heap-growing-percent"], setFlags })).toBe(false);
     expect(set).toEqual([]);
+  });
+
+  it("grows it by less while the pages are rendered and written, then as before, even when they fail; a build it did not set the growth of is left alone", async () => {
+    const { set, setFlags } = recorder();
+    expect(heapFor(100_000, { flags: [], setFlags })).toBe(true);
+    expect(await leanerWhile(async () => (set.push("render"), "written"), setFlags)).toBe("written");
+    await expect(leanerWhile(async () => Promise.reject(new Error("a page failed")), setFlags)).rejects.toThrow("a page failed");
+    expect(set).toEqual([LEAN_HEAP_FLAG, RENDER_HEAP_FLAG, "render", LEAN_HEAP_FLAG, RENDER_HEAP_FLAG, LEAN_HEAP_FLAG]);
+    expect(RENDER_HEAP_FLAG).toBe("--heap-growing-percent=30");
+    const small = recorder();
+    expect(heapFor(10, { flags: [], setFlags: small.setFlags })).toBe(false);
+    await leanerWhile(async () => undefined, small.setFlags);
+    expect(small.set).toEqual([]);
   });
 });

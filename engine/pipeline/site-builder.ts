@@ -36,7 +36,7 @@ import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
 import { listFiles } from "../lib/files.js";
-import { heapFor } from "../lib/heap.js";
+import { heapFor, leanerWhile } from "../lib/heap.js";
 import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
@@ -469,7 +469,8 @@ export class SiteBuilder {
     const pagesKept = await keptPages(renderInput, theme, (files) => writer.reuse(files), previous.checked, delta);
     const checkedMs = performance.now() - checking;
     const rendering = timed(renderStage(renderInput, theme, pageThreads, pagesKept), pass);
-    const written = await writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir });
+    // The heap grows by less while its thread holds the most (lib/heap.ts).
+    const written = await leanerWhile(() => writeStage(writer, rendering, { assets: assets.files, media: images.images.files, publicDir }));
     lap.split("render", checkedMs + rendering.ms, "write");
     // The pages taken as they were are checked again only where a page they link to changed (the last check's findings kept with the record).
     // The last build's record at this build's routes (the very record checked): no page of it went, and only the pages made again are new.
