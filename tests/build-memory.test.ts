@@ -41,6 +41,20 @@ async function builtOnce(more = 0): Promise<{ dir: string; cacheDir: string; wri
   return { dir, cacheDir, writer, cache };
 }
 
+/** Builds `dir` with `builder` into `writer`, and again without a cache: what the build from scratch wrote. */
+async function withScratch(builder: SiteBuilder, writer: MemoryWriter, dir: string): Promise<MemoryWriter> {
+  const scratch = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
+  const cold = new MemoryWriter();
+  try {
+    expect((await builder.build(writer)).ok).toBe(true);
+    expect((await scratch.build(cold)).ok).toBe(true);
+  } finally {
+    await builder.close();
+    await scratch.close();
+  }
+  return cold;
+}
+
 describe("the bodies the cache kept", () => {
   it("are each held without lists of their own: the bodies that read the same values share one list of them, and one empty list of errors", async () => {
     const { dir, cacheDir } = await builtOnce();
@@ -93,16 +107,8 @@ describe("the bodies a build makes", () => {
       written = packs.reduce((sum, name) => sum + statSync(path.join(cacheDir, name)).size, 0);
     };
     const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache, onPagesWritten });
-    const scratch = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
     const writer = new MemoryWriter();
-    const cold = new MemoryWriter();
-    try {
-      expect((await builder.build(writer)).ok).toBe(true);
-      expect((await scratch.build(cold)).ok).toBe(true);
-    } finally {
-      await builder.close();
-      await scratch.close();
-    }
+    const cold = await withScratch(builder, writer, dir);
     expect(held.length).toBeGreaterThan(6);
     // No body's HTML held; every one of them in the store already, as it was made (the pack is named once the store is saved).
     expect(held.filter((entry) => entry.result.html !== undefined)).toEqual([]);
@@ -161,16 +167,7 @@ describe("a page taken on its sum", () => {
       const cache = await openSiteCache(cacheDir, testCode());
       // Every page of the record read without what it read.
       expect(Object.values(cache.lastRecord().pages).every((entry) => entry.deps === undefined && entry.sum !== undefined)).toBe(true);
-      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache });
-      const scratch = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme });
-      const cold = new MemoryWriter();
-      try {
-        expect((await builder.build(writer)).ok).toBe(true);
-        expect((await scratch.build(cold)).ok).toBe(true);
-      } finally {
-        await builder.close();
-        await scratch.close();
-      }
+      const cold = await withScratch(new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache }), writer, dir);
       expect(pages(writer.files)).toEqual(pages(cold.files));
     }
   });

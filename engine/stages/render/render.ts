@@ -392,11 +392,13 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
   // Its links and ids, kept with it: a page taken unchanged from the last build is checked too.
   // Copied (structuredClone makes new strings): read out of the page, each is a slice of its
   // HTML and would keep the whole page alive as long as the record (156 MB at 4000 articles).
-  const { share: shown, ...found } = structuredClone(pageFindings(html));
-  // What a link to it loses when shared, said here: the record holds the sentence of the few
-  // pages that lose some, not every page's title and description (~0.3 KB a page).
+  // What a link to it loses when shared is said here: the record holds the sentence of the few
+  // pages that lose some (copied with the rest: it quotes the title's suffix), not every page's
+  // title and description (~0.3 KB a page).
+  const { share: shown, ...links } = pageFindings(html);
   const shareSays = shareMessage(route.path, shown);
-  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found, ...(shareSays === undefined ? {} : { shareSays }) } };
+  const found = structuredClone(shareSays === undefined ? links : { ...links, shareSays });
+  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found } };
 }
 
 /** A page's dependencies but its card and the assets: what its links and ids are made of. */
