@@ -19,6 +19,8 @@ import { articleModel, displayPath, loadArticleFile, loadContent, markdownOf, ty
 import { sourceText } from "../engine/lib/source-text.js";
 import { ContentError } from "../engine/lib/errors.js";
 import { theme } from "../templates/theme.js";
+import { inputFingerprint } from "../engine/incremental/fingerprint.js";
+import type { StatedFiles } from "../engine/lib/files.js";
 
 /** A command-line build: a new builder over the cache folder (none: a cold build), as `npm run build` opens it. */
 async function commandLineBuild(contentDir: string, cacheDir: string | undefined) {
@@ -75,6 +77,40 @@ describe("an article taken on its file's evidence", () => {
     expect(warm.ok && cold.ok).toBe(true);
     expect(String(cold.writer.files.get("primeiro.html") ?? cold.writer.files.get("primeiro/index.html"))).toContain("Seção INICIAL");
     expect(filesOf(warm.writer)).toEqual(filesOf(cold.writer));
+  }, 60_000);
+
+  it("is stat'ed once a build: the load takes the state the inputs' fingerprint found, and a save after that is the next build's", async () => {
+    const own = await editedFixture("basic", {});
+    const ownCache = await mkdtemp(path.join(tmpdir(), "cafe-evidence-cache-"));
+    const file = path.join(own, "articles/primeiro.md");
+    const build = async (stated?: StatedFiles) => {
+      const writer = new MemoryWriter();
+      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: own, projectRoot, theme, publishedRoutes: false, cache: await openSiteCache(ownCache, testCode()), stated });
+      try {
+        const result = await builder.build(writer);
+        expect(result.ok).toBe(true);
+        return String(writer.files.get("primeiro.html"));
+      } finally {
+        await builder.close();
+      }
+    };
+    try {
+      await utimes(file, WHEN, WHEN);
+      await settle();
+      expect(await build()).not.toContain("Salvo depois da impressão digital.");
+      const inputs = await inputFingerprint(projectRoot, own, [], "{}");
+      await writeFile(file, `${await readFile(file, "utf8")}\nSalvo depois da impressão digital.\n`);
+      // The build the fingerprint names: the article as it found it (its text is the last build's, by its evidence).
+      const stated = inputs.takeStated?.();
+      expect(stated?.files.get(file)?.mtimeMs).toBe(WHEN * 1000);
+      expect(inputs.takeStated?.()).toBeUndefined();
+      expect(await build(stated)).not.toContain("Salvo depois da impressão digital.");
+      // The next build stats it: the save is built.
+      expect(await build()).toContain("Salvo depois da impressão digital.");
+    } finally {
+      await rm(own, { recursive: true, force: true });
+      await rm(ownCache, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it("has its text read when a stage needs it, and a file changed since stops with its name and what to do", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fs, { existsSync, watch } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { lstat, mkdtemp, readdir, readFile, realpath, symlink, writeFile, mkdir } from "node:fs/promises";
+import { appendFile, lstat, mkdtemp, readdir, readFile, realpath, symlink, writeFile, mkdir } from "node:fs/promises";
 import { isUpToDate, recordBuild } from "../engine/incremental/fingerprint.js";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -146,6 +146,21 @@ describe("bad input fails the build and keeps the last good output", () => {
     expect(seen).toContain(".cafe-build.json");
     expect(await isUpToDate(out, "inputs")).toBe(true);
     expect((await readdir(path.join(root, "dist.builds"))).filter((name) => name.startsWith(".cafe-build.json-"))).toEqual([]);
+  });
+
+  it("the up-to-date note takes the output as the build left it, without listing it again: the next check finds it the same, and not once a file of it changed", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "cafe-note-")), "dist");
+    const writer = new FolderWriter(out);
+    await writer.begin();
+    expect((await buildSite({ codeVersion: testCode(), contentDir: fixture("basic"), projectRoot, theme, writer })).ok).toBe(true);
+    // Every page, asset and folder below the site's root (a page in a folder sorts as the listing does).
+    const held = writer.publishedSite!;
+    expect([...held.keys()]).toContain("index.html");
+    expect([...held.keys()].some((file) => file.includes("/"))).toBe(true);
+    await recordBuild(out, "inputs", held);
+    expect(await isUpToDate(out, "inputs")).toBe(true);
+    await appendFile(path.join(out, "index.html"), "<!-- edited -->");
+    expect(await isUpToDate(out, "inputs")).toBe(false);
   });
 
   it("a data row whose link is not http(s) names the data file and line", async () => {

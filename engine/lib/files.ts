@@ -39,6 +39,21 @@ export function listFiles(dir: string, { hidden = false, links = false }: { hidd
   return files.sort();
 }
 
+/** A file's state as a stat found it: what the load's evidence of an article's text is made of (stages/load/content.ts). */
+export interface StatedFile {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+/** Files stat'ed at once (by absolute path, as listed), and the clock before the first was: a time close to it may be shared by a write still to come. */
+export interface StatedFiles {
+  at: number;
+  files: ReadonlyMap<string, StatedFile>;
+}
+
 /** A path as an author reads it: relative to the site's folder, absolute when it is outside. */
 export function shownPath(root: string, file: string): string {
   const relative = path.relative(root, file);

@@ -165,6 +165,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const builder = new SiteBuilder({
       contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
       engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
+      // The articles as the fingerprint stat'ed them: the load does not stat them again.
+      stated: fingerprint.takeStated?.(),
     });
     try {
       result = await builder.build(writer);
@@ -219,7 +221,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
   if (result.retired?.length) console.log(`Took the retired page${result.retired.length === 1 ? "" : "s"} ${result.retired.join(", ")} out of ${record}`);
   try {
     // The record of published addresses changed (commit it): so did the content, by that file alone (`again`).
-    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs);
+    // The output's fingerprint from what the writer left in it: the folder is not listed again.
+    await recordBuild(outDir, result.published?.length || result.retired?.length ? strictInputs(fingerprint.again(), options.strict) : inputs, writer.publishedSite);
   } catch (error) {
     // Only the up-to-date check's note: the site is published; the next build just does not skip.
     const failure = fileFailure(error);

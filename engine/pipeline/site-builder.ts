@@ -35,7 +35,7 @@ import { assetStage, type AssetSource } from "../stages/assets/assets.js";
 import type { RenderedFile } from "../stages/render/render.js";
 import { keptPages, nextReaders, renderStage, unwrittenLinkStage, type PagesChecked, type PageThreads } from "./render-pages.js";
 import { siteValues } from "../lib/site-values.js";
-import { listFiles } from "../lib/files.js";
+import { listFiles, type StatedFiles } from "../lib/files.js";
 import { heapFor, leanerWhile } from "../lib/heap.js";
 import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
@@ -100,6 +100,12 @@ export interface BuildOptions {
    */
   codeVersion?: string;
   readAssets?: boolean;
+  /**
+   * The content's files as the inputs' fingerprint stat'ed them before the build
+   * (incremental/fingerprint.ts): the first run's load takes them instead of stat'ing each
+   * article again.
+   */
+  stated?: StatedFiles;
 }
 
 export interface BuildResult {
@@ -207,6 +213,8 @@ export class SiteBuilder {
   private warnings: ContentWarning[] = [];
   /** How many articles the last run loaded: the size of the site a stage's pool is started for (`threadsFor`). */
   private articleCount = 0;
+  /** The files the fingerprint stat'ed (`BuildOptions.stated`), until the first whole load takes them: a later one stats what it reads. */
+  private stated?: StatedFiles;
 
   constructor(readonly options: BuildOptions) {
     this.cache = options.cache ?? noSiteCache();
@@ -214,6 +222,7 @@ export class SiteBuilder {
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
     this.previous = { markdown: new Map(), known: new Map(), articles: [], images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
     this.here = oneThread(options.theme);
+    this.stated = options.stated;
   }
 
   /**
@@ -525,7 +534,9 @@ export class SiteBuilder {
     // The settings, collections, rules and data as the last build validated them: valid for the same text and the same code
     // (the keys of the theme's parts here; the cache's version, for the rest, empties a store of another).
     const kept = { sources: this.previous.output.sources, code: JSON.stringify(Object.entries(this.options.code ?? {}).sort()) };
-    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept }, theme);
+    const stated = this.stated;
+    this.stated = undefined;
+    return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept, stated }, theme);
   }
 
   /** Writes the persistent cache (a build does it when it succeeds; watch mode when it is idle). */

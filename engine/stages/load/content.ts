@@ -2,8 +2,8 @@
  * Stage 1 — content: reads content/ into validated, typed entries. Every problem found is
  * collected as a ContentError; nothing here throws for bad input.
  */
-import { existsSync, readFileSync, statSync, type Stats } from "node:fs";
-import { listFiles } from "../../lib/files.js";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { listFiles, type StatedFile, type StatedFiles } from "../../lib/files.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -165,7 +165,7 @@ export function frontMatterKeys(theme: Pick<ContentModel, "frontMatter">): strin
 export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Collections extends object>(
   root: string,
   theme: ContentModel<Site, Shape, Collections>,
-  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom } = {},
+  options: { drafts?: boolean; previous?: ReadonlyArticleStore; projectRoot?: string; kept?: KeptFrom; stated?: StatedFiles } = {},
 ): Promise<LoadResult<ContentOf<Site, Shape, Collections>>> {
   const errors: ContentError[] = [];
   const warnings: ContentWarning[] = [];
@@ -195,7 +195,7 @@ export async function loadContent<Site, Shape extends z.core.$ZodLooseShape, Col
   const rules = existsSync(rulesFile) ? orUnavailable((await kept.load(rulesFile, display, errors, "rules", (source, shown) => loadYamlFile(source, shown, editorialRulesSchema, errors)))?.file, rulesFile) : undefined;
   const failed = new Map<string, FailedArticle>();
   const parsed: ArticleStore = new Map();
-  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed);
+  const articles = loadArticles(path.join(root, "articles"), model, display, failed, options.previous, parsed, options.stated);
   for (const { errors: articleErrors } of failed.values()) errors.push(...articleErrors);
 
   if (siteLoad?.warnings) warnings.push(...siteLoad.warnings);
@@ -238,7 +238,7 @@ export interface LoadedContent {
  * validated from the same text with the same code (`kept`).
  */
 export async function loadStage(
-  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom },
+  input: { contentDir: string; projectRoot: string; drafts?: boolean; previous?: ReadonlyArticleStore; kept?: KeptFrom; stated?: StatedFiles },
   theme: ContentModel,
 ): Promise<Staged<LoadedContent>> {
   const { content, errors, failed, warnings, parsed, sources, present } = await loadContent(input.contentDir, theme, input);
@@ -453,13 +453,14 @@ function loadArticles(
   failed: Map<string, FailedArticle>,
   previous: ReadonlyArticleStore | undefined,
   parsed: ArticleStore,
+  stated?: StatedFiles,
 ): Article[] {
   const files = filesOf(dir, ".md");
   const articles: Article[] = [];
   // Read one after another, synchronously: thousands of small reads through the promise API
   // each take a trip through libuv's thread pool and cost several times more here.
   for (const file of files) {
-    const result = loadArticleFile(dir, file, model, display, previous, parsed);
+    const result = loadArticleFile(dir, file, model, display, previous, parsed, stated);
     if (!result) continue;
     if ("errors" in result) failed.set(display(file), result);
     else articles.push(result.article);
@@ -498,18 +499,25 @@ export function loadArticleFile(
   display: (p: string) => string,
   previous: ReadonlyArticleStore | undefined,
   parsed: ArticleStore,
+  stated?: StatedFiles,
 ): ArticleLoad {
   const shown = display(file);
   const failed = (errors: ContentError[], body?: Article): FailedArticle => ({ route: body?.route ?? routeFromPath(path.relative(articlesDir, file), model.languages).route, errors, ...(body ? { body } : {}) });
   const entry = previous?.get(shown);
-  // The clock before the file's times are read: a time close to it may be shared by a write still to come (`settled`).
-  const now = Date.now();
-  let stat: Stats | undefined;
-  try {
-    stat = statSync(file, { throwIfNoEntry: false });
-    if (!stat) return undefined;
-  } catch {
-    // Said by the read below.
+  // The file as the inputs' fingerprint stat'ed it, when it did (fingerprint.ts: once a build),
+  // with the clock before: a time close to it may be shared by a write still to come (`settled`).
+  // What the fingerprint saw is what the build is recorded as built from: a save since then
+  // makes the next build run, and that one reads the file.
+  const known = stated?.files.get(file);
+  const now = known ? stated!.at : Date.now();
+  let stat: StatedFile | undefined = known;
+  if (!stat) {
+    try {
+      stat = statSync(file, { throwIfNoEntry: false });
+      if (!stat) return undefined;
+    } catch {
+      // Said by the read below.
+    }
   }
   const seen = stat && entry ? evidenceOf(stat, entry.sourceHash) : undefined;
   if (seen !== undefined && entry?.seen === seen) {
@@ -561,7 +569,7 @@ export function loadArticleFile(
  * entry whose hash was damaged does not match). Any write changes the change time, which no
  * tool sets back (`touch -r` and a copy that keeps times set the modification time only).
  */
-function evidenceOf(stat: Stats, sourceHash: string): string {
+function evidenceOf(stat: StatedFile, sourceHash: string): string {
   return hashOf("evidence-1", `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`, sourceHash);
 }
 
@@ -569,7 +577,7 @@ function evidenceOf(stat: Stats, sourceHash: string): string {
 const SETTLED_MS = 3000;
 
 /** Whether a write after `now` could leave the file with these times: if it could, its evidence is not kept, and the next build reads it. */
-const settled = (stat: Stats, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
+const settled = (stat: StatedFile, now: number) => Math.max(stat.mtimeMs, stat.ctimeMs) < now - SETTLED_MS;
 
 /**
  * The hash of an article's text up to its body (its front matter between the `---` lines,

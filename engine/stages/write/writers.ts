@@ -179,6 +179,14 @@ export class FolderWriter implements SiteWriter {
     return this.liveFiles && [...this.liveFiles.keys()];
   }
 
+  /**
+   * The files of the site this build published, each with the state it left it in (`<outDir>`
+   * holds these and no other, but the up-to-date check's note): undefined until it is published.
+   */
+  get publishedSite(): ReadonlyMap<string, HeldFile> | undefined {
+    return this.switched ? this.held : undefined;
+  }
+
   /** True once this build's site is the one `<outDir>` names (whatever fails after that, it is published). */
   get published(): boolean {
     return this.switched;
