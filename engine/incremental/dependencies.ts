@@ -86,6 +86,8 @@ export interface DepSources {
 }
 
 const json = (value: unknown) => hashOf(JSON.stringify(value ?? null));
+/** `json` of no value: a route without a social card (every route of a site that draws none). */
+let noValue: string | undefined;
 const articleTexts = (articles: readonly Article[]) => articles.flatMap((a) => [a.file, a.sourceHash]);
 /** Each route's kind, path and template, in order: hashed as they come (a site of thousands of routes made an array for each, then one of them all, on every save). */
 function* routeParts(routes: RouteTable["routes"]): Generator<string> {
@@ -116,7 +118,11 @@ const KINDS = {
   listing: (s: DepSources, name: string) => outcomeHash(outcomeIn(s.values?.listings, name)) ?? (s.listing ? json(s.listing(name)) : undefined),
   block: (s: DepSources, name: string) => outcomeHash(outcomeIn(s.values?.blocks, name)) ?? json(s.block(name)),
   code: (s: DepSources, part: string) => s.code?.[part] ?? ALL,
-  card: (s: DepSources, routePath: string) => (s.card ? json(s.card(routePath)) : undefined),
+  card: (s: DepSources, routePath: string) => {
+    if (!s.card) return undefined;
+    const card = s.card(routePath);
+    return card === undefined ? (noValue ??= json(undefined)) : json(card);
+  },
   cover: (s: DepSources, key: string) => {
     if (!s.cover) return undefined;
     const [file, url] = key.split("\0") as [string, string];
@@ -143,8 +149,11 @@ export class DepValues {
 
   /** How many ids this set has hashed (or found it has no value for). */
   get hashed(): number {
-    return this.memo.size;
+    return this.memo.size + this.madeOnce;
   }
+
+  /** How many ids `once` hashed without keeping them. */
+  private madeOnce = 0;
 
   /** The hash of an id; throws for an id this set of values cannot hash (a misspelt kind, a stage not run yet). */
   hash(id: DepId): string {
@@ -165,6 +174,17 @@ export class DepValues {
     return this.lookup(id);
   }
 
+  /**
+   * The hash of an id read once (a page's own route, body or card, when every page is checked
+   * on its sum): made, not kept, unless this set has it already. A set that kept one for each
+   * page of 100,000 grew a dictionary of 300,000 hashes for a pass that asks each once.
+   */
+  once(id: string): string | undefined {
+    if (this.memo.has(id)) return this.memo.get(id);
+    this.madeOnce++;
+    return this.make(id);
+  }
+
   /** Whether an id's value is `hash` (an id without a value: never). */
   is(id: string, hash: string): boolean {
     return this.lookup(id) === hash;
@@ -172,12 +192,17 @@ export class DepValues {
 
   private lookup(id: string): string | undefined {
     if (this.memo.has(id)) return this.memo.get(id);
+    const value = this.make(id);
+    this.memo.set(id, value);
+    return value;
+  }
+
+  /** Hashes an id's value from the sources, by its kind. */
+  private make(id: string): string | undefined {
     const colon = id.indexOf(":");
     const kind = colon < 0 ? id : id.slice(0, colon);
     const hashKind = Object.hasOwn(KINDS, kind) ? KINDS[kind as Kind] : undefined;
-    const value = hashKind?.(this.sources, colon < 0 ? "" : id.slice(colon + 1));
-    this.memo.set(id, value);
-    return value;
+    return hashKind?.(this.sources, colon < 0 ? "" : id.slice(colon + 1));
   }
 }
 

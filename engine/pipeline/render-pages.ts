@@ -223,6 +223,8 @@ function removeReader({ byId, shared }: PageReaders, route: string, deps: PageEn
 const OWN_ROUTE = "route:~";
 const OWN_CARD = "card:~";
 const OWN_BODY = "body:@";
+/** A page's own ids, as its `reads` write them. */
+const OWN: ReadonlySet<string> = new Set([OWN_ROUTE, OWN_CARD, OWN_BODY]);
 
 function ownIds(route: Route): { route: string; card: string; body?: string } {
   const main = articleOf(route)?.main;
@@ -301,10 +303,11 @@ export class AlikeParts {
  * length), in one call of the hash over one text: a hash object a page, and a list of its parts,
  * were most of the cost of a page's sum. Undefined when an id has no hash.
  */
-function sumOf(ids: readonly string[], hashOfId: (id: string) => string | undefined): string | undefined {
+function sumOf(ids: readonly string[], hashOfId: (id: string, at: number) => string | undefined): string | undefined {
   let text = "";
-  for (const id of ids) {
-    const value = hashOfId(id);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const value = hashOfId(id, i);
     if (value === undefined) return undefined;
     text += `${Buffer.byteLength(id)}:${id}${Buffer.byteLength(value)}:${value}`;
   }
@@ -333,7 +336,11 @@ function idsOf(route: Route, reads: readonly string[]): string[] | undefined {
 function sumHolds(route: Route, entry: PageEntry, values: DepValues): boolean {
   if (entry.reads === undefined || entry.sum === undefined) return false;
   const ids = idsOf(route, entry.reads);
-  const sum = ids && sumOf(ids, (id) => values.current(id));
+  if (!ids) return false;
+  // A page's own ids (its route, card and body) are asked once in this pass: hashed, not kept
+  // (`DepValues.once`); the values pages share are hashed once and kept.
+  const { reads } = entry;
+  const sum = sumOf(ids, (id, i) => (OWN.has(reads[i]!) ? values.once(id) : values.current(id)));
   return sum !== undefined && sum === entry.sum;
 }
 
