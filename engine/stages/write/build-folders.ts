@@ -44,8 +44,14 @@ export interface FolderRecord {
   files: Map<string, HeldFile>;
 }
 
-const FORMAT = 1;
-type StoredFile = [hash: string, size: number, mtimeMs: number, ino: number];
+/**
+ * 2: the files in one flat list, five values a file (its path, hash, size, modification time and
+ * inode): a record of 100,000 pages read in 44 ms and written in 35, against 136 and 110 as an
+ * object of a list each (format 1), and a rebuild reads two.
+ */
+const FORMAT = 2;
+/** The values of a file in a record's flat list. */
+const STORED = 5;
 
 export const recordPath = (builds: string, slot: Slot) => path.join(builds, `${slot}.json`);
 
@@ -61,13 +67,14 @@ export async function readRecord(builds: string, slot: Slot): Promise<FolderReco
       typeof stored.complete === "boolean" &&
       typeof stored.dir?.dev === "number" &&
       typeof stored.dir?.ino === "number" &&
-      typeof stored.files === "object";
+      Array.isArray(stored.files) &&
+      stored.files.length % STORED === 0;
     if (!ok) return undefined;
     const files = new Map<string, HeldFile>();
-    for (const [file, entry] of Object.entries(stored.files as Record<string, StoredFile>)) {
-      if (!Array.isArray(entry) || entry.length !== 4) return undefined;
-      const [hash, size, mtimeMs, ino] = entry;
-      if (typeof hash !== "string" || typeof size !== "number" || typeof mtimeMs !== "number" || typeof ino !== "number") return undefined;
+    const list = stored.files as unknown[];
+    for (let i = 0; i < list.length; i += STORED) {
+      const [file, hash, size, mtimeMs, ino] = [list[i], list[i + 1], list[i + 2], list[i + 3], list[i + 4]];
+      if (typeof file !== "string" || typeof hash !== "string" || typeof size !== "number" || typeof mtimeMs !== "number" || typeof ino !== "number") return undefined;
       files.set(file, { hash, size, mtimeMs, ino });
     }
     return { slot, id: stored.id, generation: stored.generation, complete: stored.complete, dir: stored.dir, files };
@@ -78,8 +85,8 @@ export async function readRecord(builds: string, slot: Slot): Promise<FolderReco
 
 /** Writes a slot's record aside and renames it into place. */
 export async function writeRecord(builds: string, record: FolderRecord): Promise<void> {
-  const files: Record<string, StoredFile> = {};
-  for (const [file, f] of record.files) files[file] = [f.hash, f.size, f.mtimeMs, f.ino];
+  const files: (string | number)[] = [];
+  for (const [file, f] of record.files) files.push(file, f.hash, f.size, f.mtimeMs, f.ino);
   const { slot, id, generation, complete, dir } = record;
   const target = recordPath(builds, slot);
   await writeFileAtomic(target, JSON.stringify({ format: FORMAT, slot, id, generation, complete, dir, files }), { mkdirs: false });
