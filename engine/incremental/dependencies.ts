@@ -87,7 +87,7 @@ export interface DepSources {
 
 const json = (value: unknown) => hashOf(JSON.stringify(value ?? null));
 /** `json` of no value: a route without a social card (every route of a site that draws none). */
-let noValue: string | undefined;
+const NO_VALUE = json(undefined);
 const articleTexts = (articles: readonly Article[]) => articles.flatMap((a) => [a.file, a.sourceHash]);
 /** Each route's kind, path and template, in order: hashed as they come (a site of thousands of routes made an array for each, then one of them all, on every save). */
 function* routeParts(routes: RouteTable["routes"]): Generator<string> {
@@ -121,7 +121,7 @@ const KINDS = {
   card: (s: DepSources, routePath: string) => {
     if (!s.card) return undefined;
     const card = s.card(routePath);
-    return card === undefined ? (noValue ??= json(undefined)) : json(card);
+    return card === undefined ? NO_VALUE : json(card);
   },
   cover: (s: DepSources, key: string) => {
     if (!s.cover) return undefined;
