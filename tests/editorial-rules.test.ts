@@ -226,6 +226,20 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     expect(again.read.map((f) => path.basename(f))).toEqual(["outro.md"]);
   });
 
+  it("go over the texts a slice at a time, every rule over one slice before the next (issue 38: held for every text, what they made of each was the peak of a cold build): one text a slice finds what one slice of them all finds", async () => {
+    for (const dir of [await editedFixture("basic", files), path.join(projectRoot, "content")]) {
+      const { content } = await loadContent(dir, theme, { projectRoot: dir });
+      const whole = runEditorialRules(content!, content!.rules!.value, theme.languages);
+      const sliced = runEditorialRules(content!, content!.rules!.value, theme.languages, undefined, undefined, undefined, { slice: 1 });
+      expect(sliced.findings).toEqual(whole.findings);
+      expect(sliced.memory.articles).toEqual(whole.memory.articles);
+      expect([...sliced.read].sort()).toEqual([...whole.read].sort());
+    }
+    // The fixture's rules find something, in more than one text.
+    const { content } = await loadContent(await editedFixture("basic", files), theme, { projectRoot });
+    expect(new Set(runEditorialRules(content!, content!.rules!.value, theme.languages, undefined, undefined, undefined, { slice: 1 }).findings.map((f) => f.file)).size).toBeGreaterThan(1);
+  });
+
   it("saves in a row, each run handed the last one's memory, find what a run from scratch finds, in articles not saved too, and keep every article's memory", async () => {
     const { content, value } = await laterLinksSite("Veja [a nova](/nova).");
     const named = (name: string) => content!.articles.find((a) => path.basename(a.file) === name)!;

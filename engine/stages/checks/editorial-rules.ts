@@ -203,6 +203,9 @@ const normalize = (text: string) =>
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 
+/** The texts the rules go over at a time, every rule over them before the next ones (`checkRules`). */
+const RULE_SLICE = 1000;
+
 /** Whether `later` falls after `earlier` (ISO dates, "2025-08-04" or "2025-08"), compared at the coarser of the two. */
 export function isAfter(later: string, earlier: string): boolean {
   const length = Math.min(later.length, earlier.length);
@@ -276,7 +279,15 @@ const hasOwn = (record: object, key: string) => Object.prototype.hasOwnProperty.
  * keeps (a damaged cache), is not used. Handed the memory of its own last run (watch mode),
  * a rule looks only at the texts saved since and those it found something in (`RuleState`).
  */
-export function runEditorialRules(content: SiteContent, rules: EditorialRules, languages: readonly string[], previous?: RuleMemory, last?: RuleState, touched?: ArticleDelta): RuleRun {
+export function runEditorialRules(
+  content: SiteContent,
+  rules: EditorialRules,
+  languages: readonly string[],
+  previous?: RuleMemory,
+  last?: RuleState,
+  touched?: ArticleDelta,
+  { slice = RULE_SLICE }: { slice?: number } = {},
+): RuleRun {
   const key = ruleMemoryKey(rules, content.data, languages);
   // What the last run of this process found out beside the memory it handed back (watch mode hands both here again):
   // its entries by file, without the memory's record of them (made only when the cache is saved).
@@ -317,12 +328,24 @@ export function runEditorialRules(content: SiteContent, rules: EditorialRules, l
   const ofArticle: OfArticle = (article, rule, valid, make) => ofFile(article.file, article.sourceHash, rule, valid, make, true);
   // The site's other files the rules read (site.yaml, the collections, the data files), kept the same way: by their text's hash.
   const ofOther: OfOther = (file, source, rule, valid, make) => ofFile(file, hashOf("other", source), rule, valid, make, false);
-  const { findings, state } = checkRules(content, rules, languages, ofArticle, ofOther, since, delta);
+  const { findings, state } = checkRules(content, rules, languages, ofArticle, ofOther, since, delta, slice);
   // The texts no rule looked at again (unchanged, and nothing found in them) keep their entries as the last run left them (told the delta: they have them already).
   if (since && !delta) {
     for (const [file, text] of state.texts) {
       if (text === since.texts.get(file) && !entries.has(file) && before.has(file)) entries.set(file, before.get(file) as RuleMemory["articles"][string]);
     }
+  }
+  // Most articles' findings are alike (nothing, for every rule): the entries made in this run
+  // share one object for each such set, which a copy to the build's thread (structuredClone
+  // keeps an object shared) and the cache hold once, not once an article (bench/README.md,
+  // session 31).
+  const alike = new Map<string, RuleMemory["articles"][string]["found"]>();
+  for (const entry of entries.values()) {
+    if (!owned.has(entry)) continue;
+    const key = JSON.stringify(entry.found);
+    const same = alike.get(key);
+    if (same) entry.found = same;
+    else alike.set(key, entry.found);
   }
   const memory = ruleMemory(key, entries);
   return { findings, memory, read: [...read], state: { ...state, memory, entries } };
@@ -399,6 +422,7 @@ function checkRules(
   ofOther: OfOther,
   since?: Omit<RuleState, "entries" | "memory">,
   delta?: ArticleDelta,
+  slice = RULE_SLICE,
 ): { findings: RuleFinding[]; state: Omit<RuleState, "entries" | "memory"> } {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
@@ -504,9 +528,24 @@ function checkRules(
     Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.rule === "string" && typeof f.file === "string" && sources.has(f.file) && typeof f.line === "number" && typeof f.message === "string");
 
   const findings: KeptFinding[] = [];
-  for (const [name, rule] of Object.entries(rules)) {
+  // The rules go over the texts a slice at a time (`slice` texts, in the content's order), every rule over one
+  // slice before the next: what they make of a text (its lines, its readable text: `bodyOf`, `shownText`,
+  // `shownBody`) is held for its slice alone. Held for every text until the last rule, it was ~0.7 GB of the
+  // thread that ran the rules at 100,000 articles, the peak of a cold build (bench/README.md, session 31).
+  const chosenBy = Object.entries(rules).map(([name, rule]) => {
     const globs = (rule.files ?? ["articles/**"]).map(globPattern);
-    const chosen = visited(name, (t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang));
+    return { name, rule, chosen: visited(name, (t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang)) };
+  });
+  const place = new Map<Text, number>();
+  for (const text of byFile.values()) place.set(text, place.size);
+  const slices = Math.max(1, Math.ceil(place.size / slice));
+  const sliced = chosenBy.map(({ name, rule, chosen }) => {
+    const bySlice: Text[][] = Array.from({ length: slices }, () => []);
+    for (const text of chosen) bySlice[Math.floor((place.get(text) ?? 0) / slice)]!.push(text);
+    return { name, rule, bySlice };
+  });
+  /** One rule over some of the texts it chooses. */
+  const runRule = (name: string, rule: (typeof chosenBy)[number]["rule"], chosen: readonly Text[]): void => {
     const finding = (text: Pick<Text, "file">, line: number, kind: string, values: Record<string, string | number>, column?: number): KeptFinding => ({
       rule: name,
       file: text.file,
@@ -555,7 +594,7 @@ function checkRules(
         };
         findings.push(...note(name, text, text.article ? ofArticle(text.article, name, isFindings, find) : ofOther(text.file, textOf(text), name, isFindings, find), any));
       }
-      continue;
+      return;
     }
 
     const articles = chosen.filter((t) => t.article);
@@ -652,6 +691,12 @@ function checkRules(
         }
       });
     }
+  };
+  for (let slice = 0; slice < slices; slice++) {
+    for (const { name, rule, bySlice } of sliced) runRule(name, rule, bySlice[slice]!);
+    bodies.clear();
+    shownTexts.clear();
+    shownBodies.clear();
   }
   // Each file's text read once, for its findings' lines.
   const read = new Map<string, string>();
