@@ -101,9 +101,9 @@ describe("an article taken on its file's evidence", () => {
       const inputs = await inputFingerprint(projectRoot, own, [], "{}");
       await writeFile(file, `${await readFile(file, "utf8")}\nSalvo depois da impressão digital.\n`);
       // The build the fingerprint names: the article as it found it (its text is the last build's, by its evidence).
-      const stated = inputs.takeStated?.();
+      const stated = inputs.takeStated();
       expect(stated?.files.get(file)?.mtimeMs).toBe(WHEN * 1000);
-      expect(inputs.takeStated?.()).toBeUndefined();
+      expect(inputs.takeStated()).toBeUndefined();
       expect(await build(stated)).not.toContain("Salvo depois da impressão digital.");
       // The next build stats it: the save is built.
       expect(await build()).toContain("Salvo depois da impressão digital.");

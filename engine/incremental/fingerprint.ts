@@ -45,9 +45,8 @@ export interface InputFingerprint {
    * (content.ts), which takes them instead of stat'ing each article again (at 100,000 articles
    * half a second of a one-article edit); undefined once taken.
    */
-  takeStated?(): StatedFiles | undefined;
+  takeStated(): StatedFiles | undefined;
 }
-
 
 /**
  * Hash of the inputs' paths (relative to the site's folder), sizes and modification times,
@@ -62,14 +61,14 @@ export async function inputFingerprint(projectRoot: string, contentDir: string, 
   // The content's files' states are kept for the load: the clock first (`StatedFiles.at`).
   const at = Date.now();
   const inside = contentDir.endsWith(path.sep) ? contentDir : contentDir + path.sep;
-  const kept = new Map<string, StatedFile>();
+  // Held by `stated` alone, which `takeStated` lets go of (a variable of this scope that the closures below keep would keep them all).
+  let stated: StatedFiles | undefined = { at, files: new Map<string, StatedFile>() };
   const keep = (file: string, s: Stats | undefined) => {
-    if (s && file.startsWith(inside)) kept.set(file, { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino, dev: s.dev });
+    if (s && file.startsWith(inside)) (stated!.files as Map<string, StatedFile>).set(file, { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino, dev: s.dev });
   };
   // Every input but the record, fed once; the record's state after them, each time it is asked for.
   const before = feed(createHash("sha1"), statesOf(all, options, projectRoot, keep));
   const withRecord = () => feed(before.copy(), statesOf([record], "", projectRoot)).digest("base64url");
-  let stated: StatedFiles | undefined = { at, files: kept };
   const takeStated = () => {
     const taken = stated;
     stated = undefined;

@@ -166,7 +166,7 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
       contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
       engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
       // The articles as the fingerprint stat'ed them: the load does not stat them again.
-      stated: fingerprint.takeStated?.(),
+      stated: fingerprint.takeStated(),
     });
     try {
       result = await builder.build(writer);

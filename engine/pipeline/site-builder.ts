@@ -216,13 +216,17 @@ export class SiteBuilder {
   /** The files the fingerprint stat'ed (`BuildOptions.stated`), until the first whole load takes them: a later one stats what it reads. */
   private stated?: StatedFiles;
 
-  constructor(readonly options: BuildOptions) {
+  /** The builder's options, without the files the fingerprint stat'ed (`stated`: held until the first load takes them, not for the builder's life). */
+  readonly options: BuildOptions;
+
+  constructor({ stated, ...options }: BuildOptions) {
+    this.options = options;
+    this.stated = stated;
     this.cache = options.cache ?? noSiteCache();
     this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
     this.previous = { markdown: new Map(), known: new Map(), articles: [], images: noImageMemory(), cards: noCardMemory(), output: this.cache.lastRecord() };
     this.here = oneThread(options.theme);
-    this.stated = options.stated;
   }
 
   /**
