@@ -531,7 +531,7 @@ function checkRules(
   // The rules go over the texts a slice at a time (`slice` texts, in the content's order), every rule over one
   // slice before the next: what they make of a text (its lines, its readable text: `bodyOf`, `shownText`,
   // `shownBody`) is held for its slice alone. Held for every text until the last rule, it was ~0.7 GB of the
-  // thread that ran the rules at 100,000 articles, the peak of a cold build (bench/README.md, session 31).
+  // thread that ran the rules at 100,000 articles, the peak of four cold builds in ten (bench/README.md, session 31).
   const chosenBy = Object.entries(rules).map(([name, rule]) => {
     const globs = (rule.files ?? ["articles/**"]).map(globPattern);
     return { name, rule, chosen: visited(name, (t) => globs.some((g) => g.test(t.relative)) && (rule.lang === undefined || t.lang === rule.lang)) };
