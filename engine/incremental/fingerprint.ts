@@ -92,9 +92,12 @@ function* statesOf(list: readonly string[], seed: string, relativeTo?: string, s
   for (const file of list) {
     const s = statSync(file, { throwIfNoEntry: false });
     stated?.(file, s);
-    yield `${named(file)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
+    yield stateLine(named(file), s);
   }
 }
+
+/** One file's line of a fingerprint: its name, size and modification time (-1 for a file that is not there). Listed or known from the build that wrote it, the same line. */
+const stateLine = (name: string, s: FileState | undefined) => `${name}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}`;
 
 /** Paths, sizes and modification times of the output: cheap to check, hard to fake by accident. */
 function outputFingerprint(outDir: string): string {
@@ -122,8 +125,7 @@ export function outputFingerprintOf(outDir: string, held: ReadonlyMap<string, Fi
   function* states(): Generator<string> {
     yield "";
     for (const [shown, file] of named) {
-      const s = held.get(file)!;
-      yield `${shown}\0${s.size}\0${s.mtimeMs}`;
+      yield stateLine(shown, held.get(file));
     }
   }
   return hashOfAll(states());
