@@ -1,4 +1,4 @@
-/** Hashes of content, and values sealed with the hash of their JSON (the cache's entries). */
+/** Hashes of content, and values sealed with the hash of their JSON (what the cache's store.json keeps). */
 import { createHash, hash, type Hash } from "node:crypto";
 
 export const hashOf = (...parts: (string | Uint8Array)[]): string => hashOfAll(parts);
@@ -46,48 +46,30 @@ export function feed(hash: Hash, parts: Iterable<string | Uint8Array>): Hash {
   return hash;
 }
 
-/** A value with the hash of its JSON: one that was damaged on disk does not match and is not used. */
+/**
+ * A value with the hash of its JSON: one that was damaged on disk does not match and is not
+ * used. For the values of the store's store.json (the validated settings and data files); the
+ * values in its shards are not sealed one by one, as each shard is checked whole.
+ */
 export type Sealed<T> = { value: T; check: string };
 
 export function seal<T>(value: T): Sealed<T> {
   return { value, check: hashOf(JSON.stringify(value)) };
 }
 
-/**
- * `seal` of a copy of `value` read back from its JSON (one text, hashed and parsed): a value
- * of JSON's kind whose strings are its own. A value parsed out of a larger text holds slices of
- * it, and V8 keeps a slice's whole text alive: an article's title kept its file's whole text.
- */
-export function sealCopy<T>(value: T): Sealed<T> {
-  const text = JSON.stringify(value);
-  return { value: JSON.parse(text) as T, check: hashOf(text) };
-}
-
-/** Marks a sealed value read from bytes checked whole: a property of its own that JSON and structuredClone leave behind. */
-const CHECKED = Symbol("cafe.sealed-bytes-checked");
-
-/** The value, if it is what was sealed (or was read from bytes checked whole: `vouchForSealed`). */
+/** The value, if it is what was sealed. */
 export function unseal<T>(sealed: Sealed<T> | undefined): T | undefined {
   if (!sealed || typeof sealed !== "object") return undefined;
-  if (Object.hasOwn(sealed, CHECKED)) return sealed.value;
   if (sealed.check !== hashOf(JSON.stringify(sealed.value))) return undefined;
   return sealed.value;
 }
 
 /**
- * Marks the sealed values among an entry's own properties as checked, for a store that has
- * checked the bytes they were read from as a whole (the hash of a shard's text): `unseal` then
- * takes them without hashing each one again. Only for values parsed from such bytes, never
- * for values made or changed since.
+ * A copy of `value` read back from its JSON: a value of JSON's kind whose strings are its own.
+ * A value parsed out of a larger text holds slices of it, and V8 keeps a slice's whole text
+ * alive: an article's title kept its file's whole text.
  */
-export function vouchForSealed(entry: unknown): void {
-  if (!entry || typeof entry !== "object") return;
-  for (const value of Object.values(entry)) {
-    if (value && typeof value === "object" && "value" in value && typeof (value as { check?: unknown }).check === "string") {
-      Object.defineProperty(value, CHECKED, { value: true });
-    }
-  }
-}
+export const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** An object with keys (not null, not an array): what a stored entry read back must be before its fields are read. */
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -9,7 +9,6 @@
  */
 import { BuildCache } from "../incremental/build-cache.js";
 import { heapFor } from "../lib/heap.js";
-import type { Sealed } from "../lib/hash.js";
 import type { KeptSources, ParsedArticle } from "../stages/load/content.js";
 import type { CachedBody } from "../stages/markdown/markdown-stage.js";
 import type { PageEntry } from "../stages/checks/rendered-links.js";
@@ -20,7 +19,7 @@ import type { LinkCheckMemory } from "../stages/checks/checks.js";
 
 /** One article file: its parsed front matter and its rendered Markdown, by the hash of its text. */
 export interface FileEntry extends CachedBody {
-  article?: Sealed<ParsedArticle>;
+  article?: ParsedArticle;
   /** The hash of its text up to the body: a body edit keeps `article` (stages/load/content.ts, `headHash`). */
   head?: string;
 }

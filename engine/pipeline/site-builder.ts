@@ -358,14 +358,14 @@ export class SiteBuilder {
       const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
       // Each slice with what the last parse of its bodies found valid among their blocks' data.
       const validOf = (files: string[]) => (valid ? { valid: Object.fromEntries(files.flatMap((file) => (valid[file] ? [[file, valid[file]!]] : []))) } : {});
-      // Sealing a body for the cache costs a hash: only when there is one.
+      // Kept for the cache only when there is one.
       // A worker running the editorial rules (below) takes bodies once it is done with them: this thread parses them meanwhile.
       const task = (files: string[]) => ({ kind: "bodies" as const, site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) });
       const made: RenderedBody[] = [];
       let from = 0;
       /** The HTML of the bodies made since the last call that the cache keeps, into the store. */
       const store = async () => {
-        const kept = made.slice(from).filter((body) => body.check !== undefined && body.entry.result.html !== undefined);
+        const kept = made.slice(from).filter((body) => body.keep && body.entry.result.html !== undefined);
         from = made.length;
         const places = kept.length > 0 ? await cache.appendTexts(kept.map((body) => body.entry.result.html!)) : undefined;
         if (!places) return;

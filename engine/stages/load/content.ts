@@ -9,7 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ContentError, staged, type ContentWarning, type Staged } from "../../lib/errors.js";
 import { baseFrontMatter, baseFrontMatterIn, engineSiteSettings, engineSiteSettingsIn, routePathIn, type BaseMeta, type EngineSiteSettings } from "./content-model.js";
-import { exactJson, hashOf, hashOfAll, isJsonSafe, isRecord, seal, sealCopy, unseal, type Sealed } from "../../lib/hash.js";
+import { exactJson, hashOf, hashOfAll, isJsonSafe, isRecord, jsonCopy, seal, unseal, type Sealed } from "../../lib/hash.js";
 import { editorialRulesSchema, RULES_FILE, type EditorialRules } from "./rules-model.js";
 import { frontMatterLineOffset, locatorOf, matter, parseJsonSource, parseYamlSource, schemaErrors, simpleYamlMap, type Locator, type ParsedSource } from "../../lib/yaml-source.js";
 import { nearest } from "../../lib/nearest.js";
@@ -521,8 +521,7 @@ export function loadArticleFile(
   }
   const seen = stat && entry ? evidenceOf(stat, entry.sourceHash) : undefined;
   if (seen !== undefined && entry?.seen === seen) {
-    const before = unseal(entry.article);
-    if (before) return { article: articleFrom(before as ParsedArticle, undefined, entry.sourceHash, shown, file) };
+    if (isRecord(entry.article)) return { article: articleFrom(entry.article, undefined, entry.sourceHash, shown, file) };
   }
   let source: string;
   try {
@@ -534,11 +533,11 @@ export function loadArticleFile(
   const sourceHash = hashOf(source);
   // The evidence of this text, taken before it was read: kept only when no write can share the file's times (`settled`).
   const evidence = stat && settled(stat, now) ? { seen: evidenceOf(stat, sourceHash) } : {};
-  const parsedBefore = entry?.sourceHash === sourceHash ? unseal(entry.article) : undefined;
+  const parsedBefore = entry?.sourceHash === sourceHash && isRecord(entry.article) ? entry.article : undefined;
   if (parsedBefore) {
     // The same text with other evidence (a file touched, copied, checked out again): the entry as it was, with this evidence.
     if (evidence.seen !== undefined && evidence.seen !== entry!.seen) parsed.set(shown, { ...entry!, ...evidence });
-    return { article: articleFrom(parsedBefore as ParsedArticle, undefined, sourceHash, shown, file) };
+    return { article: articleFrom(parsedBefore, undefined, sourceHash, shown, file) };
   }
   // Only the body edited: the front matter as the last build parsed it, with the entry of this text.
   const sameHead = entry && sameFrontMatter(source, entry);
@@ -552,9 +551,9 @@ export function loadArticleFile(
     const { parsed: parts } = result;
     if (parts && isJsonSafe(parts.meta) && isJsonSafe(parts.frontMatter)) {
       // Its parts as the cache keeps them: a copy whose strings are not slices of the text (which they would keep whole).
-      const kept = sealCopy(parts);
+      const kept = jsonCopy(parts);
       parsed.set(shown, { sourceHash, head: headHash(source, parts.bodyOffset), article: kept, ...evidence });
-      return { article: articleFrom(kept.value, undefined, sourceHash, shown, file) };
+      return { article: articleFrom(kept, undefined, sourceHash, shown, file) };
     }
     // Not kept (not JSON's kind): the article as parsed, without its text all the same.
     const { source: _text, ...article } = result.article;
@@ -593,10 +592,10 @@ function headHash(source: string, bodyOffset: number): string | undefined {
 }
 
 /** The parsed article of the last build's entry when `source` differs from its text in the body only (`headHash`). */
-function sameFrontMatter(source: string, entry: { head?: string; article?: Sealed<ParsedArticle> }): ParsedArticle | undefined {
+function sameFrontMatter(source: string, entry: { head?: string; article?: ParsedArticle }): ParsedArticle | undefined {
   if (typeof entry.head !== "string") return undefined;
-  const before = unseal(entry.article);
-  if (!before || typeof before.bodyOffset !== "number" || before.bodyOffset > source.length) return undefined;
+  const before = entry.article;
+  if (!isRecord(before) || typeof before.bodyOffset !== "number" || before.bodyOffset > source.length) return undefined;
   return headHash(source, before.bodyOffset) === entry.head ? before : undefined;
 }
 
@@ -734,8 +733,8 @@ export function parseArticle(
  * each by the hash of its text, and of its text up to the body (`head`, `headHash`), so that
  * a body edit takes the front matter as it was.
  */
-export type ArticleStore = Map<string, { sourceHash: string; head?: string; article?: Sealed<ParsedArticle>; seen?: string }>;
-export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly head?: string; readonly article?: Sealed<ParsedArticle>; readonly seen?: string }>;
+export type ArticleStore = Map<string, { sourceHash: string; head?: string; article?: ParsedArticle; seen?: string }>;
+export type ReadonlyArticleStore = ReadonlyMap<string, { readonly sourceHash: string; readonly head?: string; readonly article?: ParsedArticle; readonly seen?: string }>;
 
 /** What parsing an article gives, besides its text: the part the cache keeps. */
 export interface ParsedArticle {

@@ -10,7 +10,7 @@ import type { Article, FailedArticle, SiteContent } from "../load/content.js";
 import type { ContentIssue, ContentWarning } from "../../lib/errors.js";
 import type { MarkdownImage } from "./image-slots.js";
 import { dep, DepValues, type Deps, type DepId } from "../../incremental/dependencies.js";
-import { hashOf, isJsonSafe, seal, unseal, type Sealed } from "../../lib/hash.js";
+import { hashOf, isJsonSafe } from "../../lib/hash.js";
 import type { InternalLink, MarkdownResult } from "./article-markdown.js";
 import { siteBlockData, type MarkdownSession } from "./markdown-context.js";
 import type { CachedFile, TextAt } from "../../incremental/build-cache.js";
@@ -51,9 +51,12 @@ export interface KeptBody {
   valid?: string[];
 }
 
-/** A body as the cache keeps it with its article's entry: for one text (its hash), sealed; its HTML is the entry's text (incremental/build-cache.ts). */
+/**
+ * A body as the cache keeps it with its article's entry: for one text (its hash); its HTML is the
+ * entry's text (incremental/build-cache.ts). Not sealed: the store's shards are checked whole.
+ */
 export interface CachedBody extends CachedFile {
-  markdown?: Sealed<KeptBody>;
+  markdown?: KeptBody;
 }
 
 /** Each article's rendered Markdown, by file. */
@@ -90,13 +93,13 @@ export interface MarkdownStageOutput {
 }
 
 /**
- * A body rendered now: its entry, and the hash that seals what the cache keeps of it (none
- * when it has errors or cannot be kept). The kept value is made of the entry's own parts
- * (`keptBody`): a body crossing from a worker carries its HTML once, not twice.
+ * A body rendered now: its entry, and whether the cache keeps it (not when it has errors or
+ * cannot be kept). The kept value is made of the entry's own parts (`keptBody`): a body
+ * crossing from a worker carries its HTML once, not twice.
  */
 export interface RenderedBody {
   entry: MarkdownEntry;
-  check?: string;
+  keep?: true;
   /**
    * Where its HTML was written in the store as it came (pipeline/site-builder.ts), when it is
    * kept: `entry.result.html` is then undefined, read back for the pages that show it.
@@ -104,11 +107,8 @@ export interface RenderedBody {
   textAt?: TextAt;
 }
 
-/** What the cache keeps of a body, sealed by the hash its worker made. */
-const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images, valid } }: MarkdownEntry, check: string): Sealed<KeptBody> => ({
-  value: { deps, htmlHash, headings, links, warnings, images, ...(valid ? { valid } : {}) },
-  check,
-});
+/** What the cache keeps of a body. */
+const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images, valid } }: MarkdownEntry): KeptBody => ({ deps, htmlHash, headings, links, warnings, images, ...(valid ? { valid } : {}) });
 
 /** The place of a body being rendered in the stage's map of bodies (`markdownStage`): never left there. */
 const RENDERING = Object.freeze({}) as MarkdownEntry;
@@ -133,8 +133,7 @@ export const bodyValues = (content: SiteContent, table: RouteTable, values: Site
 /**
  * The compute core of the stage, for some articles: each body rendered (article-markdown.ts,
  * whose parser is loaded here, when a body is first parsed: lib/packages.ts), with the hashes
- * of what it read and of its HTML, and, when `keep`, the seal of the entry the cache keeps
- * (hashed where it is made, not on the build's thread).
+ * of what it read and of its HTML, and, when `keep`, whether the cache can keep it.
  */
 export async function renderBodies(
   articles: readonly Article[],
@@ -154,9 +153,9 @@ export async function renderBodies(
     const deps = result.unavailable === undefined ? Object.fromEntries(result.reads.map((id) => [id, values.hash(id)])) : {};
     const htmlHash = hashOf(result.html);
     const entry = { sourceHash, deps, result, htmlHash };
-    const { headings, links, warnings, images, valid: found } = result;
+    const { headings, links, warnings, images } = result;
     const keepable = options.keep && result.errors.length === 0 && result.unavailable === undefined && isJsonSafe({ headings, links, warnings, images });
-    return { entry, check: keepable ? seal({ deps, htmlHash, headings, links, warnings, images, ...(found ? { valid: found } : {}) }).check : undefined };
+    return keepable ? { entry, keep: true } : { entry };
   });
 }
 
@@ -199,7 +198,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
       continue;
     }
     bodies.set(article.file, body.entry);
-    if (body.check) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry, body.check), ...(body.textAt ? { textAt: body.textAt } : { text: body.entry.result.html }) });
+    if (body.keep) keep.set(article.file, { sourceHash: article.sourceHash, markdown: keptBody(body.entry), ...(body.textAt ? { textAt: body.textAt } : { text: body.entry.result.html }) });
   }
   // The bodies of the articles whose front matter failed: checked in the same run, never kept.
   const aside = [...(failed?.values() ?? [])].flatMap((f) => (f.body ? [f.body] : []));
@@ -225,10 +224,10 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     const kept = cached.get(article.file);
     // A body whose HTML the store no longer has is rendered again.
     const stored = kept?.text !== undefined || kept?.textAt !== undefined;
-    const before = kept?.sourceHash === sourceHash && stored ? unseal(kept.markdown) : undefined;
+    const before = kept?.sourceHash === sourceHash && stored ? kept.markdown : undefined;
     if (!before || !values.unchanged(before.deps)) {
-      // Parsed now: what its last parse (this run's last, or the cache's, sealed) found valid among its blocks' data.
-      const last = entry?.result.valid ?? (before ?? unseal(kept?.markdown))?.valid;
+      // Parsed now: what its last parse (this run's last, or the cache's) found valid among its blocks' data.
+      const last = entry?.result.valid ?? kept?.markdown?.valid;
       if (Array.isArray(last) && last.every((key) => typeof key === "string")) valid[article.file] = last;
       return undefined;
     }

@@ -16,7 +16,7 @@ import { withSignalsHeld } from "../../lib/signals.js";
 import path from "node:path";
 import type { Redirect } from "./aliases.js";
 import type { Article, ParsedArticle, SiteContent } from "../load/content.js";
-import { unseal, type Sealed } from "../../lib/hash.js";
+import { isRecord } from "../../lib/hash.js";
 import { ContentError, type ContentWarning } from "../../lib/errors.js";
 import { byCodePoint, cannotTell, isDerived, type RouteTable } from "./routes.js";
 import { routePath } from "../load/content-model.js";
@@ -105,7 +105,7 @@ export interface Moved {
 export type KnownArticles = ReadonlyMap<string, KnownArticle>;
 
 /** What the persistent cache kept of each article file, as the load stage reads it. */
-type CachedArticles = ReadonlyMap<string, { readonly sourceHash: string; readonly article?: Sealed<ParsedArticle> }>;
+type CachedArticles = ReadonlyMap<string, { readonly sourceHash: string; readonly article?: ParsedArticle }>;
 
 /** The known articles after a run that read `articles`: they take the place of what was known at their routes. */
 export function knownAfter(known: KnownArticles, articles: readonly Article[]): KnownArticles {
@@ -126,8 +126,8 @@ export function pageFinder(known: KnownArticles, cached: CachedArticles | undefi
     if (index) return index;
     index = new Map();
     for (const [file, entry] of cached ?? []) {
-      const parsed = unseal(entry.article);
-      if (parsed && typeof parsed.route === "string") index.set(parsed.route, { route: parsed.route, file, title: String(parsed.meta?.title ?? ""), sourceHash: entry.sourceHash });
+      const parsed = entry.article;
+      if (isRecord(parsed) && typeof parsed.route === "string") index.set(parsed.route, { route: parsed.route, file, title: String(parsed.meta?.title ?? ""), sourceHash: entry.sourceHash });
     }
     for (const [route, article] of known) index.set(route, article);
     return index;
