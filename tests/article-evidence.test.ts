@@ -85,7 +85,7 @@ describe("an article taken on its file's evidence", () => {
     const file = path.join(own, "articles/primeiro.md");
     const build = async (stated?: StatedFiles) => {
       const writer = new MemoryWriter();
-      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: own, projectRoot, theme, publishedRoutes: false, cache: await openSiteCache(ownCache, testCode()), stated });
+      const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: own, projectRoot, theme, publishedRoutes: false, cache: await openSiteCache(ownCache, testCode()), takeStated: () => stated });
       try {
         const result = await builder.build(writer);
         expect(result.ok).toBe(true);

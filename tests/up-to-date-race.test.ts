@@ -7,10 +7,13 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildProject } from "../engine/pipeline/project.js";
+import { projectInputs } from "../engine/incremental/fingerprint.js";
 import { notebook } from "./fixtures/notebook/theme/theme.js";
 import { editedFixture } from "./helpers.js";
 
@@ -36,6 +39,45 @@ describe("the up-to-date note after a build that published new addresses", () =>
       log.mockClear();
       expect(await buildProject(options)).toBe(0);
       expect(log.mock.calls.flat().join("\n")).toContain("up to date");
+    } finally {
+      log.mockRestore();
+      await rm(work, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("are let go once the load took them: no file's state is held while the pages are rendered (issue 38)", async () => {
+    // V8's collector, asked for: the states are gone only if nothing holds them.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const dir = await editedFixture("notebook", {});
+    const work = await mkdtemp(path.join(tmpdir(), "cafe-states-"));
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const engine = path.relative(dir, path.resolve(import.meta.dirname, "../engine"));
+      const fingerprint = await projectInputs(dir, path.join(dir, "content"), ["theme", engine, "public"]);
+      const take = fingerprint.takeStated;
+      let states: WeakRef<object> | undefined;
+      let heldWhileWriting: boolean | undefined;
+      const inputs = {
+        ...fingerprint,
+        takeStated: () => {
+          const taken = take();
+          if (taken) states = new WeakRef(taken);
+          return taken;
+        },
+      };
+      const options = { projectRoot: dir, theme: notebook, themeFolders: ["theme"], outDir: path.join(work, "dist"), noCache: true, codeVersion: "test", inputs };
+      const built = await buildProject({
+        ...options,
+        onPagesWritten: () => {
+          gc();
+          heldWhileWriting = states?.deref() !== undefined;
+        },
+      });
+      expect(built).toBe(0);
+      expect(states).toBeDefined();
+      expect(heldWhileWriting).toBe(false);
     } finally {
       log.mockRestore();
       await rm(work, { recursive: true, force: true });

@@ -165,8 +165,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
     const builder = new SiteBuilder({
       contentDir, projectRoot, theme, publicDir, cache, themeFolders: options.themeFolders, workers, threads, strict: options.strict,
       engineDir: path.resolve(projectRoot, codeFolders.at(-1)!), code: code.parts, codeVersion: options.noCache ? undefined : code.version, readAssets: !options.force, onPagesWritten,
-      // The articles as the fingerprint stat'ed them: the load does not stat them again.
-      stated: fingerprint.takeStated(),
+      // The articles as the fingerprint stat'ed them, taken by the load (which does not stat them again).
+      takeStated: fingerprint.takeStated,
     });
     try {
       result = await builder.build(writer);

@@ -101,11 +101,13 @@ export interface BuildOptions {
   codeVersion?: string;
   readAssets?: boolean;
   /**
-   * The content's files as the inputs' fingerprint stat'ed them before the build
-   * (incremental/fingerprint.ts): the first run's load takes them instead of stat'ing each
-   * article again.
+   * Gives, once, the content's files as the inputs' fingerprint stat'ed them before the build
+   * (incremental/fingerprint.ts, `takeStated`): the first run's load takes them instead of
+   * stat'ing each article again. A function, not the states: the caller's options object lives
+   * as long as its call to `build` (V8 keeps it in the caller's frame), and would hold every
+   * file's state through the render (at 100,000 articles ~20 MB).
    */
-  stated?: StatedFiles;
+  takeStated?: () => StatedFiles | undefined;
 }
 
 export interface BuildResult {
@@ -213,15 +215,15 @@ export class SiteBuilder {
   private warnings: ContentWarning[] = [];
   /** How many articles the last run loaded: the size of the site a stage's pool is started for (`threadsFor`). */
   private articleCount = 0;
-  /** The files the fingerprint stat'ed (`BuildOptions.stated`), until the first whole load takes them: a later one stats what it reads. */
-  private stated?: StatedFiles;
+  /** Gives the files the fingerprint stat'ed (`BuildOptions.takeStated`), until the first whole load takes them: a later one stats what it reads. */
+  private takeStated?: () => StatedFiles | undefined;
 
-  /** The builder's options, without the files the fingerprint stat'ed (`stated`: held until the first load takes them, not for the builder's life). */
+  /** The builder's options, without the fingerprint's (`takeStated`: asked by the first load, not for the builder's life). */
   readonly options: BuildOptions;
 
-  constructor({ stated, ...options }: BuildOptions) {
+  constructor({ takeStated, ...options }: BuildOptions) {
     this.options = options;
-    this.stated = stated;
+    this.takeStated = takeStated;
     this.cache = options.cache ?? noSiteCache();
     this.publicDir = options.publicDir ?? path.join(options.projectRoot, "public");
     this.handOver = options.cloneBetweenStages ? (value) => structuredClone(value) : (value) => value;
@@ -538,8 +540,8 @@ export class SiteBuilder {
     // The settings, collections, rules and data as the last build validated them: valid for the same text and the same code
     // (the keys of the theme's parts here; the cache's version, for the rest, empties a store of another).
     const kept = { sources: this.previous.output.sources, code: JSON.stringify(Object.entries(this.options.code ?? {}).sort()) };
-    const stated = this.stated;
-    this.stated = undefined;
+    const stated = this.takeStated?.();
+    this.takeStated = undefined;
     return loadStage({ contentDir, drafts, projectRoot, previous: this.cache.files, kept, stated }, theme);
   }
 
