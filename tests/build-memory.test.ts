@@ -214,3 +214,30 @@ describe("the pages' records a build makes", () => {
     }
   });
 });
+
+describe("a builder's last run (`npm run build` makes one)", () => {
+  it("keeps nothing only a next run would read: the editorial rules' state is let go once the checks have what they found, where a run that may be followed keeps it", async () => {
+    const { dir, cacheDir } = await builtOnce(2);
+    // A rule for the state to be of.
+    await writeFile(path.join(dir, "rules.yaml"), 'grafia:\n  kind: substitution\n  files: ["articles/**"]\n  message: "escreva “{use}”, não “{found}”"\n  swap:\n    on-line: online\n');
+    const states: Record<string, unknown> = {};
+    for (const last of [false, true]) {
+      const builder: SiteBuilder = new SiteBuilder({
+        codeVersion: testCode(),
+        contentDir: dir,
+        projectRoot,
+        theme,
+        cache: await openSiteCache(cacheDir, testCode()),
+        // While the pages are written: what the builder holds for its next run.
+        onPagesWritten: () => (states[String(last)] = builder["previous"].ruleState),
+      });
+      try {
+        expect((await builder.build(new MemoryWriter(), { last })).ok).toBe(true);
+      } finally {
+        await builder.close();
+      }
+    }
+    expect(states.false).toBeDefined();
+    expect(states.true).toBeUndefined();
+  });
+});

@@ -169,7 +169,8 @@ export async function buildProject(options: ProjectBuildOptions): Promise<number
       takeStated: fingerprint.takeStated,
     });
     try {
-      result = await builder.build(writer);
+      // Its only run: nothing is kept for a next one.
+      result = await builder.build(writer, { last: true });
     } finally {
       await builder.close();
     }

@@ -24,7 +24,7 @@ import { addressStage, type EarlierArticles } from "../stages/routes/addresses.j
 import { knownAfter, updatePublishedRoutes, type KnownArticles } from "../stages/routes/published-routes.js";
 import type { ThemeSources } from "../stages/checks/rendered-links.js";
 import { markdownStage, type MarkdownBodies, type MarkdownStageOutput, type RenderedBody, type ValidBlockData } from "../stages/markdown/markdown-stage.js";
-import { checkStage, renderedLinkStage } from "../stages/checks/checks.js";
+import { checkStage, renderedLinkStage, type CheckOutput } from "../stages/checks/checks.js";
 import type { RuleMemory, RuleState } from "../stages/checks/editorial-rules.js";
 import { DEFAULT_WIDTHS, imageStage, noImageMemory, showsImage, type ImageMemory } from "../stages/images/images.js";
 import { noCardMemory, type CardMemory, type LoadedFont } from "../stages/cards/cards.js";
@@ -150,6 +150,13 @@ export type Loaded = Staged<LoadedContent>;
 export interface RunOptions {
   /** Routes (paths) rendered and handed to the writer before every other page (render-pages.ts, `RenderInput.first`). */
   first?: readonly string[];
+  /**
+   * No run of this builder follows (`npm run build` makes one): what a run keeps only for the
+   * next one of the same process (the editorial rules' state, `RuleState`) is let go as soon as
+   * the run is done with it, not held through the render (at 20,000 articles a heap snapshot of a
+   * one-article edit held 4–5 MB of it, three maps and an object a text).
+   */
+  last?: boolean;
 }
 
 /** A run as the builder starts it: the caller's options, and what the builder knows of the change (`update`). */
@@ -269,7 +276,7 @@ export class SiteBuilder {
    * it succeeds. `first`: routes to render and hand to the writer before the others (watch mode:
    * the pages open in a browser, reloaded as soon as they are written).
    */
-  async build(writer: SiteWriter, { first }: RunOptions = {}): Promise<BuildResult> {
+  async build(writer: SiteWriter, { first, last }: RunOptions = {}): Promise<BuildResult> {
     // The size of the site, before reading it: the workers start while this thread reads the
     // content, when there is every body and page to make (else a stage starts them if it needs them).
     const cachedFiles = this.cache.files.size;
@@ -278,7 +285,7 @@ export class SiteBuilder {
     if (this.options.workers && !this.pool && poolBeforeLoad({ cachedFiles, asked: this.options.threads })) this.startPool(articles());
     // A large site's heap grows by less than V8's default past what it holds alive (lib/heap.ts).
     heapFor(articles());
-    const result = await this.run(() => this.loadAll(), writer, { first });
+    const result = await this.run(() => this.loadAll(), writer, { first, last });
     if (result.ok) {
       const lap = stopwatch();
       lap("cache save", await this.saveCache());
@@ -313,7 +320,7 @@ export class SiteBuilder {
    * Every stage returns `{ value, errors, warnings }` (`Staged`); `found` collects what they
    * found wrong, and the build stops before anything is published if any of it is an error.
    */
-  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false, first }: StageOptions): Promise<BuildResult> {
+  private async stages(load: () => Promise<Loaded> | Loaded, writer: SiteWriter, kept: Kept, { newAssets = false, articlesOnly = false, first, last = false }: StageOptions): Promise<BuildResult> {
     const { theme, projectRoot, reference, contentDir, publishedRoutes: recordFile } = this.options;
     const { publicDir, cache, previous } = this;
     const pass = this.handOver;
@@ -397,8 +404,7 @@ export class SiteBuilder {
       return { threads, site: () => site(threads) };
     };
     const ruleRun = await rulesAside;
-    const checked = found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched }, theme)))).value;
-    this.previous = { ...this.previous, rules: checked.rules, ruleState: checked.ruleState };
+    const checked = this.tookChecks(found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched }, theme)))).value, last);
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
     // the store lost or that is not what its hash says (a damaged pack) is rendered again from
@@ -532,6 +538,16 @@ export class SiteBuilder {
   private get themeCode(): ThemeSources | undefined {
     const { projectRoot, themeFolders } = this.options;
     return themeFolders && { projectRoot, folders: themeFolders.map((folder) => path.resolve(projectRoot, folder)) };
+  }
+
+  /**
+   * What the checks found, kept for the next run (the rules' memory; their state too, unless this
+   * run is the last: `RunOptions.last`), given back without the state: the run's frame holds what
+   * this gives until the run ends.
+   */
+  private tookChecks({ ruleState, ...checked }: CheckOutput, last: boolean): Omit<CheckOutput, "ruleState"> {
+    this.previous = { ...this.previous, rules: checked.rules, ruleState: last ? undefined : ruleState };
+    return checked;
   }
 
   /** Load: the whole content folder (what the cache kept of each article is taken when its text is the same). */
