@@ -367,7 +367,7 @@ export class SiteBuilder {
       const threads = aside ? this.here : await this.threadsFor("bodies", articles.length);
       // Each slice with what the last parse of its bodies found valid among their blocks' data.
       const validOf = (files: string[]) => (valid ? { valid: Object.fromEntries(files.flatMap((file) => (valid[file] ? [[file, valid[file]!]] : []))) } : {});
-      // Kept for the cache only when there is one.
+      // A body is kept for the cache (`keep`) only when there is one.
       // A worker running the editorial rules (below) takes bodies once it is done with them: this thread parses them meanwhile.
       const task = (files: string[]) => ({ kind: "bodies" as const, site: site(threads), files, lean: !reference, keep: cache.enabled && !aside, ...validOf(files), ...(aside ? { aside: articles } : {}) });
       const made: RenderedBody[] = [];
