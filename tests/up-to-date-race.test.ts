@@ -45,7 +45,9 @@ describe("the up-to-date note after a build that published new addresses", () =>
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
 
+describe("the content files' states the inputs' fingerprint took (the load takes them instead of stat'ing each article again)", () => {
   it("are let go once the load took them: no file's state is held while the pages are rendered (issue 38)", async () => {
     // V8's collector, asked for: the states are gone only if nothing holds them.
     setFlagsFromString("--expose-gc");
