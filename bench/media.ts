@@ -116,7 +116,7 @@ console.log(`| source | bytes | files | encoded (not in the cache) | from the di
 console.log(`|---|---|---|---|---|---|`);
 for (const source of sources) {
   const image = [{ url: `./${source.name}`, alt: "x", decorative: false }];
-  const input = (memory = noImageMemory()) => ({ content: siteOf(source.name), bodyImages: new Map([[path.join(dir, "bench.md"), image]]), projectRoot: root, publicDir: dir, options, memory });
+  const input = (memory = noImageMemory()) => ({ content: siteOf(source.name), bodies: new Map([[path.join(dir, "bench.md"), { result: { images: image } }]]), projectRoot: root, publicDir: dir, options, memory });
   let files = 0;
   let remembered = noImageMemory();
   const encoded = await time(async () => {

@@ -438,9 +438,8 @@ export class SiteBuilder {
       const at = placeOf(file) ?? (entry?.text === undefined ? entry?.textAt : undefined);
       return at ? cache.readTextAtSync(at) : entry?.text;
     };
-    const bodyImages = new Map([...markdown].map(([file, entry]) => [file, entry.result.images]));
     const imageOptions = { sizes: theme.images?.sizes ?? "100vw", widths: theme.images?.widths ?? DEFAULT_WIDTHS };
-    const images = found.add(lap("images", pass(await imageStage({ content, bodyImages, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
+    const images = found.add(lap("images", pass(await imageStage({ content, bodies: markdown, projectRoot, publicDir, options: imageOptions, memory: previous.images })))).value;
     this.previous = { ...this.previous, images: images.memory };
     const themeCode = this.themeCode;
     if (found.errors.length > 0) {

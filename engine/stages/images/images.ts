@@ -220,8 +220,12 @@ export const showsImage = (memory: ImageMemory, file: string) => memory.sources.
 
 export interface ImageStageInput {
   content: SiteContent;
-  /** Each article's body images (from the Markdown stage), by file. */
-  bodyImages: ReadonlyMap<string, readonly MarkdownImage[]>;
+  /**
+   * Each article's rendered body (the Markdown stage's, by file), whose images it reads: the
+   * stage's own map, not a map of their images made for this one (held in the build's frame to
+   * its end, one entry an article).
+   */
+  bodies: ReadonlyMap<string, { result: { images: readonly MarkdownImage[] } }>;
   projectRoot: string;
   publicDir: string;
   options: ImageOptions;
@@ -231,7 +235,7 @@ export interface ImageStageInput {
 /** Stage 5: resolves, inspects and encodes every image the articles show; returns the images, what is wrong, and what to remember. */
 export async function imageStage(input: ImageStageInput): Promise<Staged<{ images: SiteImages; memory: ImageMemory }>> {
   const work = new ImageWork(input.projectRoot, input.publicDir, input.options, input.memory);
-  const { errors, images } = await work.prepare(input.content, (article) => input.bodyImages.get(article.file) ?? []);
+  const { errors, images } = await work.prepare(input.content, (article) => input.bodies.get(article.file)?.result.images ?? []);
   return staged({ images, memory: { sources: work.sources, encoded: work.encoded } }, errors);
 }
 
