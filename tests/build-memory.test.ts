@@ -5,15 +5,13 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { writeHeapSnapshot } from "node:v8";
+import { readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fixture, projectRoot, testCode } from "./helpers.js";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
-import { readRecord, writeRecord, type FolderRecord, type Slot } from "../engine/stages/write/build-folders.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { siteValues } from "../engine/lib/site-values.js";
@@ -90,69 +88,6 @@ describe("the bodies the cache kept", () => {
     expect(Object.isFrozen(kept[0]!.result.errors) && Object.isFrozen(kept[0]!.result.reads)).toBe(true);
   });
 });
-
-describe("the store's entries read back", () => {
-  it("hold once what they hold alike: each body's place names one pack's name, each body's record one key of the Markdown code and one empty list for all", async () => {
-    const { cacheDir } = await builtOnce(12);
-    const cache = await openSiteCache(cacheDir, testCode());
-    const entries = [...cache.files.values()].filter((entry) => entry.textAt && entry.markdown);
-    expect(entries.length).toBeGreaterThan(12);
-    const pack = entries[0]!.textAt![0];
-    const markdownKey = entries[0]!.markdown!.deps["code:markdown"]!;
-    expect(entries.every((entry) => entry.textAt![0] === pack && entry.markdown!.deps["code:markdown"] === markdownKey)).toBe(true);
-    // Every empty list of every body's record (no headings, links, warnings or images) is one list, frozen.
-    const empty = entries.flatMap(({ markdown }) => [markdown!.headings, markdown!.links, markdown!.warnings, markdown!.images].filter((list) => list.length === 0));
-    expect(empty.length).toBeGreaterThan(entries.length);
-    expect(new Set(empty).size).toBe(1);
-    expect(Object.isFrozen(empty[0])).toBe(true);
-    // One string of the pack's name for every place (and the one store.json's list of packs names it by), not a copy an entry: JSON.parse makes one of every value.
-    const counts = stringsInHeap([pack]);
-    expect(cache.files.size).toBeGreaterThan(12);
-    expect(counts.get(pack)).toBeLessThanOrEqual(2);
-  });
-});
-
-describe("the build folders' two records read back", () => {
-  it("hold each file's path once for both, and its hash once where both folders hold the same bytes", async () => {
-    const builds = await mkdtemp(path.join(tmpdir(), "build-memory-folders-"));
-    made.push(builds);
-    const salt = Math.random().toString(36).slice(2);
-    const files = (changed: number) => new Map(Array.from({ length: 40 }, (_, i) => [`pagina-${salt}-${i}.html`, { hash: `${i === changed ? "outro" : "hash"}-${salt}-${i}`, size: 100 + i, mtimeMs: 1000 + i, ino: 500 + i }]));
-    const record = (slot: Slot, changed: number): FolderRecord => ({ slot, id: `${slot}-${salt}`, generation: 1, complete: true, dir: { dev: 1, ino: 2 }, files: files(changed) });
-    await writeRecord(builds, record("a", -1));
-    await writeRecord(builds, record("b", 7));
-    const a = (await readRecord(builds, "a"))!;
-    const b = (await readRecord(builds, "b", a))!;
-    expect(b.files.get(`pagina-${salt}-7.html`)!.hash).toBe(`outro-${salt}-7`);
-    expect([...b.files.values()].filter((held, i) => held.hash === a.files.get(`pagina-${salt}-${i}.html`)!.hash)).toHaveLength(39);
-    const counts = stringsInHeap([`pagina-${salt}-3.html`, `hash-${salt}-3`, `hash-${salt}-7`, `outro-${salt}-7`]);
-    expect(a.files.size + b.files.size).toBe(80);
-    // One string of each path and of each hash both hold (a record read alone holds one of each value of its own).
-    expect(counts.get(`pagina-${salt}-3.html`)).toBe(1);
-    expect(counts.get(`hash-${salt}-3`)).toBe(1);
-    expect(counts.get(`hash-${salt}-7`)).toBe(1);
-    expect(counts.get(`outro-${salt}-7`)).toBe(1);
-  });
-});
-
-/** How many strings of each of these values the heap holds (a snapshot of this thread's heap, read back). */
-function stringsInHeap(values: readonly string[]): Map<string, number> {
-  const file = writeHeapSnapshot(path.join(tmpdir(), `build-memory-${process.pid}-${Date.now()}.heapsnapshot`));
-  try {
-    const snapshot = JSON.parse(readFileSync(file, "utf8")) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
-    const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
-    const [typeAt, nameAt, string] = [fields.indexOf("type"), fields.indexOf("name"), types.indexOf("string")];
-    const wanted = new Map(values.map((value) => [snapshot.strings.indexOf(value), value]));
-    const counts = new Map(values.map((value) => [value, 0]));
-    for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
-      const value = snapshot.nodes[i + typeAt] === string ? wanted.get(snapshot.nodes[i + nameAt]!) : undefined;
-      if (value !== undefined) counts.set(value, counts.get(value)! + 1);
-    }
-    return counts;
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
 
 describe("the bodies a build makes", () => {
   it("are written to the store as they are made and held without their HTML until the save: the pages read them back, and are the pages a build without a cache writes", async () => {

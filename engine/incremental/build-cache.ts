@@ -753,52 +753,10 @@ async function readShard(dir: string, name: string): Promise<Shard | undefined> 
         entry[field as string] = shared[place];
       }
     }
-    // Each field as the last entry that had it held it (an entry without a body's place does not break the run of places).
-    const before: Record<string, unknown> = {};
-    for (const key in entries) {
-      const entry = heldOnce(entries[key], before, 0);
-      if (isRecord(entry)) for (const field in entry) before[field] = entry[field];
-    }
     return entries;
   } catch {
     return undefined;
   }
-}
-
-/** Below this depth an entry's values are gone through by `heldOnce` (an article's entry: its body's record, the body's `deps`, a heading). */
-const ONCE_DEPTH = 3;
-
-/** The one empty list every entry read from a shard holds where it held an empty list (frozen: no reader adds to it). */
-const NO_ITEMS: readonly never[] = Object.freeze([]);
-
-/**
- * An entry as parsed (`value`), made to hold once what is alike: where the entries read before it
- * (`before`: each field as the last of them that had it held it) held an equal string at the
- * same place, it holds that very string, and each empty
- * list below it is `NO_ITEMS`. JSON.parse makes a string of every value and a list of every
- * `[]`: at 20,000 articles the pack's name in every body's place, the Markdown code's key in
- * every body's `deps` and the four empty lists of most bodies (headings, links, warnings,
- * images) were 4.3 MB of a one-article edit's heap held from the store's opening to the save
- * (bench/README.md, session 33). Returns the entry; a frozen value (shared) is left as it is.
- */
-function heldOnce(value: unknown, before: unknown, depth: number): unknown {
-  if (typeof value === "string") return value === before ? before : value;
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return depth > 0 ? NO_ITEMS : value;
-    if (depth < ONCE_DEPTH) {
-      const earlier = Array.isArray(before) ? before : undefined;
-      // Assigned whatever it is: an equal string is `===` to the one it replaces.
-      for (let i = 0; i < value.length; i++) value[i] = heldOnce(value[i], earlier?.[i], depth + 1);
-    }
-    return value;
-  }
-  if (depth < ONCE_DEPTH) {
-    const record = value as Record<string, unknown>;
-    const earlier = isRecord(before) ? before : undefined;
-    for (const key in record) record[key] = heldOnce(record[key], earlier?.[key], depth + 1);
-  }
-  return value;
 }
 
 /** Freezes a value parsed from JSON and every object in it. */

@@ -55,13 +55,8 @@ const STORED = 5;
 
 export const recordPath = (builds: string, slot: Slot) => path.join(builds, `${slot}.json`);
 
-/**
- * The record of a slot, or undefined when it is missing, damaged or of another format.
- * `other`: the other slot's record, read before: a file's path, and its hash where it is the
- * same, are held once for both (at 100,000 pages the two records held each page's path and most
- * hashes twice: 1.5 MB of a 20,000-article edit's heap, bench/README.md, session 33).
- */
-export async function readRecord(builds: string, slot: Slot, other?: FolderRecord): Promise<FolderRecord | undefined> {
+/** The record of a slot, or undefined when it is missing, damaged or of another format. */
+export async function readRecord(builds: string, slot: Slot): Promise<FolderRecord | undefined> {
   try {
     const stored = JSON.parse(await readFile(recordPath(builds, slot), "utf8"));
     const ok =
@@ -77,15 +72,10 @@ export async function readRecord(builds: string, slot: Slot, other?: FolderRecor
     if (!ok) return undefined;
     const files = new Map<string, HeldFile>();
     const list = stored.files as unknown[];
-    // The other record's paths in its order: both are written in the order their builds recorded the files, mostly the same.
-    const paths = other ? [...other.files.keys()] : [];
     for (let i = 0; i < list.length; i += STORED) {
       const [file, hash, size, mtimeMs, ino] = [list[i], list[i + 1], list[i + 2], list[i + 3], list[i + 4]];
       if (typeof file !== "string" || typeof hash !== "string" || typeof size !== "number" || typeof mtimeMs !== "number" || typeof ino !== "number") return undefined;
-      const at = paths[i / STORED];
-      const name = at === file ? at : file;
-      const theirs = other?.files.get(name)?.hash;
-      files.set(name, { hash: theirs === hash ? theirs : hash, size, mtimeMs, ino });
+      files.set(file, { hash, size, mtimeMs, ino });
     }
     return { slot, id: stored.id, generation: stored.generation, complete: stored.complete, dir: stored.dir, files };
   } catch {
@@ -183,7 +173,7 @@ export async function openLayout(out: string, builds: string, symlink: SymlinkFn
   await mkdir(builds, { recursive: true });
   const records = new Map<Slot, FolderRecord>();
   for (const slot of SLOTS) {
-    const record = await readRecord(builds, slot, records.get(otherSlot(slot)));
+    const record = await readRecord(builds, slot);
     if (record) records.set(slot, record);
   }
   const folderOf = async (slot: Slot) => {
