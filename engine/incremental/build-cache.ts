@@ -96,7 +96,7 @@ type Shard = Record<string, unknown>;
  * A part as read or last saved: each shard's file and the very values it held, to tell which
  * shards a build changed: each key and its value in a flat list (`heldOf`), not the shard's
  * object, which V8 keeps as a dictionary (at 100,000 articles the 384 shards of three parts were
- * ~18 MB of dictionaries held from the store's opening to the save; their lists, ~5 MB).
+ * ~18 MB of dictionaries held from the store's opening to the save; their lists, ~6 MB).
  */
 interface KnownPart {
   count: number;
