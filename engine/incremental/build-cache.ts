@@ -87,6 +87,8 @@ interface Store {
   parts: Record<string, StoredPart>;
   /** The packs of the entries' texts, with each one's size in bytes. */
   packs: Record<string, number>;
+  /** The entries are those the run that made `build` left (`BuildCache.withRecord`); absent: not known to be. */
+  withRecord?: boolean;
 }
 
 /** The entries of one shard, by key, as JSON has them. */
@@ -149,6 +151,21 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   private claimed?: string;
 
   /**
+   * Whether the entries are those the run that made the record left, as it left them: the
+   * record was given (`record`) after that run's entries, and no entry changed since (a failed
+   * run of watch mode changes entries and gives no record; a save then keeps both). Then an
+   * entry a run did not change is the one that build's pages were made from
+   * (pipeline/since-record.ts). Read from the store as it was saved; false for a store that
+   * does not say.
+   */
+  private together = false;
+
+  /** See `together`. */
+  get withRecord(): boolean {
+    return this.enabled && this.together;
+  }
+
+  /**
    * The pack the texts of this process's runs are written to as they are made (`appendTexts`),
    * under a name with the process's id until a save names it in store.json: no other build of
    * the site removes it while this process runs, and one that finds it after a crash does.
@@ -195,6 +212,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
   /** Keeps the entries of files read again by a run: one of another text is replaced whole (what else it held with it). */
   replace(entries: ReadonlyMap<string, Entry>): void {
     if (!this.enabled) return;
+    if (entries.size > 0) this.together = false;
     for (const [file, entry] of entries) this.entries.set(file, entry);
   }
 
@@ -205,7 +223,11 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
    */
   keepOnly(present: ReadonlySet<string>): void {
     if (!this.enabled) return;
-    for (const file of this.entries.keys()) if (!present.has(file)) this.entries.delete(file);
+    for (const file of this.entries.keys()) {
+      if (present.has(file)) continue;
+      this.entries.delete(file);
+      this.together = false;
+    }
   }
 
   /** Adds parts to the entries of the same text (a body rendered from the text the entry is for). */
@@ -214,6 +236,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     for (const [file, part] of parts) {
       const entry = this.entries.get(file);
       if (entry?.sourceHash !== part.sourceHash) continue;
+      this.together = false;
       const added = { ...entry, ...part };
       // A new text replaces the one kept in a pack; a text written to this process's pack (`appendTexts`), the one held.
       if (part.text !== undefined) delete added.textAt;
@@ -413,6 +436,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     const files = new Map<string, Entry>();
     for (const shard of parsed.get("files") ?? []) for (const key in shard) files.set(key, shard[key] as Entry);
     const cache = new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs, lates);
+    cache.together = store.withRecord === true;
     await cache.claim(storeNames(store));
     return cache;
   }
@@ -466,9 +490,10 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     return this.build;
   }
 
-  /** Records a finished build. */
+  /** Records a finished build, once its run's entries are in (`withRecord`). */
   record(build: Build): void {
     this.build = build;
+    this.together = true;
   }
 
   /**
@@ -531,7 +556,7 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     }
     const partNames = [...known].map(([part, { count, shards }]): [string, StoredPart] => [part, { count, names: shards.map((s) => s.name) }]);
     for (const [part, names] of lateNames) partNames.push([`${part}${LATE}`, { count: names.length, names }]);
-    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries(partNames), packs };
+    const store: Store = { format: FORMAT, code: this.code, build, parts: Object.fromEntries(partNames), packs, withRecord: this.together };
     // The files of the store this one replaces stay until the next save: another build of the
     // site (into another folder, at the same time) that opened it still reads its late fields
     // and packs; removed, it stopped on a shard "missing or damaged".

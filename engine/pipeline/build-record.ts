@@ -38,6 +38,8 @@ export interface BuildRecord {
   media: string[];
   /** Each social card by the key it was drawn from: taken as it is by a build whose key is the same. */
   cards?: Record<string, KeptCard>;
+  /** What every card's value was made of beside its key and file (incremental/since-record.ts, `cardFrame`). */
+  cardFrame?: string;
   /** The old addresses' files (`_redirects`, a page at each old address). */
   redirects?: string[];
   /**

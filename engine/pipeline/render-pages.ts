@@ -26,6 +26,7 @@ import { hash } from "node:crypto";
 import { hashOf } from "../lib/hash.js";
 import { dep, type DepValues, type Deps } from "../incremental/dependencies.js";
 import type { Shared, SiteShare } from "./tasks.js";
+import type { SinceRecord } from "../incremental/since-record.js";
 
 export interface RenderInput {
   content: SiteContent;
@@ -49,6 +50,12 @@ export interface RenderInput {
   storedBody?: (file: string) => string | undefined;
   /** Reads into the last build's pages at these routes what the store keeps apart (their `deps`…: build-record.ts), where a run needs every page's (a page the store gave without them is taken on its sum). */
   fill: (routes: readonly string[]) => Promise<void>;
+  /**
+   * What may differ since the build whose pages `previous` holds (incremental/since-record.ts),
+   * when the stages can tell (a run with no earlier run of its own, from a store whose entries
+   * are that build's): a page none of whose own values may differ is not hashed (`vouched`).
+   */
+  since?: SinceRecord;
   /**
    * Pages rendered only to check their links, never written (the build has errors already):
    * a page that fails to render is left out (what it needs is among the errors); a page of
@@ -344,6 +351,62 @@ function sumHolds(route: Route, entry: PageEntry, values: DepValues): boolean {
   return sum !== undefined && sum === entry.sum;
 }
 
+/**
+ * Whether a page of the recorded build read nothing that changed, from what `since` says may
+ * differ (no hash of its own values made), or undefined where it cannot say (the page is then
+ * taken on its sum, `sumHolds`). It speaks for an article's page whose own route, card and body
+ * `since` does not name (a body with images is its HTML with them in place: never vouched for),
+ * and for the other ids the page read: a body, an article's route or a card, the same way; any
+ * other value (the site, a listing, the theme's code...) is one every page that read it
+ * recorded with the hash it had in that build, so the first page of each list of reads
+ * (`reads`: one list for the pages that read alike) whose own values are vouched for is taken
+ * on its sum, and what that says holds for every page of the list.
+ */
+function vouched(since: SinceRecord, table: RouteTable, bodies: ReadonlyMap<string, PageBody>, values: DepValues): (route: Route, entry: PageEntry) => boolean | undefined {
+  const bodySame = (file: string | undefined) => {
+    const body = file === undefined ? undefined : bodies.get(file);
+    return body !== undefined && body.images.length === 0 && !since.bodies.has(file!);
+  };
+  const idSame = (id: string): boolean | undefined => {
+    if (id.startsWith("body:")) return bodySame(id.slice("body:".length));
+    if (id.startsWith("route:")) {
+      const path = id.slice("route:".length);
+      return table.byPath.get(path)?.kind === "article" && !since.routes.has(path);
+    }
+    if (id.startsWith("card:")) return !since.cards.has(id.slice("card:".length));
+    return undefined;
+  };
+  /** Each list of reads, once: which of the page's own values it reads, and what the other ids' values are: ask (a page's sum), the same, or changed (each page's sum). */
+  const lists = new Map<readonly string[], { route: boolean; card: boolean; body: boolean; rest: "ask" | "same" | "changed" }>();
+  const listOf = (reads: readonly string[]) => {
+    let list = lists.get(reads);
+    if (list) return list;
+    list = { route: false, card: false, body: false, rest: "same" };
+    for (const read of reads) {
+      if (read === OWN_ROUTE) list.route = true;
+      else if (read === OWN_CARD) list.card = true;
+      else if (read === OWN_BODY) list.body = true;
+      else {
+        const same = idSame(read);
+        if (same === false) list.rest = "changed";
+        else if (same === undefined && list.rest === "same") list.rest = "ask";
+      }
+    }
+    lists.set(reads, list);
+    return list;
+  };
+  return (route, entry) => {
+    if (route.kind !== "article" || entry.reads === undefined) return undefined;
+    const list = listOf(entry.reads);
+    if (list.rest === "changed") return undefined;
+    if ((list.route && since.routes.has(route.path)) || (list.card && since.cards.has(route.path)) || (list.body && !bodySame(route.article.main.file))) return undefined;
+    if (list.rest === "same") return true;
+    const holds = sumHolds(route, entry, values);
+    list.rest = holds ? "same" : "changed";
+    return holds;
+  };
+}
+
 /** The pages of the last build a run takes as they were, by route, and what they were checked against (the next run's `PagesChecked`, once the run succeeds). */
 export interface KeptPages {
   kept: ReadonlyMap<string, PageEntry>;
@@ -358,8 +421,9 @@ export interface KeptPages {
   readers?: PageReaders;
   /**
    * The last build's record has a page at each of this run's routes and at no other, at the
-   * same file: it is the very record the last run checked, and this run's routes are that
-   * run's, in the same order (`sameOrder`). A page of it not kept is then made again, and none went.
+   * same file: it is the very record the last run checked, over that run's routes in the same
+   * order (`sameOrder`: not gone over), or a record gone over whose routes are this run's. A
+   * page of it not kept is then made again, and none went.
    */
   sameRoutes: boolean;
   /** How many routes of the last build's record were gone over whole to list them (none when `sameRoutes` lists them from the table). */
@@ -405,13 +469,18 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   const own = narrowed ? narrowed.changed : checked && changedSince(checked.snapshot, snapshot);
   const changed = checked && changedReaders(checked.readers ??= readersOf(previous), own!, values);
   snapshot.routesHash = values.known(dep.routes());
+  // A run told what may differ since the recorded build (no earlier run of its own): a page none of whose own values may is not hashed.
+  const vouch = input.since && !checked && !checkOnly ? vouched(input.since, table, sources.all, values) : undefined;
   // One pass over the routes, each page's entry looked up once (a record of thousands of routes is a dictionary).
   const files = new Map<string, number>();
+  // How many of the routes the record has a page for at the same file: all of them, and no other, and no page went.
+  let atSameFile = 0;
   for (const route of table.routes) {
     const entry = previous[route.path];
+    if (entry?.outFile === route.outFile) atSameFile++;
     // An entry whose `deps` the store has not read is taken on its sum (after a check-only run's or the readers' reading of them all, none is left).
     const onSum = entry !== undefined && entry.deps === undefined && !changed && !checkOnly;
-    if (!entry || !(onSum ? entry.outFile === route.outFile && sumHolds(route, entry, values) : wouldKeep(route, entry, values, checkOnly, changed))) continue;
+    if (!entry || !(onSum ? entry.outFile === route.outFile && (vouch?.(route, entry) ?? sumHolds(route, entry, values)) : wouldKeep(route, entry, values, checkOnly, changed))) continue;
     kept.set(route.path, entry);
     files.set(route.outFile, entry.size);
   }
@@ -419,7 +488,9 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   // The writer takes them all but when the output lost some (rare): those are made again.
   if (taken.size < kept.size) for (const [path, entry] of kept) if (!taken.has(entry.outFile)) kept.delete(path);
   const compared = narrowed ? narrowed.compared : checked ? table.routes.length + sources.all.size + input.cards.byRoute.size : undefined;
-  return { kept, snapshot, sources, hashed: values.hashed, compared, readers: checked?.readers, sameRoutes, walked };
+  // The record listed (`routes`), its pages at this run's routes and at no other: this run's routes are its, in any order.
+  const sameSet = routes !== undefined && atSameFile === table.routes.length && routes.length === atSameFile;
+  return { kept, snapshot, sources, hashed: values.hashed, compared, readers: checked?.readers, sameRoutes: sameRoutes || sameSet, walked };
 }
 
 /**

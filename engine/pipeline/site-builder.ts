@@ -40,6 +40,7 @@ import { heapFor, leanerWhile } from "../lib/heap.js";
 import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
+import { cardFrame, sinceRecord } from "../incremental/since-record.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type FileEntry, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
@@ -170,6 +171,8 @@ interface Kept {
   markdown?: MarkdownStageOutput["keep"];
   /** Work started beside the stages (the assets): settled before the run ends, whatever stopped it. */
   beside?: Promise<unknown>;
+  /** The record of a run that succeeded: given to the cache after the run's entries (`BuildCache.withRecord`). */
+  record?: BuildRecord;
 }
 
 /**
@@ -310,6 +313,7 @@ export class SiteBuilder {
       if (kept.present) this.cache.keepOnly(kept.present);
       if (kept.articles) this.cache.replace(kept.articles);
       if (kept.markdown) this.cache.add(kept.markdown);
+      if (kept.record) this.cache.record(kept.record);
       // The record the next run starts from: plain data, like everything a stage hands on.
       this.previous = this.handOver(this.previous);
     }
@@ -395,7 +399,7 @@ export class SiteBuilder {
     const ruleMemory = previous.rules ?? previous.output.rules;
     const rulesAside = this.pool && !ruleMemory && content.rules?.value ? this.pool.then((threads) => onWorker(threads, { kind: "rules", site: site(threads) })).catch(() => undefined) : undefined;
     const markdownInput = { content, table, values, code, previous: previous.markdown, cached: cache.files, failed };
-    const { bodies: markdown, keep, parsed, fresh, since: bodiesFrom } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
+    const { bodies: markdown, keep, parsed, made: bodiesMade, fresh, since: bodiesFrom } = found.add(lap("Markdown", pass(await markdownStage(markdownInput, renderBodies)))).value;
     const bodies = { parsed, kept: content.articles.length - parsed };
     kept.markdown = keep;
     this.previous = { ...this.previous, markdown };
@@ -478,8 +482,14 @@ export class SiteBuilder {
     const assets = found.add(lap("assets", pass(assetsDone.value))).value;
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
+    // What may differ since the recorded build, for a run with no earlier run of its own (a one-shot build, watch mode's first)
+    // from a store whose entries that build left: the pages' check hashes no page whose own values it does not name.
+    const frame = cardFrame(siteUrl, code);
+    const present = !previous.checked && cache.withRecord && output === previous.output ? kept.present : undefined;
+    const sinceCards = { wanted: plan.wanted, recorded: output.cards ?? {}, frame, recordedFrame: output.cardFrame };
+    const since = present && sinceRecord({ articles: content.articles, present, stored: cache.files, table, made: bodiesMade, cards: sinceCards });
     // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
-    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages }), storedBodies, storedBody, fill: pageChecks, first };
+    const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages, since }), storedBodies, storedBody, fill: pageChecks, first };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then
     // render yields each page as it is made and write takes it: each is timed on its own.
     const checking = performance.now();
@@ -513,9 +523,9 @@ export class SiteBuilder {
     const late = lap("write late", await writeLater(writer, feed.xml === undefined ? [] : [["feed.xml", feed.xml]])).concat(cards.cards.changed);
     const media = [...images.images.files.keys(), ...cards.cards.files];
     const mediaFiles = [...new Set([...media, ...Object.values(cards.cards.kept).map((card) => card.file)])];
-    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources };
+    const next: BuildRecord = { output: writer.output, pages: written.pages, assets: assets.record, media: mediaFiles, redirects: written.redirectFiles, cards: cards.cards.kept, rules: checked.rules, links, feed: feed.kept, sources: loaded.value.sources, cardFrame: frame };
     const { gone, walked: committed } = lap("commit", await commitStage(writer, { previous: output, next, samePages }));
-    cache.record(next);
+    kept.record = next;
     const { readers } = pagesKept;
     const walked = pagesKept.walked + committed + (readers ? nextReaders(readers, output.pages, next.pages, made) : 0);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot, readers } };

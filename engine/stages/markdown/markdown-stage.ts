@@ -86,6 +86,8 @@ export interface MarkdownStageOutput {
   keep: Map<string, CachedBody>;
   /** How many of the articles' bodies were parsed in this run (the others were kept). */
   parsed: number;
+  /** The articles' files whose bodies were made in this run, in the articles' order (the others were kept). */
+  made: string[];
   /** The files whose entry in `bodies` is not the very one of `since` (parsed now, or taken from the cache's store): a save's pages compare those alone. */
   fresh: string[];
   /** The last run's bodies this run started from (`MarkdownStageInput.previous`). */
@@ -214,7 +216,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     if (result.errors.length > 0) errors.push(...result.errors);
     if (result.warnings.length > 0) warnings.push(...result.warnings);
   }
-  return staged({ bodies, keep, parsed: changed.length, fresh, since: previous }, errors, warnings);
+  return staged({ bodies, keep, parsed: changed.length, made: changed.map((a) => a.file), fresh, since: previous }, errors, warnings);
 
   /** The last run's or the cache's body when nothing it read changed; undefined when it must be rendered. */
   function knownBody(article: Article): MarkdownEntry | undefined {
