@@ -274,6 +274,41 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     }
   });
 
+  it("from the store's memory, told which articles' texts are not those of the run that made it (a build from the store), a run goes over those and the texts the rules found something in, and finds and keeps what a run from scratch does", async () => {
+    const { content, value } = await laterLinksSite("Veja [a nova](/nova).");
+    const named = (name: string) => content!.articles.find((a) => path.basename(a.file) === name)!;
+    const save = (articles: Article[], name: string, text: string) => {
+      const old = named(name);
+      const saved = parseArticle(text, old.file, name, articleModel(theme)) as { article: Article };
+      return articles.map((a) => (a.file === old.file ? saved.article : a));
+    };
+    const notes = (run: { findings: RuleFinding[] }) => run.findings.map((f) => `${path.basename(f.file)}:${f.rule}`);
+    let articles = content!.articles;
+    let run = runEditorialRules(content!, value, theme.languages);
+    const every = run.looked;
+    const steps: [string, (articles: Article[]) => Article[], (found: string[]) => void][] = [
+      ["nova.md", (a) => save(a, "nova.md", article("Nova", "01/08/2025", "Um texto.")), (found) => expect(found).not.toContain("antiga.md:datas")],
+      ["nova.md", (a) => save(a, "nova.md", article("Nova", "03/09/2025", "Um texto.")), (found) => expect(found).toContain("antiga.md:datas")],
+      ["com-aviso.md", (a) => save(a, "com-aviso.md", article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado.")), (found) => expect(found).toContain("com-link.md:saque")],
+      ["outro.md", (a) => save(a, "outro.md", article("Outro", "02/09/2025", "Um curso.")), (found) => expect(found).toContain("fixo.md:grafia")],
+      ["fixo.md", (a) => a.filter((article) => path.basename(article.file) !== "fixo.md"), (found) => expect(found.join()).not.toMatch(/fixo/)],
+    ];
+    for (const [name, step, expected] of steps) {
+      articles = step(articles);
+      const next = { ...content!, articles };
+      // The memory as the store gives it back (JSON), and the articles whose text is not that run's: the one saved.
+      const stored = JSON.parse(JSON.stringify(run.memory)) as typeof run.memory;
+      const changedSince = new Set(articles.filter((a) => path.basename(a.file) === name).map((a) => a.file));
+      run = runEditorialRules(next, value, theme.languages, stored, undefined, undefined, { changedSince });
+      const scratch = runEditorialRules(next, value, theme.languages);
+      expect(run.findings, name).toEqual(scratch.findings);
+      expected(notes(run));
+      expect(JSON.parse(JSON.stringify(run.memory)), name).toEqual(JSON.parse(JSON.stringify(scratch.memory)));
+      // Not every text for every rule: the saved one, and those a rule found something in.
+      expect(run.looked, name).toBeLessThan(every);
+    }
+  });
+
   it("told which articles a save read again (watch mode), a run goes over those alone, not every article, and finds and keeps what a run from scratch does", async () => {
     const { content, value } = await laterLinksSite("Veja [a nova](/nova) e [a outra](/outra).");
     const model = articleModel(theme);

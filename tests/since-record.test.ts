@@ -15,7 +15,7 @@ import { MemoryWriter } from "../engine/stages/write/writers.js";
 import { theme } from "../templates/theme.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
-import { sinceRecord } from "../engine/incremental/since-record.js";
+import { articlesSince, sinceRecord } from "../engine/incremental/since-record.js";
 
 const made: string[] = [];
 
@@ -33,6 +33,8 @@ async function site(more: number) {
   const cacheDir = path.join(root, "cache");
   await cp(fixture("basic"), dir, { recursive: true });
   for (let i = 0; i < more; i++) await writeFile(path.join(dir, `articles/guia/mais-${i}.md`), `---\ntitle: Mais ${i}\n---\n\nUm artigo curto, o ${i}.\n`);
+  // Editorial rules: one that reads each article alone, one that reads the articles it links too.
+  await writeFile(path.join(dir, "rules.yaml"), "grafia:\n  kind: substitution\n  swap:\n    on-line: online\nsaque:\n  kind: requires\n  when: 'saldo do FGTS'\n  needs: 'saque-aniversário'\n");
   const options = { codeVersion: testCode(), contentDir: dir, projectRoot, theme, publishedRoutes: false as const };
   const writer = new LastGoodWriter();
   /** A one-shot build from the store into the site's output; with `scratch`, also a build without a cache, whose files it must equal. */
@@ -45,7 +47,10 @@ async function site(more: number) {
       const cold = new SiteBuilder(options);
       const coldWriter = new MemoryWriter();
       try {
-        expect((await cold.build(coldWriter)).ok).toBe(true);
+        const scratchResult = await cold.build(coldWriter);
+        expect(scratchResult.ok).toBe(true);
+        // What the build says: the editorial rules' findings among its warnings.
+        expect(result.warnings).toEqual(scratchResult.warnings);
       } finally {
         await cold.close();
       }
@@ -76,7 +81,7 @@ describe("a build from the store", () => {
     expect(edited.hashed).toBeLessThan(pages);
   }, 120_000);
 
-  it("writes what a build from scratch writes after edits that change which articles a page shows: a translation gone and back, a route moved, a title, a new article, a deletion", async () => {
+  it("writes and says what a build from scratch writes and says after edits that change which articles a page shows or what the editorial rules find: a translation gone and back, a route moved, a title, texts the rules speak of, a new article, a deletion", async () => {
     const { build, edit, dir } = await site(3);
     await build(false);
     const english = await readFile(path.join(dir, "articles/primeiro.en.md"), "utf8");
@@ -91,10 +96,17 @@ describe("a build from the store", () => {
     // A title (its social card, the lists that show it).
     await edit("articles/guia/mais-2.md", (text) => text.replace("title: Mais 2", "title: Mais dois"));
     await build();
+    // What the editorial rules find: in an article edited, and in one that links it (found again while others change; no more once the linked one says what they ask, below).
+    await edit("articles/guia/mais-1.md", (text) => `${text}\nUm curso on-line sobre o saldo do FGTS.\n`);
+    await build();
+    await edit("articles/guia/mais-2.md", (text) => `${text}\nO saldo do FGTS, [aqui](/guia/outro).\n`);
+    await build();
     // A new article, then one deleted.
     await writeFile(path.join(dir, "articles/guia/novo.md"), "---\ntitle: Novo\n---\n\nUm artigo novo.\n");
     await build();
     await rm(path.join(dir, "articles/guia/mais-0.md"));
+    await build();
+    await edit("articles/guia/mais-1.md", (text) => `${text}\nE o saque-aniversário.\n`);
     await build();
   }, 300_000);
 
@@ -128,42 +140,40 @@ describe("what may differ since the recorded build", () => {
     const stored = new Map(articles.map((a) => [a.file, { sourceHash: a.sourceHash, article: { route: a.route } }]));
     const present = new Set(articles.map((a) => a.file));
     const file = (name: string) => articles.find((a) => a.file.endsWith(name))!.file;
-    const cards = { wanted: [], recorded: {}, frame: "f", recordedFrame: "f" };
-    return { articles, table, stored, present, file, cards };
+    return { articles, table, stored, present, file };
   }
 
-  it("names the routes of the articles whose text changed, went or moved, and the route a changed translation is shown on", async () => {
-    const { articles, table, stored, present, file, cards } = await recorded();
-    const input = { articles, table, stored, present, made: [], cards };
-    expect(sinceRecord(input)).toEqual({ routes: new Set(), bodies: new Set(), cards: new Set() });
+  it("names the articles whose text changed, and the routes of those, of the files gone and of the articles moved, and the route a changed translation is shown on", async () => {
+    const { articles, table, stored, present, file } = await recorded();
+    const input = { articles, table, stored, present };
+    expect(articlesSince(input)).toEqual({ changed: new Set(), routes: new Set() });
     // The English version's text: the page of the route it translates, and the home page, which features that article.
     const english = new Map(stored).set(file("primeiro.en.md"), { sourceHash: "another", article: { route: "/primeiro" } });
-    expect(sinceRecord({ ...input, stored: english })!.routes).toEqual(new Set(["/primeiro", "/"]));
+    expect(articlesSince({ ...input, stored: english })).toEqual({ changed: new Set([file("primeiro.en.md")]), routes: new Set(["/primeiro", "/"]) });
     // A file gone since: the route it had.
     const gone = new Map(stored).set("content/articles/velho.md", { sourceHash: "old", article: { route: "/velho" } });
-    expect(sinceRecord({ ...input, stored: gone })!.routes).toEqual(new Set(["/velho"]));
+    expect(articlesSince({ ...input, stored: gone }).routes).toEqual(new Set(["/velho"]));
     // An article whose route was another: both.
     const moved = new Map(stored).set(file("so-titulo.md"), { ...stored.get(file("so-titulo.md"))!, article: { route: "/guia/antes" } });
-    expect(sinceRecord({ ...input, stored: moved })!.routes).toEqual(new Set(["/guia/antes", "/guia/so-titulo"]));
+    expect(articlesSince({ ...input, stored: moved }).routes).toEqual(new Set(["/guia/antes", "/guia/so-titulo"]));
     // An article the store did not keep: its route.
     const unkept = new Map(stored);
     unkept.delete(file("so-titulo.md"));
-    expect(sinceRecord({ ...input, stored: unkept })!.routes).toEqual(new Set(["/guia/so-titulo"]));
-    expect(sinceRecord({ ...input, made: [file("primeiro.md")] })!.bodies).toEqual(new Set([file("primeiro.md")]));
+    expect(articlesSince({ ...input, stored: unkept })).toEqual({ changed: new Set([file("so-titulo.md")]), routes: new Set(["/guia/so-titulo"]) });
   });
 
-  it("names the routes whose card's key or file is not the recorded one, and vouches for no card when what every card is made of changed", async () => {
-    const { articles, table, stored, present } = await recorded();
+  it("names the bodies made, the routes whose card's key or file is not the recorded one, and vouches for nothing when what every card is made of changed", async () => {
+    const { articles, table, stored, present, file } = await recorded();
     const route = (path: string) => table.byPath.get(path)!;
     const wanted = [
       { route: route("/primeiro"), key: "k1", file: "assets/cards/primeiro-1.png" },
       { route: route("/guia/so-titulo"), key: "k2", file: "assets/cards/so-titulo-2.png" },
     ];
     const recordedCards = { k1: { route: "/primeiro", file: "assets/cards/primeiro-1.png", length: 10 }, k3: { route: "/guia/so-titulo", file: "assets/cards/so-titulo-3.png", length: 10 }, k4: { route: "/404", file: "assets/cards/404.png", length: 10 } };
-    const input = { articles, table, stored, present, made: [] };
-    const since = sinceRecord({ ...input, cards: { wanted, recorded: recordedCards, frame: "f", recordedFrame: "f" } });
-    expect(since!.cards).toEqual(new Set(["/guia/so-titulo", "/404"]));
-    expect(sinceRecord({ ...input, cards: { wanted, recorded: recordedCards, frame: "f", recordedFrame: "g" } })).toBeUndefined();
-    expect(sinceRecord({ ...input, cards: { wanted: [], recorded: {}, frame: "f" } })!.cards).toEqual(new Set());
+    const same = articlesSince({ articles, table, stored, present });
+    const since = sinceRecord(same, [file("primeiro.md")], { wanted, recorded: recordedCards, frame: "f", recordedFrame: "f" });
+    expect(since).toEqual({ routes: new Set(), bodies: new Set([file("primeiro.md")]), cards: new Set(["/guia/so-titulo", "/404"]) });
+    expect(sinceRecord(same, [], { wanted, recorded: recordedCards, frame: "f", recordedFrame: "g" })).toBeUndefined();
+    expect(sinceRecord(same, [], { wanted: [], recorded: {}, frame: "f" })!.cards).toEqual(new Set());
   });
 });

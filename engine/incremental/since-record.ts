@@ -27,32 +27,25 @@ export interface SinceRecord {
   cards: ReadonlySet<string>;
 }
 
-export interface SinceInput {
+/** The articles whose text is not the recorded build's, and the routes that may show another article than they did. */
+export interface ArticlesSince {
+  /** The files of the run's articles whose text is another than their entry's: new, changed, or not kept by the store. */
+  changed: ReadonlySet<string>;
+  /** The routes whose value (`dep.route`) may differ: those articles' routes then and now, the routes that show them, the routes of the files gone. */
+  routes: ReadonlySet<string>;
+}
+
+export interface ArticlesInput {
   /** The run's articles, and every article file its load found (drafts and failed ones too). */
   articles: readonly Article[];
   present: ReadonlySet<string>;
   /** The store's entries as the recorded build left them, by file. */
   stored: ReadonlyMap<string, { sourceHash: string; article?: unknown }>;
   table: RouteTable;
-  /** The bodies the Markdown stage made. */
-  made: readonly string[];
-  /** The cards the run wants and the recorded build's by key, with what every card's value is made of beside its key (`cardFrame`) now and then. */
-  cards: { wanted: readonly Pick<WantedCard, "route" | "key" | "file">[]; recorded: Readonly<Record<string, KeptCard>>; frame: string; recordedFrame?: string };
 }
 
-/**
- * What a card's value (its address, size and text: stages/cards/cards.ts, `plannedCards`) is
- * made of beside its key and file: the site's address and the theme's code (`code`: the keys
- * of its parts; without them the cache's version is the code's).
- */
-export function cardFrame(siteUrl: string, code: Readonly<Record<string, string>> | undefined): string {
-  return hashOfAll([siteUrl, JSON.stringify(Object.entries(code ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))]);
-}
-
-/** What may differ since the recorded build; undefined when the cards' frame is not that build's (every card may differ). */
-export function sinceRecord({ articles, present, stored, table, made, cards }: SinceInput): SinceRecord | undefined {
-  const anyCards = cards.wanted.length > 0 || Object.keys(cards.recorded).length > 0;
-  if (anyCards && cards.frame !== cards.recordedFrame) return undefined;
+/** What the load and the routes say of the articles since the recorded build. */
+export function articlesSince({ articles, present, stored, table }: ArticlesInput): ArticlesSince {
   const routes = new Set<string>();
   const changed = new Set<string>();
   /** The route an entry's article had in the recorded build. */
@@ -77,11 +70,35 @@ export function sinceRecord({ articles, present, stored, table, made, cards }: S
       if (variants && (changed.has(variants.main.file) || variants.translations.some((t) => changed.has(t.file)))) routes.add(route.path);
     }
   }
-  return { routes, bodies: new Set(made), cards: changedCards(cards) };
+  return { changed, routes };
+}
+
+/** The cards the run wants and the recorded build's by key, with what every card's value is made of beside its key (`cardFrame`) now and then. */
+export interface CardsSince {
+  wanted: readonly Pick<WantedCard, "route" | "key" | "file">[];
+  recorded: Readonly<Record<string, KeptCard>>;
+  frame: string;
+  recordedFrame?: string;
+}
+
+/**
+ * What a card's value (its address, size and text: stages/cards/cards.ts, `plannedCards`) is
+ * made of beside its key and file: the site's address and the theme's code (`code`: the keys
+ * of its parts; without them the cache's version is the code's).
+ */
+export function cardFrame(siteUrl: string, code: Readonly<Record<string, string>> | undefined): string {
+  return hashOfAll([siteUrl, JSON.stringify(Object.entries(code ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))]);
+}
+
+/** What may differ since the recorded build (`made`: the bodies the Markdown stage made); undefined when the cards' frame is not that build's (every card may differ). */
+export function sinceRecord(articles: ArticlesSince, made: readonly string[], cards: CardsSince): SinceRecord | undefined {
+  const anyCards = cards.wanted.length > 0 || Object.keys(cards.recorded).length > 0;
+  if (anyCards && cards.frame !== cards.recordedFrame) return undefined;
+  return { routes: articles.routes, bodies: new Set(made), cards: changedCards(cards) };
 }
 
 /** The routes whose card is not the recorded build's: another key or file, or a card on one side only. */
-function changedCards({ wanted, recorded }: SinceInput["cards"]): Set<string> {
+function changedCards({ wanted, recorded }: CardsSince): Set<string> {
   const changed = new Set<string>();
   const now = new Set<string>();
   for (const { route, key, file } of wanted) {

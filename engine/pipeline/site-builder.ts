@@ -40,7 +40,7 @@ import { heapFor, leanerWhile } from "../lib/heap.js";
 import { LEAST_ENTRIES, oneThread, onWorker, POOL_THRESHOLD, poolBeforeLoad, streamSlices, threadsFor, workerPool, type Threads, type WorkerModules } from "./threads.js";
 import type { Shared, SiteShare } from "./tasks.js";
 import { commitStage, writeLater, writeStage } from "../stages/write/write.js";
-import { cardFrame, sinceRecord } from "../incremental/since-record.js";
+import { articlesSince, cardFrame, sinceRecord } from "../incremental/since-record.js";
 import { emptyRecord, noSiteCache, type BuildRecord, type FileEntry, type SiteCache } from "./build-record.js";
 import type { SiteWriter } from "../stages/write/writers.js";
 import type { Theme } from "../theme.js";
@@ -343,6 +343,10 @@ export class SiteBuilder {
     const earlier: EarlierArticles = { known: knownAfter(previous.known, previous.articles), cachedArticles: cache.files };
     const addresses = found.add(lap("addresses", pass(addressStage({ content, table, contentDir, publicDir, recordFile, earlier, derived: theme.derivedPages })))).value;
     const output = previous.output.output !== undefined && previous.output.output === writer.reusable ? previous.output : emptyRecord();
+    // What changed since the recorded build, for a run with no earlier run of its own (a one-shot build, watch mode's first)
+    // from a store whose entries that build left (incremental/since-record.ts): the rules and the pages' check look at that alone.
+    const present = !previous.checked && cache.withRecord && output === previous.output ? kept.present : undefined;
+    const articlesChanged = present && articlesSince({ articles: content.articles, present, stored: cache.files, table });
     // The assets and the cards ask the writer file by file; the pages, all at once (renderStage).
     const reuse = async (file: string, size?: number) => (await writer.reuse(new Map([[file, size]]))).has(file);
     // The assets need the theme and the site's settings only: esbuild bundles them in its own
@@ -408,7 +412,7 @@ export class SiteBuilder {
       return { threads, site: () => site(threads) };
     };
     const ruleRun = await rulesAside;
-    const checked = this.tookChecks(found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched }, theme)))).value, last);
+    const checked = this.tookChecks(found.add(lap("checks", pass(await checkStage({ content, table, markdown, addresses, earlier, strict: this.options.strict, rules: ruleMemory, ruleState: previous.ruleState, ruleRun, touched: loaded.value.touched, changedSince: articlesChanged?.changed }, theme)))).value, last);
     const ruleWork = checked.rules && { read: checked.read.length, kept: content.articles.length - checked.read.length };
     // The HTML of bodies the cache kept, read from its store for the pages that show them. One
     // the store lost or that is not what its hash says (a damaged pack) is rendered again from
@@ -482,12 +486,9 @@ export class SiteBuilder {
     const assets = found.add(lap("assets", pass(assetsDone.value))).value;
     if (!assets) return stop();
     const cardsByRoute = plan.byRoute;
-    // What may differ since the recorded build, for a run with no earlier run of its own (a one-shot build, watch mode's first)
-    // from a store whose entries that build left: the pages' check hashes no page whose own values it does not name.
+    // What may differ since the recorded build: the pages' check hashes no page whose own values it does not name.
     const frame = cardFrame(siteUrl, code);
-    const present = !previous.checked && cache.withRecord && output === previous.output ? kept.present : undefined;
-    const sinceCards = { wanted: plan.wanted, recorded: output.cards ?? {}, frame, recordedFrame: output.cardFrame };
-    const since = present && sinceRecord({ articles: content.articles, present, stored: cache.files, table, made: bodiesMade, cards: sinceCards });
+    const since = articlesChanged && sinceRecord(articlesChanged, bodiesMade, { wanted: plan.wanted, recorded: output.cards ?? {}, frame, recordedFrame: output.cardFrame });
     // The bodies' HTML the cache kept is read from the store by the shell, for the pages it renders (a function: not handed over as data).
     const renderInput = { ...pass({ content, table, values, code, markdown, images: images.images, cards: { byRoute: cardsByRoute }, assets: assets.record, redirects: addresses.redirects.redirects, previous: output.pages, since }), storedBodies, storedBody, fill: pageChecks, first };
     // The pages of the last build taken as they were (what the last run checked is compared, not hashed again), then

@@ -118,8 +118,8 @@ export function taskRunner(theme: Theme, resolve: <T>(shared: Shared<T>) => T) {
       case "rules": {
         const { content } = resolve(task.site);
         if (!content.rules?.value) return undefined;
-        const { findings, memory, read } = runEditorialRules(content, content.rules.value, theme.languages, task.previous);
-        return { findings, memory, read };
+        const { findings, memory, read, looked } = runEditorialRules(content, content.rules.value, theme.languages, task.previous);
+        return { findings, memory, read, looked };
       }
       case "cards": {
         const card = theme.socialCard;

@@ -39,6 +39,8 @@ export interface CheckInput {
   ruleRun?: Omit<RuleRun, "state">;
   /** The articles a watch-mode save read again over the last run's content: the rules' state is changed for those alone. */
   touched?: ArticleDelta;
+  /** The articles whose text is not the one of the build whose memory `rules` is (incremental/since-record.ts): every other is as that build read it. */
+  changedSince?: ReadonlySet<string>;
 }
 
 /** What the checks give the next runs: what the editorial rules found in each article, and the articles they read in this run. */
@@ -50,7 +52,7 @@ export interface CheckOutput {
 }
 
 /** The whole-site checks: what is wrong, and what the editorial rules found in each article (for the next run). */
-export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous, ruleState, ruleRun, touched }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
+export async function checkStage({ content, table, markdown, addresses, earlier, strict, rules: previous, ruleState, ruleRun, touched, changedSince }: CheckInput, theme: Theme): Promise<Staged<CheckOutput>> {
   const targets = linkTargets(content, table, addresses, earlier);
   const found: CheckHelpers = {
     movedTo: (route) => {
@@ -58,7 +60,7 @@ export async function checkStage({ content, table, markdown, addresses, earlier,
       return moved && { to: moved.to, file: moved.file };
     },
   };
-  const rules = editorialFindings(content, theme.languages, strict === true, previous, ruleState, ruleRun, touched);
+  const rules = editorialFindings(content, theme.languages, strict === true, previous, ruleState, ruleRun, touched, changedSince);
   return staged({ rules: rules.memory, ruleState: rules.state, read: rules.read }, [...markdownLinkErrors(content, markdown, targets), ...(await themeChecks(theme, content, table, found)), ...rules.errors], rules.warnings);
 }
 
@@ -74,10 +76,11 @@ export function editorialFindings(
   last?: RuleState,
   ran?: Omit<RuleRun, "state"> & { state?: RuleState },
   touched?: ArticleDelta,
+  changedSince?: ReadonlySet<string>,
 ): { errors: ContentError[]; warnings: ContentWarning[]; memory?: RuleMemory; state?: RuleState; read: string[] } {
   const rules = content.rules;
   if (!rules?.value) return { errors: [], warnings: [], read: [] };
-  const { findings, memory, read, state } = ran ?? runEditorialRules(content, rules.value, languages, previous, last, touched);
+  const { findings, memory, read, state } = ran ?? runEditorialRules(content, rules.value, languages, previous, last, touched, { changedSince });
   if (!strict) return { errors: [], warnings: findings.map(({ file, line, rule, message }) => ({ file, line, message: `${message} [${rule}]` })), memory, state, read };
   const hint = `a rule of ${rules.file}: fix the text, or change the rule there (without --strict, and outside CI, it is a warning)`;
   return { errors: findings.map(({ file, line, column, source, rule, message }) => new ContentError({ file, line, column, source, message: `${message} [${rule}]`, hint })), warnings: [], memory, state, read };

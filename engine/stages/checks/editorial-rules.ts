@@ -242,6 +242,13 @@ export interface RuleMemory {
   key: string;
   /** By file (an article, or another file the rules read: site.yaml, a collection, a data file): the hash of its text, and what each rule found in it alone (or learnt of it, for a rule that reads other articles too). */
   articles: Record<string, { sourceHash: string; found: Record<string, unknown> }>;
+  /**
+   * By rule, the files in which the run that made this memory found something (`RuleState.notable`),
+   * with the content folder's path their texts' paths were read from: a later run told which
+   * articles' texts are not that run's (`changedSince`) looks, as watch mode does, only at those
+   * and these.
+   */
+  notable?: { prefix: string; files: Record<string, string[]> };
 }
 
 /** What a run of the rules found, the memory for the next run, and the files of the articles it read (the others' findings were the memory's). */
@@ -249,6 +256,8 @@ export interface RuleRun {
   findings: RuleFinding[];
   memory: RuleMemory;
   read: string[];
+  /** How many texts the rules went over, each rule's counted (the others gave them what the last run found: nothing). */
+  looked: number;
   /** What the run found out besides its memory, for the next run of the same process (`RuleState`). */
   state: RuleState;
 }
@@ -286,7 +295,14 @@ export function runEditorialRules(
   previous?: RuleMemory,
   last?: RuleState,
   touched?: ArticleDelta,
-  { slice = RULE_SLICE }: { slice?: number } = {},
+  {
+    slice = RULE_SLICE,
+    changedSince,
+  }: {
+    slice?: number;
+    /** The articles whose text is not the one of the run that made `previous` (the persistent cache's: incremental/since-record.ts); every other is as that run read it. */
+    changedSince?: ReadonlySet<string>;
+  } = {},
 ): RuleRun {
   const key = ruleMemoryKey(rules, content.data, languages);
   // What the last run of this process found out beside the memory it handed back (watch mode hands both here again):
@@ -328,11 +344,13 @@ export function runEditorialRules(
   const ofArticle: OfArticle = (article, rule, valid, make) => ofFile(article.file, article.sourceHash, rule, valid, make, true);
   // The site's other files the rules read (site.yaml, the collections, the data files), kept the same way: by their text's hash.
   const ofOther: OfOther = (file, source, rule, valid, make) => ofFile(file, hashOf("other", source), rule, valid, make, false);
-  const { findings, state } = checkRules(content, rules, languages, ofArticle, ofOther, since, delta, slice);
+  // Told which articles' texts are not those of the run that made the memory (a build from the store): with that run's notable files, as a run of this process would be.
+  const recorded = !since && usable && changedSince && isRecord(previous!.notable) && isRecord(previous!.notable.files) ? { ...previous!.notable, changed: changedSince } : undefined;
+  const { findings, state, unchanged, looked } = checkRules(content, rules, languages, ofArticle, ofOther, since, delta, slice, recorded);
   // The texts no rule looked at again (unchanged, and nothing found in them) keep their entries as the last run left them (told the delta: they have them already).
-  if (since && !delta) {
+  if ((since && !delta) || recorded) {
     for (const [file, text] of state.texts) {
-      if (text === since.texts.get(file) && !entries.has(file) && before.has(file)) entries.set(file, before.get(file) as RuleMemory["articles"][string]);
+      if (unchanged(text) && !entries.has(file) && before.has(file)) entries.set(file, before.get(file) as RuleMemory["articles"][string]);
     }
   }
   // Most articles' findings are alike (nothing, for every rule): the entries made in this run
@@ -347,8 +365,9 @@ export function runEditorialRules(
     if (same) entry.found = same;
     else alike.set(key, entry.found);
   }
-  const memory = ruleMemory(key, entries);
-  return { findings, memory, read: [...read], state: { ...state, memory, entries } };
+  const notable = { prefix: state.prefix, files: Object.fromEntries([...state.notable].map(([rule, files]) => [rule, [...files].sort()])) };
+  const memory = ruleMemory(key, entries, notable);
+  return { findings, memory, read: [...read], looked, state: { ...state, memory, entries } };
 }
 
 /**
@@ -357,10 +376,11 @@ export function runEditorialRules(
  * entries by file (`RuleState`) and never reads it (a record of every article was made on
  * every save). Plain data all the same: a copy, JSON or a clone reads it.
  */
-function ruleMemory(key: string, entries: ReadonlyMap<string, RuleMemory["articles"][string]>): RuleMemory {
+function ruleMemory(key: string, entries: ReadonlyMap<string, RuleMemory["articles"][string]>, notable: RuleMemory["notable"]): RuleMemory {
   let articles: RuleMemory["articles"] | undefined;
   return {
     key,
+    notable,
     get articles() {
       return (articles ??= Object.fromEntries(entries));
     },
@@ -423,8 +443,13 @@ function checkRules(
   since?: Omit<RuleState, "entries" | "memory">,
   delta?: ArticleDelta,
   slice = RULE_SLICE,
-): { findings: RuleFinding[]; state: Omit<RuleState, "entries" | "memory"> } {
+  recorded?: NonNullable<RuleMemory["notable"]> & { changed: ReadonlySet<string> },
+): { findings: RuleFinding[]; state: Omit<RuleState, "entries" | "memory">; unchanged: (text: Text) => boolean; looked: number } {
   const prefix = content.site.file.replace(/site\.yaml$/, "");
+  // After the run that made the memory (a build from the store), told which articles' texts are not that run's: read from the same folder.
+  const fromRecord = !since && recorded?.prefix === prefix ? recorded : undefined;
+  /** Whether a text is as the last run (of this process, or the one that made the memory) read it: then it gives every rule what that run found. */
+  const unchanged = (text: Text): boolean => (since ? text === since.texts.get(text.file) : fromRecord !== undefined && text.article !== undefined && !fromRecord.changed.has(text.file));
   const relative = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file).split("\\").join("/");
   const others: LocatedFile<unknown>[] = [content.site, ...Object.values(content.collections as Record<string, LocatedFile<unknown>>), ...content.data.values()];
   const lang = languages[0] ?? "";
@@ -439,7 +464,7 @@ function checkRules(
     const earlier = since?.prefix === prefix ? since.texts.get(file) : undefined;
     const same = earlier !== undefined && earlier.lang === lang && earlier.article === article && earlier.source === source;
     const text = same ? earlier : { file, relative: relative(file), lang, source, ...(article ? { article } : {}) };
-    if (text !== earlier) changed.push(text);
+    if (text !== earlier && !(fromRecord && unchanged(text))) changed.push(text);
     byFile.set(file, text);
     if (!inPlace) texts.push(text);
   };
@@ -503,12 +528,19 @@ function checkRules(
     return made;
   };
   /** The texts a rule reads: every one it chooses; after a run of this process, those changed since and those it found something in (in any order: the findings are sorted). */
+  let looked = 0;
   const visited = (name: string, chooses: (text: Text) => boolean) => {
-    if (!since) return texts.filter(chooses);
+    const list = visitedBy(name, chooses);
+    looked += list.length;
+    return list;
+  };
+  const visitedBy = (name: string, chooses: (text: Text) => boolean) => {
+    if (!since && !fromRecord) return texts.filter(chooses);
     const list = changed.filter(chooses);
-    for (const file of since.notable.get(name) ?? []) {
+    const notable = since ? (since.notable.get(name) ?? []) : fromRecord!.files[name];
+    for (const file of Array.isArray(notable) || notable instanceof Set ? notable : []) {
       const text = byFile.get(file);
-      if (text === since.texts.get(file)) list.push(text!);
+      if (text && unchanged(text)) list.push(text);
     }
     return list;
   };
@@ -706,7 +738,7 @@ function checkRules(
     return read.get(file) ?? read.set(file, sourceText(known)).get(file)!;
   };
   const sorted = findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map((f) => ({ ...f, source: textAt(f.file) }));
-  return { findings: sorted, state: { prefix, texts: byFile, notable, articles: content.articles, byRoute, others: otherFiles, patterns } };
+  return { findings: sorted, state: { prefix, texts: byFile, notable, articles: content.articles, byRoute, others: otherFiles, patterns }, unchanged, looked };
 }
 
 /** What `requires` keeps of an article: the line that speaks of `when` (-1: none), its words, whether it says `needs`. */
