@@ -9,7 +9,7 @@ import { buildSite, SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
-import { articleModel, loadContent, parseArticle, type Article } from "../engine/stages/load/content.js";
+import { articleModel, loadContent, parseArticle, type Article, type SiteContent } from "../engine/stages/load/content.js";
 import { checkEditorialRules, isAfter, runEditorialRules, type RuleFinding } from "../engine/stages/checks/editorial-rules.js";
 import { formatError, formatWarning } from "../engine/lib/errors.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
@@ -205,6 +205,31 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
     return { content, value: content!.rules!.value };
   };
 
+  /** Saves an article of `content` with a text (its articles as the save hands them on); what a run found, as "file:rule". */
+  const saves = (content: SiteContent) => {
+    const named = (name: string) => content.articles.find((a) => path.basename(a.file) === name)!;
+    const save = (articles: Article[], name: string, text: string) => {
+      const old = named(name);
+      const saved = parseArticle(text, old.file, name, articleModel(theme)) as { article: Article };
+      return articles.map((a) => (a.file === old.file ? saved.article : a));
+    };
+    const notes = (run: { findings: RuleFinding[] }) => run.findings.map((f) => `${path.basename(f.file)}:${f.rule}`);
+    return { save, notes };
+  };
+
+  /** Saves in a row in `laterLinksSite`, each with what a run after it finds. */
+  const rowOfSaves = (save: ReturnType<typeof saves>["save"]): [string, (articles: Article[]) => Article[], (found: string[]) => void][] => [
+    // nova.md dated before antiga.md: antiga.md, not saved, no longer links a later page.
+    ["nova.md", (a) => save(a, "nova.md", article("Nova", "01/08/2025", "Um texto.")), (found) => expect(found).not.toContain("antiga.md:datas")],
+    // And after it again.
+    ["nova.md", (a) => save(a, "nova.md", article("Nova", "03/09/2025", "Um texto.")), (found) => expect(found).toContain("antiga.md:datas")],
+    // com-aviso.md stops saying what com-link.md links it for.
+    ["com-aviso.md", (a) => save(a, "com-aviso.md", article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado.")), (found) => expect(found).toContain("com-link.md:saque")],
+    // A save of an article in which nothing is found, then fixo.md (two findings) deleted.
+    ["outro.md", (a) => save(a, "outro.md", article("Outro", "02/09/2025", "Um curso.")), (found) => expect(found).toContain("fixo.md:grafia")],
+    ["fixo.md", (a) => a.filter((article) => path.basename(article.file) !== "fixo.md"), (found) => expect(found.join()).not.toMatch(/fixo/)],
+  ];
+
   it("a save reads again only the saved article: the others' findings are the last run's, and every run finds what a build from scratch finds", async () => {
     const dir = await editedFixture("basic", files);
     const { content } = await loadContent(dir, theme, { projectRoot: dir });
@@ -242,26 +267,10 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
 
   it("saves in a row, each run handed the last one's memory, find what a run from scratch finds, in articles not saved too, and keep every article's memory", async () => {
     const { content, value } = await laterLinksSite("Veja [a nova](/nova).");
-    const named = (name: string) => content!.articles.find((a) => path.basename(a.file) === name)!;
-    const save = (articles: Article[], name: string, text: string) => {
-      const old = named(name);
-      const saved = parseArticle(text, old.file, name, articleModel(theme)) as { article: Article };
-      return articles.map((a) => (a.file === old.file ? saved.article : a));
-    };
-    const notes = (run: { findings: RuleFinding[] }) => run.findings.map((f) => `${path.basename(f.file)}:${f.rule}`);
+    const { save, notes } = saves(content!);
     let articles = content!.articles;
     let run = runEditorialRules(content!, value, theme.languages);
-    const steps: [string, (articles: Article[]) => Article[], (found: string[]) => void][] = [
-      // nova.md dated before antiga.md: antiga.md, not saved, no longer links a later page.
-      ["nova.md", (a) => save(a, "nova.md", article("Nova", "01/08/2025", "Um texto.")), (found) => expect(found).not.toContain("antiga.md:datas")],
-      // And after it again.
-      ["nova.md", (a) => save(a, "nova.md", article("Nova", "03/09/2025", "Um texto.")), (found) => expect(found).toContain("antiga.md:datas")],
-      // com-aviso.md stops saying what com-link.md links it for.
-      ["com-aviso.md", (a) => save(a, "com-aviso.md", article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado.")), (found) => expect(found).toContain("com-link.md:saque")],
-      // A save of an article in which nothing is found, then fixo.md (two findings) deleted.
-      ["outro.md", (a) => save(a, "outro.md", article("Outro", "02/09/2025", "Um curso.")), (found) => expect(found).toContain("fixo.md:grafia")],
-      ["fixo.md", (a) => a.filter((article) => path.basename(article.file) !== "fixo.md"), (found) => expect(found.join()).not.toMatch(/fixo/)],
-    ];
+    const steps = rowOfSaves(save);
     for (const [name, step, expected] of steps) {
       articles = step(articles);
       const next = { ...content!, articles };
@@ -276,23 +285,11 @@ describe("editorial rules across dev saves (issue 37: a save in a site of 4000 a
 
   it("from the store's memory, told which articles' texts are not those of the run that made it (a build from the store), a run goes over those and the texts the rules found something in, and finds and keeps what a run from scratch does", async () => {
     const { content, value } = await laterLinksSite("Veja [a nova](/nova).");
-    const named = (name: string) => content!.articles.find((a) => path.basename(a.file) === name)!;
-    const save = (articles: Article[], name: string, text: string) => {
-      const old = named(name);
-      const saved = parseArticle(text, old.file, name, articleModel(theme)) as { article: Article };
-      return articles.map((a) => (a.file === old.file ? saved.article : a));
-    };
-    const notes = (run: { findings: RuleFinding[] }) => run.findings.map((f) => `${path.basename(f.file)}:${f.rule}`);
+    const { save, notes } = saves(content!);
     let articles = content!.articles;
     let run = runEditorialRules(content!, value, theme.languages);
     const every = run.looked;
-    const steps: [string, (articles: Article[]) => Article[], (found: string[]) => void][] = [
-      ["nova.md", (a) => save(a, "nova.md", article("Nova", "01/08/2025", "Um texto.")), (found) => expect(found).not.toContain("antiga.md:datas")],
-      ["nova.md", (a) => save(a, "nova.md", article("Nova", "03/09/2025", "Um texto.")), (found) => expect(found).toContain("antiga.md:datas")],
-      ["com-aviso.md", (a) => save(a, "com-aviso.md", article("Com aviso", "02/09/2025", "O saldo do FGTS fica bloqueado.")), (found) => expect(found).toContain("com-link.md:saque")],
-      ["outro.md", (a) => save(a, "outro.md", article("Outro", "02/09/2025", "Um curso.")), (found) => expect(found).toContain("fixo.md:grafia")],
-      ["fixo.md", (a) => a.filter((article) => path.basename(article.file) !== "fixo.md"), (found) => expect(found.join()).not.toMatch(/fixo/)],
-    ];
+    const steps = rowOfSaves(save);
     for (const [name, step, expected] of steps) {
       articles = step(articles);
       const next = { ...content!, articles };

@@ -1,9 +1,11 @@
 /**
  * What may have changed since the build whose record a run starts from, as the stages know
  * it, for a run that has no earlier run of its own to compare with (a one-shot build, watch
- * mode's first): the page check (pipeline/render-pages.ts, `keptPages`) then takes a page none
+ * mode's first). The page check (pipeline/render-pages.ts, `keptPages`) then takes a page none
  * of whose own values may have changed without hashing them, where it hashed every page's
- * route, card and sum (at 100,000 articles, a tenth of a one-article edit).
+ * route, card and sum; the editorial rules go over the articles changed and those they found
+ * something in (stages/checks/editorial-rules.ts), where they went over every text (at
+ * 100,000 articles, together, about a seventh of a one-article edit: bench/README.md, session 34).
  *
  * It holds only when the store's entries are those that build left (`BuildCache.withRecord`):
  * an article whose text is its entry's is the article that build read, a body the Markdown

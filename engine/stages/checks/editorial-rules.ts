@@ -527,7 +527,7 @@ function checkRules(
     patterns.set(key, made);
     return made;
   };
-  /** The texts a rule reads: every one it chooses; after a run of this process, those changed since and those it found something in (in any order: the findings are sorted). */
+  /** The texts a rule reads: every one it chooses; after a run of this process (or the run that made the memory, told what changed since it), those changed since and those it found something in (in any order: the findings are sorted). */
   let looked = 0;
   const visited = (name: string, chooses: (text: Text) => boolean) => {
     const list = visitedBy(name, chooses);
