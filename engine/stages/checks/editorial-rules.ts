@@ -464,7 +464,7 @@ function checkRules(
     const earlier = since?.prefix === prefix ? since.texts.get(file) : undefined;
     const same = earlier !== undefined && earlier.lang === lang && earlier.article === article && earlier.source === source;
     const text = same ? earlier : { file, relative: relative(file), lang, source, ...(article ? { article } : {}) };
-    if (text !== earlier && !(fromRecord && unchanged(text))) changed.push(text);
+    if (!unchanged(text)) changed.push(text);
     byFile.set(file, text);
     if (!inPlace) texts.push(text);
   };
