@@ -314,6 +314,41 @@ describe("the cache's store of a site of 5000 articles", () => {
     }
   });
 
+  it("reads the values that many articles' entries hold alike inside their parts (a body's reads, its empty lists of headings and links) as one frozen value", async () => {
+    interface Body {
+      deps: Record<string, string>;
+      htmlHash: string;
+      headings: string[];
+      links: string[];
+    }
+    type Article = Entry & { markdown: Body; meta: { title: string } };
+    const dir = await mkdtemp(path.join(tmpdir(), "cafe-store-"));
+    const openArticles = (at: string) => BuildCache.open<Article, Build>(at, "code-1", empty(), { keyed: ["pages"] });
+    const body = (i: number): Body => ({ deps: { "code:markdown": "k1" }, htmlHash: `b${i}`, headings: [], links: i % 100 === 0 ? [`/${i}`] : [] });
+    const article = (i: number): Article => ({ sourceHash: `h${i}`, html: "", markdown: body(i), meta: { title: `Título ${i}` } });
+    try {
+      const first = await openArticles(dir);
+      const places = await first.appendTexts(Array.from({ length: ARTICLES }, (_, i) => `<p>${i}</p>`));
+      first.replace(new Map(Array.from({ length: ARTICLES }, (_, i) => [file(i), { ...article(i), textAt: places![i] }])));
+      first.record(empty());
+      await first.save();
+      const shards = (await readdir(dir)).filter((name) => name.startsWith("files-")).length;
+
+      const read = await openArticles(dir);
+      for (const i of [0, 1, 4999]) expect(read.files.get(file(i))).toMatchObject(article(i));
+      expect((await read.readTexts([file(0), file(4999)])).get(file(4999))).toBe("<p>4999</p>");
+      const entries = [...read.files.values()];
+      // One list of reads in each shard, one empty list of headings; each body its own hash, each article its own title.
+      expect(new Set(entries.map((e) => e.markdown.deps)).size).toBe(shards);
+      expect(new Set(entries.map((e) => e.markdown.headings)).size).toBe(shards);
+      expect(new Set(entries.map((e) => e.meta)).size).toBe(ARTICLES);
+      expect(Object.isFrozen(entries[1]!.markdown.links)).toBe(true);
+      expect(Object.isFrozen(entries[1]!.markdown)).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads a value that many entries of a keyed part hold alike (every page's files, an article's findings of nothing) as one frozen value, not a copy an entry", async () => {
     interface Page {
       deps: Record<string, string>;

@@ -41,7 +41,7 @@ import path from "node:path";
 import { isRunning, startOf } from "../lib/processes.js";
 
 /** Bumped whenever the shape of the store changes. */
-const FORMAT = 11;
+const FORMAT = 12;
 /** Entries a shard holds, about: a one-article edit rewrites a shard or two of each part, not the whole store. */
 const PER_SHARD = 1000;
 const MAX_SHARDS = 256;
@@ -434,7 +434,15 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     }
     if (!isRecord(build.pages)) return ignored("its store.json is not what this code writes");
     const files = new Map<string, Entry>();
-    for (const shard of parsed.get("files") ?? []) for (const key in shard) files.set(key, shard[key] as Entry);
+    // Each entry's pack named by one string, store.json's, not a copy an entry (at 100,000 articles 4.6 MB).
+    const packNames = new Map(Object.keys(store.packs).map((name) => [name, name]));
+    for (const shard of parsed.get("files") ?? []) {
+      for (const key in shard) {
+        const at = isRecord(shard[key]) ? (shard[key] as Entry).textAt : undefined;
+        if (Array.isArray(at) && !Object.isFrozen(at)) at[0] = packNames.get(at[0]) ?? at[0];
+        files.set(key, shard[key] as Entry);
+      }
+    }
     const cache = new BuildCache<Entry, Build>(dir, code, keyed, build, files, known, store.packs, lates);
     cache.together = store.withRecord === true;
     await cache.claim(storeNames(store));
@@ -511,13 +519,13 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     }
     const packs = await this.saveTexts();
     const build = { ...this.build } as unknown as Record<string, unknown>;
-    const parts = new Map<string, Iterable<[string, unknown]>>([["files", this.entries]]);
+    const parts = new Map<string, ReadonlyMap<string, unknown> | Record<string, unknown>>([["files", this.entries]]);
     for (const part of this.keyed) {
       // The record without its keyed parts: each path copied down to the part, which is taken out.
       const parent = parentOf(build, part, { copy: true });
       if (!parent) continue;
       const value = parent.object[parent.key];
-      if (isRecord(value)) parts.set(part, entriesOf(value));
+      if (isRecord(value)) parts.set(part, value);
       delete parent.object[parent.key];
     }
     const known = new Map<string, KnownPart>();
@@ -531,25 +539,36 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
       return name;
     };
     for (const [part, entries] of parts) {
-      const all = [...entries];
-      const count = shardCount(all.length);
+      // Each shard's keys and values in a flat list (`heldOf`'s), told from the last one's
+      // without an object of each shard: at 100,000 articles the save's shards of three parts
+      // and their entries' pairs were ~30 MB made and dropped at a rebuild's end, its peak.
+      let size = 0;
+      if (entries instanceof Map) size = entries.size;
+      else for (const _ in entries) size++;
+      const count = shardCount(size);
       const before = this.known.get(part);
-      const shards = Array.from({ length: count }, (): Shard => ({}));
-      for (const [key, value] of all) shards[shardOf(key, count)]![key] = value;
+      const held = Array.from({ length: count }, (): unknown[] => []);
+      if (entries instanceof Map) for (const [key, value] of entries) held[shardOf(key, count)]!.push(key, value);
+      else for (const key in entries) held[shardOf(key, count)]!.push(key, (entries as Record<string, unknown>)[key]);
       const late = this.late.get(part);
-      const kept = shards.map((values, i) => {
+      const kept = held.map((values, i) => {
         const old = before?.count === count ? before.shards[i] : undefined;
-        return old && sameValues(old.held, values) && (!late || late.names.length === count) ? old : undefined;
+        return old && sameHeld(old.held, values) && (!late || late.names.length === count) ? old : undefined;
       });
       // A shard written again is written whole: its entries' late fields are read into them first.
-      if (late) await this.fill(part, shards.flatMap((values, i) => (kept[i] ? [] : Object.keys(values))));
+      if (late) await this.fill(part, held.flatMap((values, i) => (kept[i] ? [] : values.filter((_, j) => j % 2 === 0) as string[])));
       const saved: KnownPart["shards"] = [];
       const lates: string[] = [];
-      for (const [i, values] of shards.entries()) {
+      for (const [i, values] of held.entries()) {
         const old = kept[i];
-        if (old) saved.push(old);
-        else saved.push({ name: await write(part, i, late ? encodeShard(fieldsOf(values, late.fields, false), true) : encodeShard(values, part !== "files")), held: heldOf(values) });
-        if (late) lates.push(old ? late.names[i]! : await write(`${part}${LATE}`, i, encodeShard(fieldsOf(values, late.fields, true), true)));
+        if (old) {
+          saved.push(old);
+          if (late) lates.push(late.names[i]!);
+          continue;
+        }
+        const shard = shardOfHeld(values);
+        saved.push({ name: await write(part, i, encodeShard(late ? fieldsOf(shard, late.fields, false) : shard)), held: values });
+        if (late) lates.push(await write(`${part}${LATE}`, i, encodeShard(fieldsOf(shard, late.fields, true))));
       }
       known.set(part, { count, shards: saved });
       if (late) lateNames.set(part, lates);
@@ -591,7 +610,8 @@ export class BuildCache<Entry extends CachedFile, Build extends CachedBuild> {
     const used = byUse.reduce((sum, [, bytes]) => sum + bytes, 0);
     // Packs whose texts are copied into the new one: all of them when more than half their bytes are dead, else the smaller ones past MAX_PACKS.
     const merged = new Set(used * 2 < total ? live.keys() : byUse.length > MAX_PACKS ? byUse.slice(1).map(([pack]) => pack) : []);
-    const moved = [...this.entries].filter(([, entry]) => entry.text !== undefined || (entry.textAt && merged.has(entry.textAt[0])));
+    const moved: [string, Entry][] = [];
+    for (const [key, entry] of this.entries) if (entry.text !== undefined || (entry.textAt && merged.has(entry.textAt[0]))) moved.push([key, entry]);
     const packs: Record<string, number> = {};
     for (const [pack] of live) if (!merged.has(pack)) packs[pack] = this.packs[pack]!;
     if (moved.length === 0) return packs;
@@ -645,8 +665,11 @@ function fieldsOf(values: Shard, fields: readonly string[], late: boolean): Shar
 /** A pack of texts: written once under a name of its own, never over. */
 const PACK = /^texts\.[0-9a-f]{16}\.pack$/;
 
-/** Values of a field found all different, after which a shard's encoding no longer looks for that field's values alike. */
+/** Values of a field looked at before a shard's encoding judges whether they are alike enough to look for more (`encodeShard`). */
 const UNLIKE = 32;
+
+/** A shard's shared values' references: an entry's field (a string), or a field of an object in one (`[field, inner]`). */
+type Ref = string | [field: string, inner: string];
 
 /** A shard's file: its part, its number, the hash of its text. */
 const SHARD = /^[a-z.]+-\d+\.([0-9a-f]{40})\.json$/;
@@ -654,65 +677,103 @@ const SHARD = /^[a-z.]+-\d+\.([0-9a-f]{40})\.json$/;
 const textHash = (text: string) => createHash("sha1").update(text).digest("hex");
 
 /**
- * A shard's text: its entries, and the values that more than one of them holds in a field
- * (every page's list of files and inline scripts, most of its ids, an article's findings of
- * nothing) once, each such field naming its value by its place in `shared` (`refs` says which
- * fields of an entry do). Read back, those entries hold one value, not a copy each: at 100,000
- * pages the records were decoded into 203 MB of heap, most of it the same lists again.
- * `share`: false for a part whose entries' values are rarely alike (the files' entries).
+ * A shard's text: its entries, and the values that more than one of them holds (every page's
+ * list of files and inline scripts, most of its ids, an article's findings of nothing, its
+ * body's reads and its empty lists of headings and links) once, each place that holds such a
+ * value naming it by its place in `shared` (`refs` says which: an entry's field, or a field of
+ * an object in one). Read back, those entries hold one value, not a copy each: at 100,000 pages
+ * the records were decoded into 203 MB of heap, most of it the same lists again, and the
+ * articles' entries held five empty lists and a list of reads each (~30 MB).
  */
-function encodeShard(values: Shard, share: boolean): string {
-  if (!share) return JSON.stringify({ shared: [], refs: {}, entries: values });
-  // Each object's JSON once (a value read back shared is one object in many entries), and how many entries hold it.
+function encodeShard(values: Shard): string {
+  // Each object's JSON once (a value read back shared is one object in many entries), and how many places hold it.
   const texts = new Map<object, string>();
   const counts = new Map<string, number>();
-  // A field whose first values were all different (a page's deps, its share) is not looked at
-  // further: made into JSON once, with its entry (each field's JSON made apart cost a cold save
-  // of 20,000 pages and findings 0.25 s of CPU more than the shard's whole JSON).
+  // A field whose values were seldom alike (a page's deps, an article's front matter) is not
+  // looked at further: made into JSON once, with its entry (each field's JSON made apart cost a
+  // cold save of 20,000 pages and findings 0.25 s of CPU more than the shard's whole JSON).
   const fields = new Map<string, { seen: number; alike: number }>();
+  const count = (field: string, value: object) => {
+    let text = texts.get(value);
+    if (text === undefined) {
+      let tally = fields.get(field);
+      if (!tally) fields.set(field, (tally = { seen: 0, alike: 0 }));
+      if (tally.seen >= UNLIKE && tally.alike * 4 < tally.seen) return;
+      texts.set(value, (text = JSON.stringify(value)));
+      tally.seen++;
+      if (counts.has(text)) tally.alike++;
+    }
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  };
   for (const key in values) {
     const entry = values[key];
     if (!isRecord(entry)) continue;
     for (const field in entry) {
       const value = entry[field];
       if (typeof value !== "object" || value === null) continue;
-      let text = texts.get(value);
-      if (text === undefined) {
-        let tally = fields.get(field);
-        if (!tally) fields.set(field, (tally = { seen: 0, alike: 0 }));
-        if (tally.seen >= UNLIKE && tally.alike === 0) continue;
-        texts.set(value, (text = JSON.stringify(value)));
-        tally.seen++;
-        if (counts.has(text)) tally.alike++;
+      count(field, value);
+      if (Array.isArray(value)) continue;
+      for (const inner in value) {
+        const held = (value as Record<string, unknown>)[inner];
+        if (typeof held === "object" && held !== null) count(`${field}\0${inner}`, held);
       }
-      counts.set(text, (counts.get(text) ?? 0) + 1);
     }
   }
+  let alike = false;
+  for (const n of counts.values()) if (n > 1 && (alike = true)) break;
+  if (!alike) return JSON.stringify({ shared: [], refs: {}, entries: values });
+  // Each value held in more than one place, given its place when first written.
+  const shared: string[] = [];
   const places = new Map<string, number>();
-  for (const [text, count] of counts) if (count > 1) places.set(text, places.size);
-  if (places.size === 0) return JSON.stringify({ shared: [], refs: {}, entries: values });
-  // The entries' text made of the fields' texts already made (a shard's values made into JSON once, not twice).
+  const placeOf = (value: unknown): number | undefined => {
+    const text = typeof value === "object" && value !== null ? texts.get(value) : undefined;
+    if (text === undefined || counts.get(text)! < 2) return undefined;
+    let place = places.get(text);
+    if (place === undefined) places.set(text, (place = shared.push(text) - 1));
+    return place;
+  };
+  // The entries' text made of the values' texts already made (a shard's values made into JSON once, not twice).
   const entries: string[] = [];
-  const refs: Record<string, string[]> = {};
+  const refs: Record<string, Ref[]> = {};
   for (const key in values) {
     const entry = values[key];
     if (!isRecord(entry)) {
       if (entry !== undefined) entries.push(`${JSON.stringify(key)}:${JSON.stringify(entry)}`);
       continue;
     }
-    const fields: string[] = [];
+    const parts: string[] = [];
     for (const field in entry) {
       const value = entry[field];
       if (value === undefined) continue;
-      // Only a value counted above can be shared.
-      const counted = typeof value === "object" && value !== null ? texts.get(value) : undefined;
-      const place = counted === undefined ? undefined : places.get(counted);
-      if (place !== undefined) (refs[key] ??= []).push(field);
-      fields.push(`${JSON.stringify(field)}:${place ?? counted ?? JSON.stringify(value)}`);
+      const place = placeOf(value);
+      if (place !== undefined) {
+        (refs[key] ??= []).push(field);
+        parts.push(`${JSON.stringify(field)}:${place}`);
+        continue;
+      }
+      const text = typeof value === "object" && value !== null ? texts.get(value) : undefined;
+      const inner = isRecord(value) && !Array.isArray(value) ? innerParts(key, field, value, placeOf, refs) : undefined;
+      parts.push(`${JSON.stringify(field)}:${inner ?? text ?? JSON.stringify(value)}`);
     }
-    entries.push(`${JSON.stringify(key)}:{${fields.join(",")}}`);
+    entries.push(`${JSON.stringify(key)}:{${parts.join(",")}}`);
   }
-  return `{"shared":[${[...places.keys()].join(",")}],"refs":${JSON.stringify(refs)},"entries":{${entries.join(",")}}}`;
+  return `{"shared":[${shared.join(",")}],"refs":${JSON.stringify(refs)},"entries":{${entries.join(",")}}}`;
+}
+
+/** An object in an entry (its `field`) as JSON whose shared values are named by their place, noted in `refs`; undefined when it holds none. */
+function innerParts(key: string, field: string, value: Record<string, unknown>, placeOf: (value: unknown) => number | undefined, refs: Record<string, Ref[]>): string | undefined {
+  let any = false;
+  for (const inner in value) if (placeOf(value[inner]) !== undefined && (any = true)) break;
+  if (!any) return undefined;
+  const parts: string[] = [];
+  for (const inner in value) {
+    const held = value[inner];
+    if (held === undefined) continue;
+    const place = placeOf(held);
+    if (place !== undefined) (refs[key] ??= []).push([field, inner]);
+    parts.push(`${JSON.stringify(inner)}:${place ?? JSON.stringify(held)}`);
+  }
+  return `{${parts.join(",")}}`;
 }
 
 /** The shards and packs the store.json in `dir` names (none when there is none, or it is not one this code reads). */
@@ -772,10 +833,15 @@ async function readShard(dir: string, name: string): Promise<Shard | undefined> 
       const entry = entries[key];
       const fields = refs[key];
       if (!isRecord(entry) || !Array.isArray(fields)) return undefined;
-      for (const field of fields) {
-        const place = entry[field as string];
+      for (const ref of fields as unknown[]) {
+        // An entry's field, or a field of an object in it (`Ref`).
+        const inner = Array.isArray(ref) && ref.length === 2 && typeof ref[0] === "string" && typeof ref[1] === "string";
+        const holder: unknown = inner ? entry[ref[0]] : entry;
+        const field: unknown = inner ? ref[1] : ref;
+        if (!isRecord(holder) || Object.isFrozen(holder) || typeof field !== "string") return undefined;
+        const place = holder[field];
         if (typeof place !== "number" || !Object.hasOwn(shared, place)) return undefined;
-        entry[field as string] = shared[place];
+        holder[field] = shared[place];
       }
     }
     return entries;
@@ -808,21 +874,27 @@ function heldOf(values: Shard): unknown[] {
   return held;
 }
 
-/** True when a shard's values (`held`, `heldOf`'s list) are the same keys with the very same values as `b` (a shard no entry of which a run replaced). */
-function sameValues(held: readonly unknown[], b: Shard): boolean {
-  let size = 0;
-  for (const _ in b) size++;
-  if (size * 2 !== held.length) return false;
-  for (let i = 0; i < held.length; i += 2) {
-    const key = held[i] as string;
-    if (b[key] !== held[i + 1] || !Object.hasOwn(b, key)) return false;
-  }
-  return true;
+/**
+ * True when two shards' values (`heldOf`'s lists) are the same keys with the very same values
+ * (a shard no entry of which a run replaced): in the same order, as a run that kept them lists
+ * them, or in another.
+ */
+function sameHeld(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (i === a.length) return true;
+  const values = new Map<unknown, unknown>();
+  for (let j = 0; j < a.length; j += 2) values.set(a[j], a[j + 1]);
+  for (let j = 0; j < b.length; j += 2) if (values.get(b[j]) !== b[j + 1] || !values.has(b[j])) return false;
+  return values.size * 2 === b.length;
 }
 
-/** A record's entries, without an array of every one made first. */
-function* entriesOf(record: Record<string, unknown>): Generator<[string, unknown]> {
-  for (const key in record) yield [key, record[key]];
+/** A shard's entries by key, from its flat list (`heldOf`'s). */
+function shardOfHeld(held: readonly unknown[]): Shard {
+  const shard: Shard = {};
+  for (let i = 0; i < held.length; i += 2) shard[held[i] as string] = held[i + 1];
+  return shard;
 }
 
 /** The object holding the part at `dotted` (`"rules.articles"`: the record's `rules`), copying the objects on the way when `copy`; undefined when one is missing. */
