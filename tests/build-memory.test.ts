@@ -12,6 +12,7 @@ import { fixture, projectRoot, testCode } from "./helpers.js";
 import { SiteBuilder } from "../engine/pipeline/site-builder.js";
 import { openSiteCache } from "../engine/pipeline/build-record.js";
 import { MemoryWriter } from "../engine/stages/write/writers.js";
+import { readRecord, writeRecord, type FolderRecord, type HeldFile, type Slot } from "../engine/stages/write/build-folders.js";
 import { loadContent } from "../engine/stages/load/content.js";
 import { buildRoutes } from "../engine/stages/routes/routes.js";
 import { siteValues } from "../engine/lib/site-values.js";
@@ -239,5 +240,22 @@ describe("a builder's last run (`npm run build` makes one)", () => {
     }
     expect(states.false).toBeDefined();
     expect(states.true).toBeUndefined();
+  });
+});
+
+describe("the build folders' records", () => {
+  it("hold a page that both folders hold as one build left it (linked) as one value, and a page each holds its own way as two", async () => {
+    const builds = await mkdtemp(path.join(tmpdir(), "build-memory-folders-"));
+    made.push(builds);
+    const held = (hash: string, ino: number): HeldFile => ({ hash, size: 100, mtimeMs: 1764460800000.5, ino });
+    const record = (slot: Slot, files: [string, HeldFile][]): FolderRecord => ({ slot, id: `id-${slot}`, generation: 1, complete: true, dir: { dev: 1, ino: slot === "a" ? 1 : 2 }, files: new Map(files) });
+    await writeRecord(builds, record("a", [["index.html", held("h1", 10)], ["guia/a.html", held("h2", 11)], ["guia/b.html", held("h3", 12)]]));
+    await writeRecord(builds, record("b", [["index.html", held("h1", 10)], ["guia/a.html", held("h2", 21)], ["guia/b.html", held("h4", 22)]]));
+    const a = (await readRecord(builds, "a"))!;
+    const b = (await readRecord(builds, "b", a.files))!;
+    expect(b.files.get("index.html")).toBe(a.files.get("index.html"));
+    expect(b.files.get("guia/a.html")).toEqual(held("h2", 21));
+    expect(b.files.get("guia/b.html")).toEqual(held("h4", 22));
+    expect(a.files.get("guia/a.html")).toEqual(held("h2", 11));
   });
 });

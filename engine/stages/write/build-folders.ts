@@ -55,8 +55,13 @@ const STORED = 5;
 
 export const recordPath = (builds: string, slot: Slot) => path.join(builds, `${slot}.json`);
 
-/** The record of a slot, or undefined when it is missing, damaged or of another format. */
-export async function readRecord(builds: string, slot: Slot): Promise<FolderRecord | undefined> {
+/**
+ * The record of a slot, or undefined when it is missing, damaged or of another format. `like`:
+ * the other folder's files, read first: a file this record holds with the very same hash and
+ * state (a page both folders hold as one build left it, linked) is given its object, one for
+ * both records, not two (at 100,000 pages the two records were ~36 MB of a rebuild's heap).
+ */
+export async function readRecord(builds: string, slot: Slot, like?: ReadonlyMap<string, HeldFile>): Promise<FolderRecord | undefined> {
   try {
     const stored = JSON.parse(await readFile(recordPath(builds, slot), "utf8"));
     const ok =
@@ -75,7 +80,8 @@ export async function readRecord(builds: string, slot: Slot): Promise<FolderReco
     for (let i = 0; i < list.length; i += STORED) {
       const [file, hash, size, mtimeMs, ino] = [list[i], list[i + 1], list[i + 2], list[i + 3], list[i + 4]];
       if (typeof file !== "string" || typeof hash !== "string" || typeof size !== "number" || typeof mtimeMs !== "number" || typeof ino !== "number") return undefined;
-      files.set(file, { hash, size, mtimeMs, ino });
+      const other = like?.get(file);
+      files.set(file, other && other.hash === hash && other.size === size && other.mtimeMs === mtimeMs && other.ino === ino ? other : { hash, size, mtimeMs, ino });
     }
     return { slot, id: stored.id, generation: stored.generation, complete: stored.complete, dir: stored.dir, files };
   } catch {
@@ -173,7 +179,7 @@ export async function openLayout(out: string, builds: string, symlink: SymlinkFn
   await mkdir(builds, { recursive: true });
   const records = new Map<Slot, FolderRecord>();
   for (const slot of SLOTS) {
-    const record = await readRecord(builds, slot);
+    const record = await readRecord(builds, slot, records.get(otherSlot(slot))?.files);
     if (record) records.set(slot, record);
   }
   const folderOf = async (slot: Slot) => {

@@ -505,6 +505,8 @@ export class FolderWriter implements SiteWriter {
         throw new Error(`could not publish ${this.outDir}: ${error.message}. It is still the previous site; close what holds its files and build again.`, { cause: error });
       });
       this.switched = true;
+      // What the folder published before held: nothing is taken from it any more (its record, ~10 MB at 100,000 pages).
+      this.liveFiles = undefined;
       this.onStep("swapped");
       if (moved && !live?.record) await rm(moved, { recursive: true, force: true });
       // An older version's build folder, no longer published.
