@@ -119,14 +119,15 @@ export interface FileState {
  * anything else since makes the check's listing differ: the next build runs.
  */
 export function outputFingerprintOf(outDir: string, held: ReadonlyMap<string, FileState>): string {
-  const named = [...held.keys()].filter((file) => path.posix.basename(file) !== MANIFEST).map((file) => [path.sep === "/" ? file : file.split("/").join(path.sep), file] as const);
-  // In the listing's order: its absolute paths sorted, the folder's the same for each.
-  named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const files = [...held.keys()].filter((file) => path.posix.basename(file) !== MANIFEST);
+  // Where "/" is the system's separator, each file as the listing names it (no pair made of each of 100,000).
+  const shown = path.sep === "/" ? undefined : new Map(files.map((file) => [file, file.split("/").join(path.sep)]));
+  // In the listing's order: its absolute paths sorted (by UTF-16 code units, as `sort` does), the folder's the same for each.
+  if (shown) files.sort((a, b) => (shown.get(a)! < shown.get(b)! ? -1 : shown.get(a)! > shown.get(b)! ? 1 : 0));
+  else files.sort();
   function* states(): Generator<string> {
     yield "";
-    for (const [shown, file] of named) {
-      yield stateLine(shown, held.get(file));
-    }
+    for (const file of files) yield stateLine(shown?.get(file) ?? file, held.get(file));
   }
   return hashOfAll(states());
 }

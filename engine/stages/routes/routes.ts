@@ -16,8 +16,11 @@ export type Route<Meta extends object = Record<string, unknown>> =
 /** An article in the site's default language and its translations at the same route. */
 export interface ArticleVariants<Meta extends object = Record<string, unknown>> {
   main: Article<Meta>;
-  translations: Article<Meta>[];
+  translations: readonly Article<Meta>[];
 }
+
+/** The translations of an article that has none: one list for all of them (at 100,000 articles, 3 MB of empty lists). */
+const NO_TRANSLATIONS: readonly Article[] = Object.freeze([]);
 
 /** Code-point order: deterministic and independent of the machine's locale (and fast). */
 export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -186,7 +189,7 @@ export function buildRoutes(content: SiteContent, theme: RouteModel, unreadableA
     }
     const translations: Article[] = [];
     if (claims instanceof Map) for (const lang of otherLanguages) if (claims.has(lang)) translations.push(claims.get(lang)!);
-    const article = { main, translations };
+    const article = { main, translations: translations.length > 0 ? translations : NO_TRANSLATIONS };
     variants.set(path, article);
     if (path === "/") continue;
     add({ kind: "article", path, outFile: outFileOf(path), template: main.meta.template ?? "article", article });
