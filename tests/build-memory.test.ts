@@ -118,6 +118,33 @@ describe("the bodies a build makes", () => {
     expect(written).toBe([...texts.values()].reduce((sum, text) => sum + Buffer.byteLength(text), 0));
     expect(writer.files).toEqual(cold.files);
   });
+
+  it("hold one value for what the bodies made hold alike (each came from its thread as a copy of its own): an empty list, what they read and its hashes, frozen", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "build-memory-"));
+    made.push(root);
+    const dir = path.join(root, "content");
+    await cp(fixture("basic"), dir, { recursive: true });
+    for (let i = 0; i < 6; i++) await writeFile(path.join(dir, `articles/guia/mais-${i}.md`), `---\ntitle: Mais ${i}\n---\n\nUm artigo curto, o ${i}.\n`);
+    const builder = new SiteBuilder({ codeVersion: testCode(), contentDir: dir, projectRoot, theme, cache: await openSiteCache(path.join(root, "cache"), testCode()), threads: 2 });
+    try {
+      expect((await builder.build(new MemoryWriter())).ok).toBe(true);
+      const short = [...builder["previous"].markdown].filter(([file]) => file.includes("/mais-")).map(([, entry]) => entry);
+      expect(short.length).toBe(6);
+      // Each short body has no heading, link, image, warning or error, and read the same values as the others.
+      for (const field of ["headings", "links", "images", "warnings", "errors"] as const) {
+        expect(short.map((entry) => entry.result[field])).toEqual(short.map(() => []));
+        expect(new Set(short.map((entry) => entry.result[field])).size).toBe(1);
+        expect(Object.isFrozen(short[0]!.result[field])).toBe(true);
+      }
+      expect(new Set(short.map((entry) => entry.result.reads)).size).toBe(1);
+      expect(new Set(short.map((entry) => entry.deps)).size).toBe(1);
+      expect(Object.isFrozen(short[0]!.deps) && Object.isFrozen(short[0]!.result.reads)).toBe(true);
+      // A body with headings holds its own.
+      expect([...builder["previous"].markdown.values()].some((entry) => entry.result.headings.length > 0 && !Object.isFrozen(entry.result.headings))).toBe(true);
+    } finally {
+      await builder.close();
+    }
+  });
 });
 
 describe("the pages the cache kept", () => {
