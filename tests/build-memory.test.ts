@@ -222,6 +222,19 @@ describe("the pages' records a build makes", () => {
     }
   });
 
+  it("say what each page read with its own route, card and body written relative to it: the pages of articles that read alike name the same ids, and none names its own path", async () => {
+    const { cache } = await builtOnce(6);
+    const pages = cache.lastRecord().pages;
+    const short = Array.from({ length: 6 }, (_, i) => pages[`/guia/mais-${i}`]!);
+    const keys = short.map((page) => Object.keys(page.deps).join(" "));
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toContain("body:@");
+    for (const [i, page] of short.entries()) expect(Object.keys(page.deps).filter((id) => id.includes(`mais-${i}`))).toEqual([]);
+    // What they read is what they list (`reads`), and each page's own hashes are its own.
+    expect(short.every((page) => page.reads!.join(" ") === keys[0])).toBe(true);
+    expect(new Set(short.map((page) => page.deps["route:~"])).size).toBe(6);
+  });
+
   it("hold one list of links, ids, files and scripts for the pages that have the same (each page's came from its thread as a copy of its own), frozen", async () => {
     const { cache } = await builtOnce(6);
     // The record this build made, in memory (not read back from the store, whose shards hold each list once).

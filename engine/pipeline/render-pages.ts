@@ -11,7 +11,7 @@
 import { ContentError, staged, type ContentIssue, type Staged } from "../lib/errors.js";
 import type { SiteValues } from "../lib/site-values.js";
 import type { SiteContent } from "../stages/load/content.js";
-import { articleOf, type Route, type RouteTable } from "../stages/routes/routes.js";
+import type { Route, RouteTable } from "../stages/routes/routes.js";
 import type { Redirect } from "../stages/routes/aliases.js";
 import type { MarkdownBodies } from "../stages/markdown/markdown-stage.js";
 import type { SiteImages } from "../stages/images/images.js";
@@ -19,6 +19,7 @@ import type { SiteCards } from "../stages/cards/cards.js";
 import type { AssetRecord, AssetStageOutput } from "../stages/assets/assets.js";
 import { changedAfter, changedSince, otherFiles, sameOrder, type SaveDelta, ownId, pageBodies, pagePolicy, pageValues, wouldKeep, type PageBody, type PageShare, type PageSnapshot, type RenderedFile } from "../stages/render/render.js";
 import type { PageEntry, ThemeSources } from "../stages/checks/rendered-links.js";
+import { absoluteDeps, idsOf, OWN, OWN_BODY, OWN_CARD, OWN_ROUTE } from "../stages/checks/page-reads.js";
 import { renderedLinkStage, type CheckInput } from "../stages/checks/checks.js";
 import type { Theme } from "../theme.js";
 import { streamSlices, type Threads } from "./threads.js";
@@ -159,6 +160,8 @@ export interface PagesChecked {
 export interface PageReaders {
   byId: Map<string, Map<string, Set<string>>>;
   shared: Set<string>;
+  /** The routes whose reads their run's table could not name (`idsOf`): each reads as changed. */
+  unnamed: Set<string>;
 }
 
 /** The routes that read a value now other than what they recorded, of the values that may have changed: `own` (`changedSince`) and every shared one. */
@@ -169,13 +172,14 @@ function changedReaders(readers: PageReaders, own: Iterable<string>, values: Ret
   };
   for (const id of own) check(id);
   for (const id of readers.shared) check(id);
+  for (const route of readers.unnamed) changed.add(route);
   return changed;
 }
 
-/** The readers of every value of `pages`. */
-export function readersOf(pages: Readonly<Record<string, PageEntry>>): PageReaders {
-  const readers: PageReaders = { byId: new Map(), shared: new Set() };
-  for (const route in pages) addReader(readers, route, pages[route]!.deps);
+/** The readers of every value of `pages`, made by the run of `table` (which names each page's own ids: `idsOf`). */
+export function readersOf(pages: Readonly<Record<string, PageEntry>>, table: RouteTable): PageReaders {
+  const readers: PageReaders = { byId: new Map(), shared: new Set(), unnamed: new Set() };
+  for (const route in pages) addReader(readers, table, route, pages[route]!.deps);
   return readers;
 }
 
@@ -186,15 +190,15 @@ export function readersOf(pages: Readonly<Record<string, PageEntry>>): PageReade
  * ones whose entry can differ: neither record is gone over whole (two `for in` over dictionaries
  * of thousands of keys on every save). Returns how many routes it went over.
  */
-export function nextReaders(readers: PageReaders, last: Readonly<Record<string, PageEntry>>, next: Readonly<Record<string, PageEntry>>, made?: readonly string[]): number {
+export function nextReaders(readers: PageReaders, last: Readonly<Record<string, PageEntry>>, next: Readonly<Record<string, PageEntry>>, tables: { last: RouteTable; next: RouteTable }, made?: readonly string[]): number {
   let walked = 0;
   const move = (route: string) => {
     walked++;
     const before = Object.hasOwn(last, route) ? last[route] : undefined;
     const now = Object.hasOwn(next, route) ? next[route] : undefined;
     if (before === now) return;
-    if (before) removeReader(readers, route, before.deps);
-    if (now) addReader(readers, route, now.deps);
+    if (before) removeReader(readers, tables.last, route, before.deps);
+    if (now) addReader(readers, tables.next, route, now.deps);
   };
   if (made) for (const route of made) move(route);
   else {
@@ -204,7 +208,19 @@ export function nextReaders(readers: PageReaders, last: Readonly<Record<string, 
   return walked;
 }
 
-function addReader({ byId, shared }: PageReaders, route: string, deps: PageEntry["deps"] | undefined): void {
+/** `deps` with each id as the route names it in `table`; undefined when it cannot (the route is not in it, or has no article's body). */
+function namedDeps(table: RouteTable, path: string, deps: Deps): Deps | undefined {
+  const route = table.byPath.get(path);
+  return route && absoluteDeps(route, deps);
+}
+
+function addReader({ byId, shared, unnamed }: PageReaders, table: RouteTable, route: string, recorded: PageEntry["deps"] | undefined): void {
+  if (recorded === undefined) return;
+  const deps = namedDeps(table, route, recorded);
+  if (!deps) {
+    unnamed.add(route);
+    return;
+  }
   for (const id in deps) {
     const byHash = byId.get(id) ?? byId.set(id, new Map()).get(id)!;
     const routes = byHash.get(deps[id]!) ?? byHash.set(deps[id]!, new Set()).get(deps[id]!)!;
@@ -213,7 +229,13 @@ function addReader({ byId, shared }: PageReaders, route: string, deps: PageEntry
   }
 }
 
-function removeReader({ byId, shared }: PageReaders, route: string, deps: PageEntry["deps"] | undefined): void {
+function removeReader({ byId, shared, unnamed }: PageReaders, table: RouteTable, route: string, recorded: PageEntry["deps"] | undefined): void {
+  if (recorded === undefined) return;
+  const deps = namedDeps(table, route, recorded);
+  if (!deps) {
+    unnamed.delete(route);
+    return;
+  }
   for (const id in deps) {
     const byHash = byId.get(id);
     const routes = byHash?.get(deps[id]!);
@@ -226,30 +248,18 @@ function removeReader({ byId, shared }: PageReaders, route: string, deps: PageEn
   }
 }
 
-/** A page's own ids, written relative to its route in `reads`: its route's, its card's and its article's body. */
-const OWN_ROUTE = "route:~";
-const OWN_CARD = "card:~";
-const OWN_BODY = "body:@";
-/** A page's own ids, as its `reads` write them. */
-const OWN: ReadonlySet<string> = new Set([OWN_ROUTE, OWN_CARD, OWN_BODY]);
-
-function ownIds(route: Route): { route: string; card: string; body?: string } {
-  const main = articleOf(route)?.main;
-  return { route: dep.route(route.path), card: dep.card(route.path), body: main && dep.body(main) };
-}
-
 /**
  * What a page's record keeps beside its `deps` for a rebuild to take it without them: the ids
- * in their order, its own written relative to its route (every article's page reads the same
- * list, one value in the store's shard: `encodeShard`), and the hash of every id with the hash
- * it recorded. The store keeps `deps` apart, read only for the pages a run renders again.
+ * in their order, its own written relative to its route as `deps` writes them (every article's
+ * page reads the same list, one value in the store's shard: `encodeShard`), and the hash of
+ * every id, as the route names it, with the hash it recorded. The store keeps `deps` apart,
+ * read only for the pages a run renders again.
  */
-export function readsOf(route: Route, deps: Deps, alike?: AlikeParts): { reads: readonly string[]; sum: string } {
-  const own = ownIds(route);
-  const ids = Object.keys(deps);
-  const reads = ids.map((id) => (id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id));
+function readsOf(route: Route, deps: Deps, alike: AlikeParts): { reads: readonly string[]; sum?: string } {
+  const reads = Object.keys(deps);
+  const ids = idsOf(route, reads);
   // One list for the pages of a run that read alike (`alike`), as the store gives them back.
-  return { reads: alike ? alike.list("reads", reads) : Object.freeze(reads), sum: sumOf(ids, (id) => deps[id])! };
+  return { reads: alike.list("reads", reads), sum: ids && sumOf(ids, (_, i) => deps[reads[i]!]) };
 }
 
 /**
@@ -282,14 +292,12 @@ export class AlikeParts {
   /** The record of a page rendered now, with what it holds alike with other pages made one value. */
   entry(route: Route, entry: PageEntry): PageEntry {
     const { links, ids, files, scripts, handlers, deps } = entry;
-    const own = ownIds(route);
-    for (const id in deps) {
-      const read = id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id;
-      // Another route's value (a listing reads every article's) is that route's: not held here.
-      if (read.includes("/")) continue;
+    for (const read in deps) {
+      // The page's own values, and another route's (a listing reads every article's), are those routes': not held here.
+      if (OWN.has(read) || read.includes("/")) continue;
       const last = this.hashes.get(read);
-      if (last !== undefined && last === deps[id]) deps[id] = last;
-      else this.hashes.set(read, deps[id]!);
+      if (last !== undefined && last === deps[read]) deps[read] = last;
+      else this.hashes.set(read, deps[read]!);
     }
     // A literal and its fields added in the page's order, not `{ ...entry, … }`: an object that
     // begins with a spread and gains fields after it gets a hidden class of its own in V8 (every
@@ -319,18 +327,6 @@ function sumOf(ids: readonly string[], hashOfId: (id: string, at: number) => str
     text += `${Buffer.byteLength(id)}:${id}${Buffer.byteLength(value)}:${value}`;
   }
   return hash("sha1", text, "base64url");
-}
-
-/** The ids of `reads` for this route now; undefined when it names a body and the route has no article. */
-function idsOf(route: Route, reads: readonly string[]): string[] | undefined {
-  const own = ownIds(route);
-  const ids: string[] = [];
-  for (const read of reads) {
-    const id = read === OWN_ROUTE ? own.route : read === OWN_CARD ? own.card : read === OWN_BODY ? own.body : read;
-    if (id === undefined) return undefined;
-    ids.push(id);
-  }
-  return ids;
 }
 
 /**
@@ -467,7 +463,7 @@ export async function keptPages(input: RenderInput, theme: Theme, reuse: (files:
   // (after a save the delta describes, only its own and the few routes that are not an article's are compared).
   const narrowed = saved && changedAfter(last!, snapshot, saved);
   const own = narrowed ? narrowed.changed : checked && changedSince(checked.snapshot, snapshot);
-  const changed = checked && changedReaders(checked.readers ??= readersOf(previous), own!, values);
+  const changed = checked && changedReaders(checked.readers ??= readersOf(previous, checked.snapshot.table), own!, values);
   snapshot.routesHash = values.known(dep.routes());
   // A run told what may differ since the recorded build (no earlier run of its own): a page none of whose own values may is not hashed.
   const vouch = input.since && !checked && !checkOnly ? vouched(input.since, table, sources.all, values) : undefined;
@@ -529,7 +525,7 @@ export async function* renderStage(input: RenderInput, theme: Theme, pageThreads
       also.add(missing);
       // With the bodies its last render read (a tag's page shows many): read at once, not one by one.
       const last = input.previous[route.path];
-      const read = last?.deps ? Object.keys(last.deps) : last?.reads ? (idsOf(route, last.reads) ?? []) : [];
+      const read = idsOf(route, last?.reads ?? Object.keys(last?.deps ?? {})) ?? [];
       for (const id of read) if (id.startsWith("body:")) also.add(id.slice("body:".length));
       page = (await threads.lanes[0]!(await task([route.path], true, also)))[0]!;
     }

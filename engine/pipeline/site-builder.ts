@@ -535,7 +535,7 @@ export class SiteBuilder {
     const { gone, walked: committed } = lap("commit", await commitStage(writer, { previous: output, next, samePages }));
     kept.record = next;
     const { readers } = pagesKept;
-    const walked = pagesKept.walked + committed + (readers ? nextReaders(readers, output.pages, next.pages, made) : 0);
+    const walked = pagesKept.walked + committed + (readers ? nextReaders(readers, output.pages, next.pages, { last: previous.checked!.snapshot.table, next: table }, made) : 0);
     this.previous = { ...this.previous, routes: table.routes, known: earlier.known, articles: content.articles, output: next, checked: { pages: next.pages, snapshot: pagesKept.snapshot, readers } };
     // The addresses published for the first time join the record, the retired derived pages leave it (never from a build with drafts).
     const recorded = addresses.record && !this.options.drafts ? addresses.record : undefined;

@@ -31,6 +31,7 @@ import { articleOf, cannotTell, type Route, type RouteTable } from "../routes/ro
 import { nearest } from "../../lib/nearest.js";
 import { sourceText } from "../../lib/source-text.js";
 import { metaOf, shareTextOf, type ShareText } from "./share-text.js";
+import { idsOf as recordedIds } from "./page-reads.js";
 
 /** What a rendered page links to (its internal `<a href>`s, each once) and the ids it has. */
 /**
@@ -235,7 +236,7 @@ export interface ThemeSources {
 export function checkedPages(routes: readonly Route[], pages: Readonly<Record<string, PageEntry>>): CheckedPage[] {
   return routes.flatMap((route) => {
     const entry = pages[route.path];
-    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: Object.keys(entry.deps), shareSays: entry.shareSays, files: entry.files, scripts: entry.scripts, handlers: entry.handlers }] : [];
+    return entry ? [{ route, links: entry.links ?? [], ids: entry.ids ?? [], reads: recordedIds(route, entry.reads ?? Object.keys(entry.deps ?? {})) ?? [], shareSays: entry.shareSays, files: entry.files, scripts: entry.scripts, handlers: entry.handlers }] : [];
   });
 }
 

@@ -26,6 +26,7 @@ import { contentSecurityPolicy, siteFiles, type SitemapMemo } from "./site-files
 import type { Redirect } from "../routes/aliases.js";
 import { pageFindings, type PageEntry } from "../checks/rendered-links.js";
 import { shareMessage } from "../checks/share-text.js";
+import { absoluteDeps, relativeDeps } from "../checks/page-reads.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";
 import { codeError, siteCodePlace } from "../../lib/code-location.js";
@@ -145,7 +146,8 @@ export function wouldKeep(route: Route, entry: PageEntry | undefined, values: De
   if (!entry || entry.outFile !== route.outFile) return false;
   // `changed`: the routes whose values changed, known from what each value's readers recorded.
   if (changed) return entry.deps !== undefined && !changed.has(route.path);
-  return values.unchanged(checkOnly ? linkDeps(entry.deps) : entry.deps);
+  // Its own ids as the route names them now: another article's body reads as changed.
+  return values.unchanged(entry.deps && absoluteDeps(route, checkOnly ? linkDeps(entry.deps) : entry.deps));
 }
 
 /**
@@ -398,7 +400,7 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
   const { share: shown, ...links } = pageFindings(html);
   const shareSays = shareMessage(route.path, shown);
   const found = structuredClone(shareSays === undefined ? links : { ...links, shareSays });
-  return { html, entry: { outFile: route.outFile, deps: recorder.deps, size: Buffer.byteLength(html), ...found } };
+  return { html, entry: { outFile: route.outFile, deps: relativeDeps(route, recorder.deps), size: Buffer.byteLength(html), ...found } };
 }
 
 /** A page's dependencies but its card and the assets: what its links and ids are made of. */
