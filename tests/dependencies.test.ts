@@ -32,6 +32,18 @@ describe("dependency values", () => {
     expect(() => new Recorder(values).read(dep.body(article))).toThrow(/its stage has not run/);
   });
 
+  it("are kept once hashed, but a page's own (read by it alone): a thread that renders thousands of pages holds no hash of each one's route, card and body", () => {
+    const own = dep.route(table.routes.find((route) => route.kind === "article")!.path);
+    const fresh = new DepValues({ content: content!, table, listing: () => [], block: () => null });
+    const recorder = new Recorder(fresh, (id) => id === own);
+    recorder.read(own);
+    recorder.read(dep.site());
+    expect(recorder.deps).toEqual({ [own]: values.hash(own), [dep.site()]: values.hash(dep.site()) });
+    expect(fresh.known(own)).toBeUndefined();
+    expect(fresh.known(dep.site())).toBe(values.hash(dep.site()));
+    expect(() => new Recorder(fresh, () => true).read("sitte" as DepId)).toThrow(/dependency 'sitte' has no value here/);
+  });
+
   it("read an id without a value in an old record as changed, never as unchanged", () => {
     expect(values.unchanged({ [dep.site()]: values.hash(dep.site()) })).toBe(true);
     expect(values.unchanged({ [dep.site()]: values.hash(dep.site()), "unknown:x": "anything" })).toBe(false);

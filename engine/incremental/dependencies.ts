@@ -156,8 +156,8 @@ export class DepValues {
   private madeOnce = 0;
 
   /** The hash of an id; throws for an id this set of values cannot hash (a misspelt kind, a stage not run yet). */
-  hash(id: DepId): string {
-    const value = this.lookup(id);
+  hash(id: DepId, { keep = true }: { keep?: boolean } = {}): string {
+    const value = keep ? this.lookup(id) : this.once(id);
     if (value === undefined) throw new Error(`dependency '${id.replace("\0", " ")}' has no value here: its kind is unknown, or its stage has not run`);
     return value;
   }
@@ -206,12 +206,20 @@ export class DepValues {
   }
 }
 
-/** Notes the ids read, with their hashes at the time. */
+/**
+ * Notes the ids read, with their hashes at the time. `own`: the ids only this reader reads (a
+ * page's route, card and body), hashed without `values` keeping them (`DepValues.once`): a
+ * thread's values are made once a run, and kept a hash, its id and a slot of a map for each
+ * page it rendered (at 100,000 articles ~300,000 of them, one thread's ~20 MB to the run's end).
+ */
 export class Recorder {
   readonly deps: Deps = {};
-  constructor(private readonly values: DepValues) {}
+  constructor(
+    private readonly values: DepValues,
+    private readonly own?: (id: string) => boolean,
+  ) {}
   read = (id: DepId): void => {
-    this.deps[id] ??= this.values.hash(id);
+    this.deps[id] ??= this.values.hash(id, { keep: !this.own?.(id) });
   };
 }
 

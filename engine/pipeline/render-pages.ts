@@ -208,19 +208,21 @@ export function nextReaders(readers: PageReaders, last: Readonly<Record<string, 
   return walked;
 }
 
-/** `deps` with each id as the route names it in `table`; undefined when it cannot (the route is not in it, or has no article's body). */
-function namedDeps(table: RouteTable, path: string, deps: Deps): Deps | undefined {
+/**
+ * A page's `recorded` deps with each id as the route names it in `table`, for its readers. A page
+ * it cannot name (its route not in it, or without an article's body) joins (`adding`) or leaves
+ * `unnamed`, and is undefined, as is a page whose deps were not read.
+ */
+function namedDeps(unnamed: Set<string>, table: RouteTable, path: string, recorded: Deps | undefined, adding: boolean): Deps | undefined {
+  if (recorded === undefined) return undefined;
   const route = table.byPath.get(path);
-  return route && absoluteDeps(route, deps);
+  const deps = route && absoluteDeps(route, recorded);
+  if (!deps) void (adding ? unnamed.add(path) : unnamed.delete(path));
+  return deps;
 }
 
 function addReader({ byId, shared, unnamed }: PageReaders, table: RouteTable, route: string, recorded: PageEntry["deps"] | undefined): void {
-  if (recorded === undefined) return;
-  const deps = namedDeps(table, route, recorded);
-  if (!deps) {
-    unnamed.add(route);
-    return;
-  }
+  const deps = namedDeps(unnamed, table, route, recorded, true);
   for (const id in deps) {
     const byHash = byId.get(id) ?? byId.set(id, new Map()).get(id)!;
     const routes = byHash.get(deps[id]!) ?? byHash.set(deps[id]!, new Set()).get(deps[id]!)!;
@@ -230,12 +232,7 @@ function addReader({ byId, shared, unnamed }: PageReaders, table: RouteTable, ro
 }
 
 function removeReader({ byId, shared, unnamed }: PageReaders, table: RouteTable, route: string, recorded: PageEntry["deps"] | undefined): void {
-  if (recorded === undefined) return;
-  const deps = namedDeps(table, route, recorded);
-  if (!deps) {
-    unnamed.delete(route);
-    return;
-  }
+  const deps = namedDeps(unnamed, table, route, recorded, false);
   for (const id in deps) {
     const byHash = byId.get(id);
     const routes = byHash?.get(deps[id]!);

@@ -26,7 +26,7 @@ import { contentSecurityPolicy, siteFiles, type SitemapMemo } from "./site-files
 import type { Redirect } from "../routes/aliases.js";
 import { pageFindings, type PageEntry } from "../checks/rendered-links.js";
 import { shareMessage } from "../checks/share-text.js";
-import { absoluteDeps, relativeDeps } from "../checks/page-reads.js";
+import { absoluteDeps, ownIds, relativeDeps } from "../checks/page-reads.js";
 import { redirectFiles } from "../routes/redirect-files.js";
 import { themePlace, type AssetManifest, type PageContext, type SiteMeta, type SocialCard, type Theme } from "../../theme.js";
 import { codeError, siteCodePlace } from "../../lib/code-location.js";
@@ -330,7 +330,8 @@ export function otherFiles(content: SiteContent, table: RouteTable, share: Pick<
 /** One page, through a context that records what its template reads. */
 function renderRoute(route: Route, { content, table, share, values: siteData, bodies }: PageSources, values: DepValues, theme: Theme, memory: PartMemory): { html: string; entry: PageEntry } {
   const { images, cards, assets, csp } = share;
-  const recorder = new Recorder(values);
+  const own = ownIds(route);
+  const recorder = new Recorder(values, (id) => id === own.route || id === own.card || id === own.body);
   // What a cached part renders from is noted with it, and noted again on each page that reuses it.
   let captured: Set<DepId> | undefined;
   const read = (id: DepId) => {
