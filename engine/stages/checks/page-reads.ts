@@ -26,9 +26,8 @@ export function ownIds(route: Route): { route: string; card: string; body?: stri
   return { route: dep.route(route.path), card: dep.card(route.path), body: main && dep.body(main) };
 }
 
-/** What a page read, each of the route's own ids written relative to it, in the same order. */
-export function relativeDeps(route: Route, deps: Deps): Deps {
-  const own = ownIds(route);
+/** What a page read, each of the route's own ids (`own`, when its caller has them) written relative to it, in the same order. */
+export function relativeDeps(route: Route, deps: Deps, own = ownIds(route)): Deps {
   const relative: Deps = {};
   for (const id in deps) relative[id === own.route ? OWN_ROUTE : id === own.card ? OWN_CARD : id === own.body ? OWN_BODY : id] = deps[id]!;
   return relative;

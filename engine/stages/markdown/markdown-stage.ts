@@ -115,10 +115,11 @@ const keptBody = ({ deps, htmlHash, result: { headings, links, warnings, images,
 /** The place of a body being rendered in the stage's map of bodies (`markdownStage`): never left there. */
 const RENDERING = Object.freeze({}) as MarkdownEntry;
 
-/** The errors of every body the cache kept (it keeps only bodies without errors): one list, never written to. */
-const NO_ERRORS: ContentIssue[] = Object.freeze([]) as unknown as ContentIssue[];
-
-/** The empty list of every body that has no headings, links, images or warnings (`heldAlike`): never written to. */
+/**
+ * The empty list of every body without headings, links, images, warnings or errors (`heldAlike`;
+ * the errors of every body the cache kept, which keeps only bodies without errors): one list,
+ * never written to.
+ */
 const NONE = Object.freeze([]) as unknown as never[];
 
 /**
@@ -243,7 +244,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     // The cache's own values, in an object of named fields (made by `...rest`, it was a dictionary: at 100,000 kept bodies
     // 49 MiB held against 16, bench/README.md, "Session 25"), with the list of what it read shared by the bodies that read the same.
     const { deps, htmlHash, headings, links, warnings, images, valid: found } = before;
-    return { sourceHash, deps, result: { headings, links, warnings, images, ...(found ? { valid: found } : {}), reads: readsOf(deps), errors: NO_ERRORS }, htmlHash };
+    return { sourceHash, deps, result: { headings, links, warnings, images, ...(found ? { valid: found } : {}), reads: readsOf(deps), errors: NONE }, htmlHash };
   }
 
   /**
@@ -258,7 +259,7 @@ export async function markdownStage({ content, table, values: siteData, code, pr
     if (result.links.length === 0) result.links = NONE;
     if (result.images.length === 0) result.images = NONE;
     if (result.warnings.length === 0) result.warnings = NONE;
-    if (result.errors.length === 0) result.errors = NO_ERRORS;
+    if (result.errors.length === 0) result.errors = NONE;
     result.reads = sameList(result.reads);
     if (Object.keys(entry.deps).some((id) => id.includes("/"))) return;
     const signature = JSON.stringify(entry.deps);

@@ -401,7 +401,7 @@ function renderRoute(route: Route, { content, table, share, values: siteData, bo
   const { share: shown, ...links } = pageFindings(html);
   const shareSays = shareMessage(route.path, shown);
   const found = structuredClone(shareSays === undefined ? links : { ...links, shareSays });
-  return { html, entry: { outFile: route.outFile, deps: relativeDeps(route, recorder.deps), size: Buffer.byteLength(html), ...found } };
+  return { html, entry: { outFile: route.outFile, deps: relativeDeps(route, recorder.deps, own), size: Buffer.byteLength(html), ...found } };
 }
 
 /** A page's dependencies but its card and the assets: what its links and ids are made of. */
